@@ -1,0 +1,2 @@
+import LinkRelay
+print("placeholder")

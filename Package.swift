@@ -1,0 +1,31 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// The root package has no package dependencies, by design: an app that adds LinkRelay gets
+// LinkRelay and nothing else. Packages that need more (Sandbox/, Benchmarks/) live in their own
+// folders and depend on this one by path.
+let package = Package(
+    name: "LinkRelay",
+    platforms: [
+        .iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1),
+    ],
+    products: [
+        .library(name: "LinkRelay", targets: ["LinkRelay"]),
+        .library(name: "LinkRelayTesting", targets: ["LinkRelayTesting"]),
+        .executable(name: "linkrelay-demo", targets: ["LinkRelayDemo"]),
+    ],
+    targets: [
+        .target(name: "LinkRelay"),
+        .target(name: "LinkRelayTesting", dependencies: ["LinkRelay"]),
+        .executableTarget(
+            name: "LinkRelayDemo",
+            dependencies: ["LinkRelay"],
+            path: "Examples/Demo"
+        ),
+        .testTarget(
+            name: "LinkRelayTests",
+            dependencies: ["LinkRelay", "LinkRelayTesting"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,31 @@
+import Foundation
+
+/// What the client hands a backend with every call: the things an adapter must use and must not
+/// build itself.
+public struct BackendContext: Sendable {
+    /// The HTTP transport to send every request through.
+    public var transport: any HTTPTransport
+    /// The client's clock, for timestamps and anything timed.
+    public var clock: any LinkRelayClock
+    /// The client's logger, already redacting this backend's secrets.
+    public var logger: LinkRelayLogger
+    /// The app's id for the signed-in user, if it set one.
+    public var externalUserID: String?
+    /// The campaign of the link that opened the current session, for providers that stamp
+    /// events with it.
+    public var sessionAttribution: Campaign?
+
+    public init(
+        transport: any HTTPTransport,
+        clock: any LinkRelayClock = SystemClock(),
+        logger: LinkRelayLogger = .silent,
+        externalUserID: String? = nil,
+        sessionAttribution: Campaign? = nil
+    ) {
+        self.transport = transport
+        self.clock = clock
+        self.logger = logger
+        self.externalUserID = externalUserID
+        self.sessionAttribution = sessionAttribution
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// A provider adapter: it maps one provider's wire protocol onto LinkRelay's model.
+///
+/// Adapters only map requests and responses and classify errors. The client owns everything
+/// else: deadlines, retries, the local-parse fallback, first-launch detection, persistence,
+/// de-duplication, authentication gating and delivery.
+///
+/// ```swift
+/// struct AcmeBackend: DeepLinkBackend {
+///     let id: BackendID = "acme"
+///     func canHandle(_ url: URL) -> Bool { url.host == "go.acme.app" }
+///     func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+///         let response = try await context.transport.send(HTTPRequest(method: .get, url: …))
+///         …
+///     }
+///     func matchInstall(context: BackendContext) async throws -> InstallMatch { … }
+/// }
+/// ```
+public protocol DeepLinkBackend: Sendable {
+    /// The backend's name; also the folder its persisted values live in.
+    var id: BackendID { get }
+
+    /// The app's own URL schemes this backend claims (`myapp`). Resolved destinations with these
+    /// schemes are allowed by default. Default: none.
+    var appSchemes: Set<String> { get }
+
+    /// Values that must never appear in a log line or an error message, such as API keys.
+    /// Default: none.
+    var secrets: [String] { get }
+
+    /// Whether the URL is one of this backend's links. Called on the caller's thread from
+    /// ``DeepLinkClient/handle(_:)``: it must be fast and must not block.
+    func canHandle(_ url: URL) -> Bool
+
+    /// Resolves a link with the provider. Throw a ``DeepLinkError`` with code
+    /// ``DeepLinkError/Code-swift.struct/notFound`` for a link the provider does not know; the
+    /// client then delivers the locally parsed link.
+    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink
+
+    /// Asks the provider whether this install matches a click (deferred deep linking).
+    /// A missing match is ``InstallMatch/organic(_:)``, not an error.
+    func matchInstall(context: BackendContext) async throws -> InstallMatch
+}
+
+extension DeepLinkBackend {
+    public var appSchemes: Set<String> { [] }
+    public var secrets: [String] { [] }
+}
+
+/// A backend that reports ``ConversionEvent``s to its provider.
+public protocol EventTrackingBackend: DeepLinkBackend {
+    /// Sends one event. Throw a ``DeepLinkError`` classifying the failure; the client decides
+    /// whether to keep the event queued and retry.
+    func send(_ event: ConversionEvent, context: BackendContext) async throws
+}
+
+/// A backend that creates links with its provider.
+public protocol LinkCreatingBackend: DeepLinkBackend {
+    /// Creates a link.
+    func createLink(_ request: LinkRequest, context: BackendContext) async throws -> CreatedLink
+}
+
+/// What a backend's install match found: the attribution and, when a click matched, the link
+/// that was clicked (delivered as a deferred link).
+public struct InstallMatch: Sendable, Hashable, Codable {
+    public var attribution: InstallAttribution
+    /// The clicked link, with ``DeepLink/origin`` `.deferred`, when the install was attributed.
+    public var link: DeepLink?
+
+    public init(attribution: InstallAttribution, link: DeepLink?) {
+        self.attribution = attribution
+        self.link = link
+    }
+
+    /// No click matched.
+    public static func organic(_ attribution: InstallAttribution = .organic()) -> InstallMatch {
+        InstallMatch(attribution: attribution, link: nil)
+    }
+}

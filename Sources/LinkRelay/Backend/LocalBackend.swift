@@ -1,0 +1,82 @@
+import Foundation
+
+/// A backend with no provider: it claims the app's own schemes and domains and parses their
+/// links on the device.
+///
+/// Use it for links you host yourself, in tests, or beside a provider in a ``RoutingBackend``.
+///
+/// ```swift
+/// let backend = LocalBackend(.init(schemes: ["myapp"], hosts: ["go.acme.app"]))
+/// ```
+///
+/// Links are delivered with ``DeepLink/Resolution/local(_:)`` and the reason
+/// ``DeepLink/LocalReason/offlineBackend``. A query item named by
+/// ``Configuration/destinationParameter`` (default `link`) whose value is an absolute URL
+/// becomes the link's ``DeepLink/destination``: `https://go.acme.app/open?link=myapp://cart`.
+/// It has no install matching, events or link creation: those throw
+/// ``DeepLinkError/Code-swift.struct/unsupported``.
+public struct LocalBackend: DeepLinkBackend {
+    /// What a ``LocalBackend`` claims.
+    public struct Configuration: Sendable, Hashable {
+        /// Custom URL schemes (`myapp`), compared case-insensitively.
+        public var schemes: Set<String>
+        /// Web hosts (`go.acme.app`); `*.acme.app` also claims every subdomain. Compared
+        /// case-insensitively; `http` and `https` both count.
+        public var hosts: Set<String>
+        /// The query item whose absolute-URL value is the destination; `nil` for none.
+        public var destinationParameter: String?
+
+        public init(schemes: Set<String> = [], hosts: Set<String> = [], destinationParameter: String? = "link") {
+            self.schemes = Set(schemes.map { $0.lowercased() })
+            self.hosts = Set(hosts.map { $0.lowercased() })
+            self.destinationParameter = destinationParameter
+        }
+    }
+
+    public let id: BackendID
+    public let configuration: Configuration
+
+    public init(_ configuration: Configuration, id: BackendID = .local) {
+        self.configuration = configuration
+        self.id = id
+    }
+
+    public var appSchemes: Set<String> { configuration.schemes }
+
+    public func canHandle(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        if scheme == "http" || scheme == "https" {
+            guard let host = url.host?.lowercased() else { return false }
+            return HostPattern.matches(host, anyOf: configuration.hosts)
+        }
+        return configuration.schemes.contains(scheme)
+    }
+
+    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        var link = try LinkParser.parse(url).deepLink(provider: id, resolution: .local(.offlineBackend))
+        if let name = configuration.destinationParameter, let value = link.parameters[name],
+            let destination = URL(string: value), destination.scheme != nil
+        {
+            link.destination = destination
+        }
+        return link
+    }
+
+    public func matchInstall(context: BackendContext) async throws -> InstallMatch {
+        throw DeepLinkError(
+            .unsupported, "LocalBackend has no provider to match installs with.", backend: id)
+    }
+}
+
+/// Host matching shared by backends: exact names, and `*.example.com` for every subdomain.
+public enum HostPattern {
+    /// Whether `host` (lower-cased) matches one of `patterns` (lower-cased).
+    public static func matches(_ host: String, anyOf patterns: Set<String>) -> Bool {
+        if patterns.contains(host) { return true }
+        for pattern in patterns where pattern.hasPrefix("*.") {
+            let suffix = pattern.dropFirst(1)  // ".example.com"
+            if host.hasSuffix(suffix), host.count > suffix.count { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Sends each link to the first backend that claims it; install matching, events and link
+/// creation go to the primary (the first) backend.
+///
+/// Use it during a migration, so that links of the previous provider keep working beside the
+/// new one's, or to put your own ``LocalBackend`` links beside a provider:
+///
+/// ```swift
+/// let backend = RoutingBackend(newProvider, [oldProvider, LocalBackend(.init(schemes: ["myapp"]))])
+/// ```
+///
+/// Its ``id`` is the primary's, so persisted values stay where they are when you add or remove
+/// the others.
+public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend {
+    /// The backend that matches installs and receives events and link requests.
+    public let primary: any DeepLinkBackend
+    /// The backends tried after the primary, in order.
+    public let others: [any DeepLinkBackend]
+
+    public init(_ primary: any DeepLinkBackend, _ others: [any DeepLinkBackend]) {
+        self.primary = primary
+        self.others = others
+    }
+
+    public var id: BackendID { primary.id }
+
+    public var appSchemes: Set<String> {
+        others.reduce(primary.appSchemes) { $0.union($1.appSchemes) }
+    }
+
+    public var secrets: [String] {
+        others.reduce(primary.secrets) { $0 + $1.secrets }
+    }
+
+    /// The backend that claims `url`, if any.
+    public func backend(for url: URL) -> (any DeepLinkBackend)? {
+        if primary.canHandle(url) { return primary }
+        return others.first { $0.canHandle(url) }
+    }
+
+    public func canHandle(_ url: URL) -> Bool {
+        backend(for: url) != nil
+    }
+
+    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        guard let backend = backend(for: url) else {
+            throw DeepLinkError(.invalidURL, "No backend claims this link.", backend: id, url: url)
+        }
+        return try await backend.resolve(url, context: context)
+    }
+
+    public func matchInstall(context: BackendContext) async throws -> InstallMatch {
+        try await primary.matchInstall(context: context)
+    }
+
+    public func send(_ event: ConversionEvent, context: BackendContext) async throws {
+        guard let tracking = primary as? any EventTrackingBackend else {
+            throw DeepLinkError(.unsupported, "The primary backend does not track events.", backend: id)
+        }
+        try await tracking.send(event, context: context)
+    }
+
+    public func createLink(_ request: LinkRequest, context: BackendContext) async throws -> CreatedLink {
+        guard let creating = primary as? any LinkCreatingBackend else {
+            throw DeepLinkError(.unsupported, "The primary backend does not create links.", backend: id)
+        }
+        return try await creating.createLink(request, context: context)
+    }
+}

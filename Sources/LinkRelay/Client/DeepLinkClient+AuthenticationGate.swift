@@ -1,0 +1,62 @@
+import Foundation
+
+extension DeepLinkClient {
+    /// Holds a link that needs a signed-in user and publishes
+    /// ``DeepLinkEvent/authenticationRequired(_:)``. A link already held is replaced, with a
+    /// ``DeepLinkEvent/pendingLinkDropped(_:_:)`` event saying so.
+    func hold(_ link: DeepLink) {
+        if let replaced = takePendingLink() {
+            broadcaster.publish(.pendingLinkDropped(replaced, .replaced))
+        }
+        pendingGeneration &+= 1
+        let generation = pendingGeneration
+        pendingLink = link
+        broadcaster.publish(.authenticationRequired(link))
+        let clock = configuration.clock
+        let deadline = clock.uptime + max(configuration.pendingLinkTimeout, 0)
+        pendingExpiry = Task { [weak self] in
+            do {
+                try await clock.sleep(untilUptime: deadline)
+            } catch {
+                return
+            }
+            await self?.expirePendingLink(generation: generation)
+        }
+    }
+
+    /// Delivers the link held for sign-in as a ``DeepLinkEvent/link(_:)``. Call it once the
+    /// user has signed in.
+    ///
+    /// - Returns: the delivered link, or `nil` when none was held.
+    @discardableResult
+    public func completePendingLink() -> DeepLink? {
+        guard let link = takePendingLink() else { return nil }
+        broadcaster.publish(.link(link))
+        return link
+    }
+
+    /// Drops the link held for sign-in (the user declined), with a
+    /// ``DeepLinkEvent/pendingLinkDropped(_:_:)`` event.
+    ///
+    /// - Returns: the dropped link, or `nil` when none was held.
+    @discardableResult
+    public func cancelPendingLink() -> DeepLink? {
+        guard let link = takePendingLink() else { return nil }
+        broadcaster.publish(.pendingLinkDropped(link, .cancelled))
+        return link
+    }
+
+    private func expirePendingLink(generation: UInt64) {
+        guard generation == pendingGeneration, let link = takePendingLink() else { return }
+        logger.info("The link waiting for sign-in expired: \(link.path)")
+        broadcaster.publish(.pendingLinkDropped(link, .expired))
+    }
+
+    private func takePendingLink() -> DeepLink? {
+        pendingExpiry?.cancel()
+        pendingExpiry = nil
+        let link = pendingLink
+        pendingLink = nil
+        return link
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+
+/// The one object an app talks to: it takes links in, resolves them through a backend, and
+/// delivers them through `AsyncStream`s.
+///
+/// ```swift
+/// let client = DeepLinkClient(backend: LocalBackend(.init(schemes: ["myapp"], hosts: ["go.acme.app"])))
+///
+/// Task { for await link in client.deepLinks() { router.open(link) } }
+/// client.handle(url)    // from .onOpenURL, the AppDelegate or the SceneDelegate
+/// ```
+///
+/// Guarantees:
+/// - **No lost links.** ``handle(_:)`` accepts a URL from any thread at any time, before
+///   anybody listens; links published while nobody listens are held for the first subscriber.
+/// - **No doubles.** The same URL handed over twice within
+///   ``Configuration/duplicateWindow`` is one link.
+/// - **No waiting on the network.** Resolution has a deadline; on timeout, error or an unknown
+///   link the locally parsed link is delivered, with ``DeepLink/Resolution/local(_:)`` saying
+///   why.
+/// - **Links are delivered in the order they were handed over.**
+public actor DeepLinkClient {
+    /// The backend links are resolved with.
+    public nonisolated let backend: any DeepLinkBackend
+    /// The configuration the client was created with.
+    public nonisolated let configuration: Configuration
+
+    nonisolated let logger: LinkRelayLogger
+    nonisolated let broadcaster: EventBroadcaster
+    private nonisolated let inbox: AsyncStream<InboxItem>.Continuation
+    private nonisolated let clock: any LinkRelayClock
+    private let redactor: Redactor
+    private let policy: DestinationPolicy
+    private let gatedPaths: Set<String>
+
+    private var duplicates: DuplicateFilter
+    private var defaultTransport: URLSessionTransport?
+    private var isShutDown = false
+
+    /// The link waiting for sign-in, if any (see ``completePendingLink()``).
+    public internal(set) var pendingLink: DeepLink?
+    var pendingExpiry: Task<Void, Never>?
+    var pendingGeneration: UInt64 = 0
+
+    struct InboxItem: Sendable {
+        let url: URL
+        let arrivedAt: TimeInterval
+    }
+
+    /// Creates a client. No I/O happens here, and nothing blocks: work starts with the first
+    /// link.
+    public init(backend: any DeepLinkBackend, configuration: Configuration = Configuration()) {
+        self.backend = backend
+        self.configuration = configuration
+        self.clock = configuration.clock
+        let redactor = Redactor(secrets: backend.secrets)
+        self.redactor = redactor
+        let logger = LinkRelayLogger(sink: configuration.logSink, secrets: backend.secrets, backend: backend.id)
+        self.logger = logger
+        self.broadcaster = EventBroadcaster(heldLimit: configuration.undeliveredEventLimit, logger: logger)
+        self.policy = DestinationPolicy(
+            allowedSchemes: configuration.allowedDestinationSchemes.union(backend.appSchemes))
+        self.gatedPaths = Set(
+            configuration.authenticationRequiredPaths.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) })
+        self.duplicates = DuplicateFilter(window: configuration.duplicateWindow)
+        let (stream, continuation) = AsyncStream<InboxItem>.makeStream(bufferingPolicy: .unbounded)
+        self.inbox = continuation
+        // One task drains the inbox in order. It holds the client weakly, so dropping the
+        // client ends it.
+        Task { [weak self] in
+            for await item in stream {
+                guard let self else { return }
+                await self.process(item)
+            }
+        }
+    }
+
+    deinit {
+        inbox.finish()
+        broadcaster.finishAll()
+        pendingExpiry?.cancel()
+    }
+
+    // MARK: - Links in
+
+    /// Hands a URL to the client. Call it from `onOpenURL`, the AppDelegate or the
+    /// SceneDelegate, from any thread, at any time, also before anybody listens.
+    ///
+    /// It never blocks: the URL goes into an inbox that one task drains in order, and the link
+    /// is delivered through ``events()`` and ``deepLinks()``.
+    ///
+    /// - Returns: whether the backend claims the URL. `false` lets you hand it to another
+    ///   handler; such a URL is not delivered. Also `false` after ``shutdown()``.
+    @discardableResult
+    public nonisolated func handle(_ url: URL) -> Bool {
+        guard backend.canHandle(url) else {
+            logger.debug("Not a link of this backend: \(url.absoluteString)")
+            return false
+        }
+        if case .terminated = inbox.yield(InboxItem(url: url, arrivedAt: clock.uptime)) {
+            logger.warning("The client is shut down; the link was not taken: \(url.absoluteString)")
+            return false
+        }
+        return true
+    }
+
+    private func process(_ item: InboxItem) async {
+        guard !isShutDown else { return }
+        guard duplicates.admit(item.url, at: item.arrivedAt) else {
+            logger.debug("Same link again within \(configuration.duplicateWindow) s; delivered once: \(item.url.absoluteString)")
+            return
+        }
+        let link: DeepLink
+        do {
+            link = try await resolveWithFallback(item.url)
+        } catch {
+            publishFailure(error, url: item.url)
+            return
+        }
+        guard !isShutDown else { return }
+        if let refusal = policy.refusal(for: link) {
+            publishFailure(refusal, url: item.url)
+            return
+        }
+        if link.requiresAuthentication {
+            hold(link)
+        } else {
+            broadcaster.publish(.link(link))
+        }
+    }
+
+    // MARK: - Events out
+
+    /// A new stream of every event published from now on: links, the install outcome,
+    /// authentication requests and failures.
+    ///
+    /// Each call makes a new subscription, registered before it returns; any number may run at
+    /// once, and each receives every event exactly once, in order. The first subscriber also
+    /// receives the events held while nobody listened. The stream ends when its task is
+    /// cancelled or after ``shutdown()``.
+    public nonisolated func events() -> AsyncStream<DeepLinkEvent> {
+        broadcaster.subscribe { $0 }
+    }
+
+    /// ``events()`` narrowed to the links to open (direct and deferred).
+    public nonisolated func deepLinks() -> AsyncStream<DeepLink> {
+        broadcaster.subscribe { $0.link }
+    }
+
+    // MARK: - Explicit resolution
+
+    /// Resolves a URL as ``handle(_:)`` would (the same deadline, local fallback and destination
+    /// policy) and returns the link instead of publishing it. Authentication gating does not
+    /// apply: ``DeepLink/requiresAuthentication`` tells you.
+    ///
+    /// - Throws: ``DeepLinkError`` `.invalidURL` for a URL the backend does not claim or that
+    ///   cannot be parsed, `.rejected` for a destination that is not allowed.
+    public func resolve(_ url: URL) async throws -> DeepLink {
+        guard backend.canHandle(url) else {
+            throw DeepLinkError(.invalidURL, "The backend does not handle this link.", backend: backend.id, url: url)
+        }
+        let link = try await resolveWithFallback(url)
+        if let refusal = policy.refusal(for: link) { throw refusal }
+        return link
+    }
+
+    /// The backend's link, or the locally parsed one when the backend fails, does not know the
+    /// link, or misses the deadline. Throws only when the URL cannot be parsed at all, or when
+    /// the calling task is cancelled.
+    private func resolveWithFallback(_ url: URL) async throws -> DeepLink {
+        let parsed: ParsedLink
+        do {
+            parsed = try LinkParser.parse(url)
+        } catch var error as DeepLinkError {
+            error.backend = error.backend ?? backend.id
+            throw error
+        }
+        let backend = self.backend
+        let context = makeContext()
+        let timeout = max(configuration.resolutionTimeout, 0)
+        var link: DeepLink
+        do {
+            link = try await withDeadline(
+                clock.uptime + timeout, on: clock,
+                timeoutError: { DeepLinkError(.timedOut, "The provider did not answer within \(timeout) s.", backend: backend.id, url: url) },
+                operation: { try await backend.resolve(url, context: context) })
+        } catch {
+            if error is CancellationError || Task.isCancelled { throw CancellationError() }
+            let failure = DeepLinkError.wrapping(error, as: .network, "The provider could not resolve the link.", backend: backend.id, url: url)
+                .redacted(by: redactor)
+            let reason: DeepLink.LocalReason =
+                switch failure.code {
+                case .timedOut: .timedOut
+                case .notFound: .notFound
+                default: .failed(failure)
+                }
+            logger.info("Delivering the locally parsed link (\(reason)): \(url.absoluteString)")
+            let provider = (backend as? RoutingBackend)?.backend(for: url)?.id ?? backend.id
+            link = parsed.deepLink(provider: provider, resolution: .local(reason))
+        }
+        if !link.requiresAuthentication, isGatedPath(link) { link.requiresAuthentication = true }
+        return link
+    }
+
+    private func isGatedPath(_ link: DeepLink) -> Bool {
+        guard !gatedPaths.isEmpty, let first = link.pathSegments.first else { return false }
+        return gatedPaths.contains(first) || gatedPaths.contains(link.pathSegments.joined(separator: "/"))
+    }
+
+    func makeContext() -> BackendContext {
+        BackendContext(transport: transport(), clock: clock, logger: logger)
+    }
+
+    private func transport() -> any HTTPTransport {
+        if let transport = configuration.transport { return transport }
+        if let defaultTransport { return defaultTransport }
+        let created = URLSessionTransport()
+        defaultTransport = created
+        return created
+    }
+
+    private func publishFailure(_ error: any Error, url: URL?) {
+        var failure = DeepLinkError.wrapping(error, as: .network, "The link could not be handled.", backend: backend.id, url: url)
+        failure.url = failure.url ?? url
+        failure = failure.redacted(by: redactor)
+        logger.warning(failure.description)
+        broadcaster.publish(.failure(failure))
+    }
+
+    // MARK: - Lifecycle
+
+    /// Stops the client: every stream finishes, later ``handle(_:)`` calls return `false`, and a
+    /// held link is dropped.
+    public func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
+        inbox.finish()
+        pendingExpiry?.cancel()
+        pendingExpiry = nil
+        pendingLink = nil
+        broadcaster.finishAll()
+    }
+}

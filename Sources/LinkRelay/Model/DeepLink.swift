@@ -1,0 +1,146 @@
+import Foundation
+
+/// A link that opened (or, for a deferred link, installed) the app, in one shape whatever the
+/// provider.
+///
+/// Route on ``pathSegments`` and ``parameters``; they are normalised so that a custom-scheme link
+/// and a universal link to the same place look the same:
+///
+/// ```swift
+/// // myapp://products/42?color=red   and   https://go.acme.app/products/42?color=red
+/// switch link.pathSegments {
+/// case ["products", let id]: router.showProduct(id, color: link.parameters["color"])
+/// default: router.showHome()
+/// }
+/// ```
+///
+/// When the provider resolved the link on its server, ``destination`` says where it points and
+/// ``resolution`` is ``Resolution/server``. When it could not (timeout, error, unknown link, or a
+/// backend that works offline), the link is still delivered, parsed on the device, with
+/// ``Resolution/local(_:)`` saying why.
+public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
+    /// How the link reached the app.
+    public enum Origin: String, Sendable, Hashable, Codable {
+        /// An `https` link the system opened the app with.
+        case universalLink
+        /// A link with the app's own URL scheme (`myapp://…`).
+        case customScheme
+        /// A link the user clicked before installing the app, matched on first launch.
+        case deferred
+    }
+
+    /// Why a link was parsed on the device instead of resolved by the provider.
+    public enum LocalReason: Sendable, Hashable, Codable {
+        /// The backend resolves links on the device by design (``LocalBackend``).
+        case offlineBackend
+        /// The provider did not answer within ``DeepLinkClient/Configuration/resolutionTimeout``.
+        case timedOut
+        /// The provider does not know this link.
+        case notFound
+        /// The provider's resolution failed with this error.
+        case failed(DeepLinkError)
+    }
+
+    /// Who produced the link's fields.
+    public enum Resolution: Sendable, Hashable, Codable {
+        /// The provider's server resolved the link.
+        case server
+        /// The link was parsed on the device, for the given reason.
+        case local(LocalReason)
+    }
+
+    /// A stable identifier: the same link (URL, origin and provider) always has the same id.
+    public var id: String
+    /// The URL the system handed over, or for a deferred link the link that was clicked.
+    public var url: URL
+    /// How the link reached the app.
+    public var origin: Origin
+    /// The backend that produced the link.
+    public var provider: BackendID
+    /// Whether the provider's server resolved the link, or why it was parsed locally.
+    public var resolution: Resolution
+    /// Where the app should go, when the provider says (an app URL such as `myapp://products/42`
+    /// or a web URL). `nil` when the link itself is the destination.
+    public var destination: URL?
+    /// The normalised path, `/` followed by ``pathSegments`` joined with `/`.
+    public var path: String
+    /// The path's segments, percent-decoded, empty segments removed. For a custom-scheme link
+    /// the host is the first segment: `myapp://products/42` gives `["products", "42"]`.
+    public var pathSegments: [String]
+    /// The query parameters (and those the provider adds), percent-decoded; for a repeated key
+    /// the last value wins.
+    public var parameters: [String: String]
+    /// The `utm_*` parameters.
+    public var utm: UTMParameters
+    /// The campaign the link belongs to, if the link or provider names one.
+    public var campaign: Campaign?
+    /// The provider's short code for the link, if it has one.
+    public var shortCode: String?
+    /// The provider's identifier for the link, if it has one.
+    public var linkID: String?
+    /// When the link was clicked, if the provider reports it.
+    public var clickedAt: Date?
+    /// Whether the link asks for a signed-in user (`auth=required`, or the provider says so).
+    /// The client also gates paths listed in
+    /// ``DeepLinkClient/Configuration/authenticationRequiredPaths``.
+    public var requiresAuthentication: Bool
+    /// The provider's payload for fields that have no place above, so no provider data is lost.
+    public var metadata: [String: JSONValue]
+
+    public init(
+        id: String? = nil,
+        url: URL,
+        origin: Origin,
+        provider: BackendID,
+        resolution: Resolution,
+        destination: URL? = nil,
+        pathSegments: [String],
+        parameters: [String: String] = [:],
+        utm: UTMParameters = UTMParameters(),
+        campaign: Campaign? = nil,
+        shortCode: String? = nil,
+        linkID: String? = nil,
+        clickedAt: Date? = nil,
+        requiresAuthentication: Bool = false,
+        metadata: [String: JSONValue] = [:]
+    ) {
+        self.id = id ?? DeepLink.stableID(url: url, origin: origin, provider: provider)
+        self.url = url
+        self.origin = origin
+        self.provider = provider
+        self.resolution = resolution
+        self.destination = destination
+        self.path = DeepLink.path(of: pathSegments)
+        self.pathSegments = pathSegments
+        self.parameters = parameters
+        self.utm = utm
+        self.campaign = campaign
+        self.shortCode = shortCode
+        self.linkID = linkID
+        self.clickedAt = clickedAt
+        self.requiresAuthentication = requiresAuthentication
+        self.metadata = metadata
+    }
+
+    /// Replaces the path, keeping ``path`` and ``pathSegments`` consistent.
+    public mutating func setPathSegments(_ segments: [String]) {
+        pathSegments = segments
+        path = DeepLink.path(of: segments)
+    }
+
+    static func path(of segments: [String]) -> String {
+        "/" + segments.joined(separator: "/")
+    }
+
+    /// FNV-1a over the URL, origin and provider: stable across launches and platforms, unlike
+    /// `hashValue`.
+    static func stableID(url: URL, origin: Origin, provider: BackendID) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "\(provider.rawValue)|\(origin.rawValue)|\(url.absoluteString)".utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

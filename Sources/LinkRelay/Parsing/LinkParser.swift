@@ -1,0 +1,239 @@
+import Foundation
+
+/// Parses a link on the device, with no network: the one parser every backend uses.
+///
+/// ```swift
+/// let parsed = try LinkParser.parse(URL(string: "myapp://products/42?utm_source=mail&k=SPRING")!)
+/// parsed.pathSegments      // ["products", "42"]
+/// parsed.utm.source        // "mail"
+/// parsed.campaign?.key     // "SPRING"
+/// ```
+///
+/// Rules:
+/// - **Path.** For `http`/`https` the path's segments; for any other scheme the host is the
+///   first segment (`myapp://products/42` and `https://go.acme.app/products/42` both give
+///   `["products", "42"]`). Segments are percent-decoded and empty ones dropped.
+/// - **Query.** Items are split on `&` and decoded as HTML forms do (`+` is a space, then
+///   percent-escapes). A repeated name keeps its last value in ``ParsedLink/parameters``; every
+///   occurrence stays in ``ParsedLink/queryItems``. An item without `=` has the value `""`; an
+///   item with an empty name is ignored.
+/// - **UTM.** `utm_source`, `utm_medium`, `utm_campaign`, `utm_term`, `utm_content`; the first
+///   occurrence wins.
+/// - **Campaign.** id from `campaign_id`, else `campaign`; key from `keyName`, else `key`, else
+///   `k`; journey from `jid`; source from `source`, else `utm_source`. For each, the first
+///   non-empty value.
+/// - **Authentication.** `auth=required` (any case) sets ``ParsedLink/requiresAuthentication``.
+/// - **Malformed escapes** (`%zz`, a lone `%`, escapes that are not UTF-8) are kept as written,
+///   never dropped.
+///
+/// A URL without a scheme, or an `http`/`https` URL without a host, throws
+/// ``DeepLinkError`` with code ``DeepLinkError/Code-swift.struct/invalidURL``.
+public enum LinkParser {
+    /// Parses `url`.
+    public static func parse(_ url: URL) throws -> ParsedLink {
+        var string = url.absoluteString
+        return try string.withUTF8 { bytes in
+            try parse(bytes, url: url)
+        }
+    }
+
+    /// Parses a URL string; throws ``DeepLinkError/Code-swift.struct/invalidURL`` for a string
+    /// that is not a URL.
+    public static func parse(_ string: String) throws -> ParsedLink {
+        guard !string.isEmpty, let url = URL(string: string) else {
+            throw DeepLinkError(.invalidURL, "This is not a URL.")
+        }
+        return try parse(url)
+    }
+
+    private static func invalid(_ url: URL, _ reason: String) -> DeepLinkError {
+        DeepLinkError(.invalidURL, "The link cannot be parsed: \(reason).", url: url)
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, url: URL) throws -> ParsedLink {
+        // Scheme: a letter, then letters, digits, "+", "-", "." up to ":".
+        var index = 0
+        while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
+            let byte = bytes[index]
+            let valid =
+                isLetter(byte)
+                || (index > 0 && (isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: ".")))
+            guard valid else { throw invalid(url, "it has no scheme") }
+            index += 1
+        }
+        guard index > 0, index < bytes.count else { throw invalid(url, "it has no scheme") }
+        let scheme = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<index]), as: UTF8.self).lowercased()
+        index += 1  // ":"
+
+        let isWeb = scheme == "http" || scheme == "https"
+        var host: String?
+        if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "/"), bytes[index + 1] == UInt8(ascii: "/") {
+            index += 2
+            let start = index
+            while index < bytes.count, !isDelimiter(bytes[index], includingSlash: true) { index += 1 }
+            host = hostOf(authority: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        }
+        if isWeb {
+            host = host?.lowercased()
+            guard let host, !host.isEmpty else { throw invalid(url, "a web link needs a host") }
+        }
+
+        var segments: [String] = []
+        if !isWeb, let host, !host.isEmpty { segments.append(host) }
+        var segmentStart = index
+        while index <= bytes.count {
+            let atEnd = index == bytes.count || bytes[index] == UInt8(ascii: "?") || bytes[index] == UInt8(ascii: "#")
+            if atEnd || bytes[index] == UInt8(ascii: "/") {
+                if index > segmentStart {
+                    segments.append(decode(UnsafeBufferPointer(rebasing: bytes[segmentStart..<index]), plusAsSpace: false))
+                }
+                segmentStart = index + 1
+            }
+            if atEnd { break }
+            index += 1
+        }
+
+        var items: [ParsedLink.QueryItem] = []
+        if index < bytes.count, bytes[index] == UInt8(ascii: "?") {
+            index += 1
+            var itemStart = index
+            while index <= bytes.count {
+                let atEnd = index == bytes.count || bytes[index] == UInt8(ascii: "#")
+                if atEnd || bytes[index] == UInt8(ascii: "&") {
+                    if let item = queryItem(UnsafeBufferPointer(rebasing: bytes[itemStart..<index])) {
+                        items.append(item)
+                    }
+                    itemStart = index + 1
+                }
+                if atEnd { break }
+                index += 1
+            }
+        }
+
+        var fragment: String?
+        if index < bytes.count, bytes[index] == UInt8(ascii: "#") {
+            fragment = decode(UnsafeBufferPointer(rebasing: bytes[(index + 1)...]), plusAsSpace: false)
+        }
+
+        return assemble(
+            url: url, scheme: scheme, host: host, isWeb: isWeb, segments: segments, items: items,
+            fragment: fragment)
+    }
+
+    private static func assemble(
+        url: URL, scheme: String, host: String?, isWeb: Bool, segments: [String],
+        items: [ParsedLink.QueryItem], fragment: String?
+    ) -> ParsedLink {
+        var parameters: [String: String] = [:]
+        parameters.reserveCapacity(items.count)
+        var utm = UTMParameters()
+        for item in items {
+            parameters[item.name] = item.value
+            if item.name.hasPrefix("utm_") { utm.setIfAbsent(queryName: item.name, value: item.value) }
+        }
+        var parsed = ParsedLink(
+            url: url, scheme: scheme, host: host, origin: isWeb ? .universalLink : .customScheme,
+            pathSegments: segments, queryItems: items, parameters: parameters, utm: utm, campaign: nil,
+            requiresAuthentication: parameters["auth"]?.lowercased() == "required", fragment: fragment)
+        if !items.isEmpty {
+            let campaign = Campaign(
+                id: parsed.firstValue(of: "campaign_id", "campaign"),
+                key: parsed.firstValue(of: "keyName", "key", "k"),
+                journeyID: parsed.firstValue(of: "jid"),
+                source: parsed.firstValue(of: "source", "utm_source"))
+            parsed.campaign = campaign.isEmpty ? nil : campaign
+        }
+        return parsed
+    }
+
+    // MARK: - Pieces
+
+    /// The host of an authority `user:pass@host:port`, percent-decoded; IPv6 keeps its brackets.
+    private static func hostOf(authority: UnsafeBufferPointer<UInt8>) -> String {
+        var start = 0
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
+        var end = authority.count
+        if start < end, authority[start] == UInt8(ascii: "[") {
+            if let close = authority[start...].firstIndex(of: UInt8(ascii: "]")) { end = close + 1 }
+        } else if let colon = authority[start...].lastIndex(of: UInt8(ascii: ":")) {
+            end = colon
+        }
+        return decode(UnsafeBufferPointer(rebasing: authority[start..<end]), plusAsSpace: false)
+    }
+
+    private static func queryItem(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedLink.QueryItem? {
+        guard !bytes.isEmpty else { return nil }
+        let equals = bytes.firstIndex(of: UInt8(ascii: "="))
+        let nameBytes = UnsafeBufferPointer(rebasing: bytes[0..<(equals ?? bytes.count)])
+        let name = decode(nameBytes, plusAsSpace: true)
+        guard !name.isEmpty else { return nil }
+        let value = equals.map { decode(UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]), plusAsSpace: true) } ?? ""
+        return ParsedLink.QueryItem(name: name, value: value)
+    }
+
+    /// Percent-decodes (and for queries turns `+` into a space). Escapes that are not hex are
+    /// kept as written; a result that is not UTF-8 falls back to the text as written.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool) -> String {
+        let needsWork = bytes.contains { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }
+        guard needsWork else { return String(decoding: bytes, as: UTF8.self) }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
+                let low = hexValue(bytes[index + 2])
+            {
+                output.append(high << 4 | low)
+                index += 3
+            } else {
+                output.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
+            }
+        }
+        if let decoded = String(validatingUTF8Bytes: output) { return decoded }
+        // Not UTF-8 once decoded: keep the escapes as written, decode only the plus signs.
+        let raw = String(decoding: bytes, as: UTF8.self)
+        return plusAsSpace ? raw.replacingOccurrences(of: "+", with: " ") : raw
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    private static func isDelimiter(_ byte: UInt8, includingSlash: Bool) -> Bool {
+        byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || (includingSlash && byte == UInt8(ascii: "/"))
+    }
+}
+
+extension String {
+    /// The string these bytes spell in UTF-8, or `nil` when they are not valid UTF-8.
+    fileprivate init?(validatingUTF8Bytes bytes: [UInt8]) {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var scalars = String.UnicodeScalarView()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): scalars.append(scalar)
+            case .emptyInput:
+                self = String(scalars)
+                return
+            case .error: return nil
+            }
+        }
+    }
+}

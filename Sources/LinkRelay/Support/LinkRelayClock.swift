@@ -1,0 +1,46 @@
+import Foundation
+
+/// The time source every LinkRelay deadline runs on: resolution timeouts, the double-entry
+/// window, the pending-link timeout and, later, retry backoff.
+///
+/// The client never relies on URLSession's own timeouts (on Linux they work only in whole
+/// seconds and are ignored by stubs); it races each piece of work against this clock instead.
+/// Inject `ManualClock` from LinkRelayTesting to drive deadlines by hand in tests, without
+/// sleeping.
+///
+/// LinkRelay defines its own protocol rather than using Swift's `Clock` because `Clock` and
+/// `Duration` need iOS 16, and LinkRelay supports iOS 15.
+public protocol LinkRelayClock: Sendable {
+    /// Monotonic seconds since an arbitrary fixed point; never goes backwards.
+    var uptime: TimeInterval { get }
+    /// The wall-clock time, for timestamps such as ``ConversionEvent/timestamp``.
+    var currentDate: Date { get }
+    /// Suspends until ``uptime`` reaches `deadline`. Throws `CancellationError` when the task
+    /// is cancelled first.
+    func sleep(untilUptime deadline: TimeInterval) async throws
+}
+
+extension LinkRelayClock {
+    /// Suspends for `seconds` of this clock's time.
+    public func sleep(for seconds: TimeInterval) async throws {
+        try await sleep(untilUptime: uptime + seconds)
+    }
+}
+
+/// The real clock: the system's monotonic uptime and wall-clock date.
+public struct SystemClock: LinkRelayClock {
+    public init() {}
+
+    public var uptime: TimeInterval { ProcessInfo.processInfo.systemUptime }
+
+    public var currentDate: Date { Date() }
+
+    public func sleep(untilUptime deadline: TimeInterval) async throws {
+        let remaining = deadline - uptime
+        guard remaining > 0 else {
+            try Task.checkCancellation()
+            return
+        }
+        try await Task.sleep(nanoseconds: UInt64((remaining * 1_000_000_000).rounded(.up)))
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Where LinkRelay's log lines go. Silent unless you set one on the configuration.
+///
+/// ```swift
+/// var configuration = DeepLinkClient.Configuration()
+/// configuration.logSink = LogSink(minimumLevel: .info) { record in
+///     os_log("%{public}@", record.message)   // or print, or your logger
+/// }
+/// ```
+///
+/// Messages reach the sink already redacted: the backend's secrets (API keys) and anything that
+/// looks like a bearer token or a key-like query item are replaced with `[redacted]`.
+public struct LogSink: Sendable {
+    /// How much a log line matters.
+    public enum Level: Int, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+        case debug, info, warning, error
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        public var description: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warning: "warning"
+            case .error: "error"
+            }
+        }
+    }
+
+    /// One log line.
+    public struct Record: Sendable, Hashable {
+        public var level: Level
+        /// The redacted message.
+        public var message: String
+        /// The backend the line concerns, if any.
+        public var backend: BackendID?
+    }
+
+    /// Lines below this level are not written.
+    public var minimumLevel: Level
+    private let write: (@Sendable (Record) -> Void)?
+
+    /// A sink that passes every line at `minimumLevel` or above to `write`.
+    public init(minimumLevel: Level = .info, _ write: @escaping @Sendable (Record) -> Void) {
+        self.minimumLevel = minimumLevel
+        self.write = write
+    }
+
+    private init() {
+        self.minimumLevel = .error
+        self.write = nil
+    }
+
+    /// Writes nothing. The default.
+    public static let silent = LogSink()
+
+    /// Writes `[LinkRelay] level: message` lines to standard error.
+    public static func standardError(minimumLevel: Level = .info) -> LogSink {
+        LogSink(minimumLevel: minimumLevel) { record in
+            let line = "[LinkRelay] \(record.level): \(record.message)\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
+
+    func accepts(_ level: Level) -> Bool {
+        write != nil && level >= minimumLevel
+    }
+
+    func emit(_ record: Record) {
+        write?(record)
+    }
+}
+
+/// The logger the client and backends write through: a sink plus the secrets to redact.
+public struct LinkRelayLogger: Sendable {
+    let sink: LogSink
+    let redactor: Redactor
+    let backend: BackendID?
+
+    /// A logger writing to `sink`, redacting `secrets`.
+    public init(sink: LogSink, secrets: [String] = [], backend: BackendID? = nil) {
+        self.sink = sink
+        self.redactor = Redactor(secrets: secrets)
+        self.backend = backend
+    }
+
+    /// A logger that writes nothing.
+    public static let silent = LinkRelayLogger(sink: .silent)
+
+    /// Writes a line; the message is built only when the sink accepts the level.
+    public func log(_ level: LogSink.Level, _ message: @autoclosure () -> String) {
+        guard sink.accepts(level) else { return }
+        sink.emit(LogSink.Record(level: level, message: redactor.redact(message()), backend: backend))
+    }
+
+    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Sends one HTTP request and returns the response: the only way a backend reaches the network.
+///
+/// ``URLSessionTransport`` is the default. Tests use `StubTransport` from LinkRelayTesting, and
+/// the simulator plugs in a transport that answers in-process.
+///
+/// A transport returns every HTTP response, error statuses included; it throws only when there
+/// is no response: a ``DeepLinkError`` with code `.network`, `.timedOut`, `.cancelled` or
+/// `.responseTooLarge`.
+public protocol HTTPTransport: Sendable {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// An HTTP method.
+public struct HTTPMethod: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
+    public var description: String { rawValue }
+
+    public static let get: HTTPMethod = "GET"
+    public static let head: HTTPMethod = "HEAD"
+    public static let post: HTTPMethod = "POST"
+    public static let put: HTTPMethod = "PUT"
+    public static let patch: HTTPMethod = "PATCH"
+    public static let delete: HTTPMethod = "DELETE"
+}
+
+/// HTTP header fields: names compared case-insensitively, order kept.
+public struct HTTPHeaders: Sendable, Hashable, Codable, ExpressibleByDictionaryLiteral, Sequence {
+    public private(set) var fields: [Field]
+
+    /// One header field.
+    public struct Field: Sendable, Hashable, Codable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(_ fields: [(String, String)] = []) {
+        self.fields = fields.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// The first value of the field `name`, or `nil`; setting replaces every field of that name
+    /// (setting `nil` removes them).
+    public subscript(name: String) -> String? {
+        get { fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+        set {
+            fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            if let newValue { fields.append(Field(name: name, value: newValue)) }
+        }
+    }
+
+    public func makeIterator() -> IndexingIterator<[Field]> {
+        fields.makeIterator()
+    }
+}
+
+/// A request for an ``HTTPTransport``.
+public struct HTTPRequest: Sendable, Hashable {
+    public var method: HTTPMethod
+    public var url: URL
+    public var headers: HTTPHeaders
+    public var body: Data?
+
+    public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// A response from an ``HTTPTransport``.
+public struct HTTPResponse: Sendable, Hashable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: Data
+
+    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// True for 2xx statuses.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The default ``HTTPTransport``: URLSession, on Apple platforms and on Linux.
+///
+/// The response body is streamed and refused as soon as it grows past
+/// ``Configuration/maximumResponseSize``, so a hostile or broken server cannot make the app hold
+/// an unbounded body in memory.
+///
+/// Deadlines are not this transport's job: the client races every request against its own
+/// clock. The session's own timeout is only a backstop.
+public final class URLSessionTransport: HTTPTransport {
+    /// Settings of a ``URLSessionTransport``.
+    public struct Configuration: Sendable {
+        /// Larger responses are refused with ``DeepLinkError/Code-swift.struct/responseTooLarge``.
+        /// Default 1 MiB.
+        public var maximumResponseSize: Int = 1 << 20
+        /// URLSession's own request timeout, a backstop behind the client's deadlines.
+        /// Default 60 s.
+        public var backstopTimeout: TimeInterval = 60
+
+        public init(maximumResponseSize: Int = 1 << 20, backstopTimeout: TimeInterval = 60) {
+            self.maximumResponseSize = maximumResponseSize
+            self.backstopTimeout = backstopTimeout
+        }
+    }
+
+    public let configuration: Configuration
+    private let session: URLSession
+    private let delegate: SessionDelegate
+
+    /// A transport with its own ephemeral session (no cookies, no cache on disk).
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = configuration.backstopTimeout
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.urlCache = nil
+        self.delegate = SessionDelegate(maximumResponseSize: configuration.maximumResponseSize)
+        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.httpBody = request.body
+        for field in request.headers {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        let task = session.dataTask(with: urlRequest)
+        let delegate = self.delegate
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                delegate.register(task, continuation: continuation)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}
+
+/// Collects each task's response and body, enforcing the size bound as data arrives.
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private struct Pending: Sendable {
+        var continuation: CheckedContinuation<HTTPResponse, any Error>
+        var status = 0
+        var headers = HTTPHeaders()
+        var body = Data()
+    }
+
+    private let maximumResponseSize: Int
+    private let pending = Locked([Int: Pending]())
+
+    init(maximumResponseSize: Int) {
+        self.maximumResponseSize = maximumResponseSize
+    }
+
+    func register(_ task: URLSessionTask, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        pending.withLock { $0[task.taskIdentifier] = Pending(continuation: continuation) }
+    }
+
+    private func complete(_ task: URLSessionTask, with result: Result<HTTPResponse, any Error>) {
+        let entry = pending.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        entry?.continuation.resume(with: result)
+    }
+
+    private func tooLarge(_ task: URLSessionTask) {
+        complete(
+            task,
+            with: .failure(
+                DeepLinkError(
+                    .responseTooLarge,
+                    "The response is larger than \(maximumResponseSize) bytes and was refused.")))
+        task.cancel()
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let http = response as? HTTPURLResponse
+        var headers = HTTPHeaders()
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            headers[String(describing: name)] = String(describing: value)
+        }
+        let status = http?.statusCode ?? 0
+        pending.withLock { pending in
+            pending[dataTask.taskIdentifier]?.status = status
+            pending[dataTask.taskIdentifier]?.headers = headers
+        }
+        if response.expectedContentLength > Int64(maximumResponseSize) {
+            tooLarge(dataTask)
+            completionHandler(.cancel)
+        } else {
+            completionHandler(.allow)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let exceeded = pending.withLock { pending -> Bool in
+            guard var entry = pending[dataTask.taskIdentifier] else { return false }
+            guard entry.body.count + data.count <= maximumResponseSize else { return true }
+            entry.body.append(data)
+            pending[dataTask.taskIdentifier] = entry
+            return false
+        }
+        if exceeded { tooLarge(dataTask) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error {
+            complete(task, with: .failure(Self.classify(error)))
+            return
+        }
+        let entry = pending.withLock { $0[task.taskIdentifier] }
+        guard let entry else { return }
+        complete(task, with: .success(HTTPResponse(status: entry.status, headers: entry.headers, body: entry.body)))
+    }
+
+    /// URL loading errors as ``DeepLinkError``s. The message names the condition only: the
+    /// system's own text can carry the request URL, and with it a key in a query.
+    static func classify(_ error: any Error) -> DeepLinkError {
+        let code = (error as? URLError)?.code ?? URLError.Code(rawValue: (error as NSError).code) ?? .unknown
+        switch code {
+        case .cancelled:
+            return DeepLinkError(.cancelled, "The request was cancelled.", underlying: error)
+        case .timedOut:
+            return DeepLinkError(.timedOut, "The request timed out.", underlying: error)
+        case .cannotConnectToHost:
+            return DeepLinkError(.network, "The server refused the connection.", underlying: error)
+        case .cannotFindHost, .dnsLookupFailed:
+            return DeepLinkError(.network, "The server's host name could not be resolved.", underlying: error)
+        case .notConnectedToInternet:
+            return DeepLinkError(.network, "The device is offline.", underlying: error)
+        case .networkConnectionLost:
+            return DeepLinkError(.network, "The connection was lost before the response was complete.", underlying: error)
+        case .badServerResponse:
+            return DeepLinkError(.network, "The server sent a response that is not valid HTTP.", underlying: error)
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            return DeepLinkError(.network, "The secure connection to the server failed.", underlying: error)
+        default:
+            return DeepLinkError(.network, "The request failed (URL error \(code.rawValue)).", underlying: error)
+        }
+    }
+}

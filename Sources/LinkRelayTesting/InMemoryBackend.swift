@@ -1,0 +1,155 @@
+import Foundation
+import LinkRelay
+
+/// A scriptable backend for tests: say what each URL resolves to, how long it takes, and what
+/// the install match finds; then read what the client asked for.
+///
+/// ```swift
+/// let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"])
+/// backend.script(URL(string: "https://go.acme.app/sale")!, .failure(DeepLinkError(.server(status: 503), "down")))
+/// backend.script(URL(string: "https://go.acme.app/slow")!, .parsed, delay: 10)   // on the client's clock
+/// let client = DeepLinkClient(backend: backend)
+/// ```
+///
+/// A URL without a script resolves according to ``unscriptedLinks``.
+public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, Sendable {
+    /// What resolving a URL gives.
+    public enum Resolution: Sendable {
+        /// This link.
+        case link(DeepLink)
+        /// The URL parsed by ``LinkParser``, as if the server had resolved it.
+        case parsed
+        /// This error.
+        case failure(DeepLinkError)
+    }
+
+    /// A call the client made, in order.
+    public enum Call: Sendable, Hashable {
+        case resolve(URL)
+        case matchInstall
+        case send(ConversionEvent)
+        case createLink(LinkRequest)
+    }
+
+    private struct Script: Sendable {
+        var resolution: Resolution
+        var delay: TimeInterval
+    }
+
+    private struct State: Sendable {
+        var scripts: [URL: Script] = [:]
+        var unscripted: Resolution = .parsed
+        var install: Result<InstallMatch, DeepLinkError> = .success(.organic())
+        var installDelay: TimeInterval = 0
+        var sendResult: Result<Void, DeepLinkError> = .success(())
+        var calls: [Call] = []
+    }
+
+    public let id: BackendID
+    public let appSchemes: Set<String>
+    /// The web hosts this backend claims.
+    public let hosts: Set<String>
+    public let secrets: [String]
+    private let state = Locked(State())
+
+    /// A backend claiming `schemes` and `hosts` (lower-cased). `secrets` are values the client
+    /// must keep out of logs and errors.
+    public init(
+        id: BackendID = "in-memory",
+        schemes: Set<String> = ["myapp"],
+        hosts: Set<String> = ["links.example.com"],
+        secrets: [String] = []
+    ) {
+        self.id = id
+        self.appSchemes = Set(schemes.map { $0.lowercased() })
+        self.hosts = Set(hosts.map { $0.lowercased() })
+        self.secrets = secrets
+    }
+
+    /// What a URL without a script resolves to. Default ``Resolution/parsed``.
+    public var unscriptedLinks: Resolution {
+        get { state.withLock { $0.unscripted } }
+        set { state.withLock { $0.unscripted = newValue } }
+    }
+
+    /// Resolving `url` gives `resolution`, after `delay` seconds on the client's clock.
+    public func script(_ url: URL, _ resolution: Resolution, delay: TimeInterval = 0) {
+        state.withLock { $0.scripts[url] = Script(resolution: resolution, delay: delay) }
+    }
+
+    /// The install match gives `result`, after `delay` seconds on the client's clock.
+    public func scriptInstall(_ result: Result<InstallMatch, DeepLinkError>, delay: TimeInterval = 0) {
+        state.withLock {
+            $0.install = result
+            $0.installDelay = delay
+        }
+    }
+
+    /// Sending an event gives `result` from now on.
+    public func scriptEventSending(_ result: Result<Void, DeepLinkError>) {
+        state.withLock { $0.sendResult = result }
+    }
+
+    /// Every call so far, in order.
+    public var calls: [Call] { state.withLock { $0.calls } }
+
+    /// The URLs resolved so far, in order.
+    public var resolvedURLs: [URL] {
+        calls.compactMap { if case .resolve(let url) = $0 { url } else { nil } }
+    }
+
+    /// The events sent so far, in order.
+    public var sentEvents: [ConversionEvent] {
+        calls.compactMap { if case .send(let event) = $0 { event } else { nil } }
+    }
+
+    public func canHandle(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        if scheme == "http" || scheme == "https" {
+            return url.host.map { hosts.contains($0.lowercased()) } ?? false
+        }
+        return appSchemes.contains(scheme)
+    }
+
+    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        let script = state.withLock { state -> Script in
+            state.calls.append(.resolve(url))
+            return state.scripts[url] ?? Script(resolution: state.unscripted, delay: 0)
+        }
+        if script.delay > 0 { try await context.clock.sleep(for: script.delay) }
+        switch script.resolution {
+        case .link(let link): return link
+        case .parsed: return try LinkParser.parse(url).deepLink(provider: id, resolution: .server)
+        case .failure(let error): throw error
+        }
+    }
+
+    public func matchInstall(context: BackendContext) async throws -> InstallMatch {
+        let (result, delay) = state.withLock { state in
+            state.calls.append(.matchInstall)
+            return (state.install, state.installDelay)
+        }
+        if delay > 0 { try await context.clock.sleep(for: delay) }
+        return try result.get()
+    }
+
+    public func send(_ event: ConversionEvent, context: BackendContext) async throws {
+        let result = state.withLock { state in
+            state.calls.append(.send(event))
+            return state.sendResult
+        }
+        try result.get()
+    }
+
+    public func createLink(_ request: LinkRequest, context: BackendContext) async throws -> CreatedLink {
+        let host = state.withLock { state in
+            state.calls.append(.createLink(request))
+            return hosts.sorted().first ?? "links.example.com"
+        }
+        let code = request.customCode ?? String(UUID().uuidString.prefix(8)).lowercased()
+        guard let url = URL(string: "https://\(host)/\(code)") else {
+            throw DeepLinkError(.invalidArgument, "The custom code cannot be part of a URL.", backend: id)
+        }
+        return CreatedLink(url: url, shortCode: code, linkID: code)
+    }
+}
