@@ -42,9 +42,11 @@ public actor DeepLinkClient {
     var pendingExpiry: Task<Void, Never>?
     var pendingGeneration: UInt64 = 0
 
-    struct InboxItem: Sendable {
-        let url: URL
-        let arrivedAt: TimeInterval
+    enum InboxItem: Sendable {
+        /// A URL from ``handle(_:)``, stamped with its arrival on the client's clock.
+        case link(URL, arrivedAt: TimeInterval)
+        /// Resumed when the drain reaches it: every item before it has been processed.
+        case barrier(CheckedContinuation<Void, Never>)
     }
 
     /// Creates a client. No I/O happens here, and nothing blocks: work starts with the first
@@ -97,29 +99,46 @@ public actor DeepLinkClient {
             logger.debug("Not a link of this backend: \(url.absoluteString)")
             return false
         }
-        if case .terminated = inbox.yield(InboxItem(url: url, arrivedAt: clock.uptime)) {
+        if case .terminated = inbox.yield(.link(url, arrivedAt: clock.uptime)) {
             logger.warning("The client is shut down; the link was not taken: \(url.absoluteString)")
             return false
         }
         return true
     }
 
+    /// Returns once every URL handed over before the call has been processed (published, held
+    /// or dropped as a duplicate). For tests and the demo.
+    nonisolated func waitUntilIdle() async {
+        await withCheckedContinuation { continuation in
+            if case .terminated = inbox.yield(.barrier(continuation)) { continuation.resume() }
+        }
+    }
+
     private func process(_ item: InboxItem) async {
+        switch item {
+        case .barrier(let continuation):
+            continuation.resume()
+        case .link(let url, let arrivedAt):
+            await process(url, arrivedAt: arrivedAt)
+        }
+    }
+
+    private func process(_ url: URL, arrivedAt: TimeInterval) async {
         guard !isShutDown else { return }
-        guard duplicates.admit(item.url, at: item.arrivedAt) else {
-            logger.debug("Same link again within \(configuration.duplicateWindow) s; delivered once: \(item.url.absoluteString)")
+        guard duplicates.admit(url, at: arrivedAt) else {
+            logger.debug("Same link again within \(configuration.duplicateWindow) s; delivered once: \(url.absoluteString)")
             return
         }
         let link: DeepLink
         do {
-            link = try await resolveWithFallback(item.url)
+            link = try await resolveWithFallback(url)
         } catch {
-            publishFailure(error, url: item.url)
+            publishFailure(error, url: url)
             return
         }
         guard !isShutDown else { return }
-        if let refusal = policy.refusal(for: link) {
-            publishFailure(refusal, url: item.url)
+        if let refusal = policy.refusal(for: link, handedOver: url) {
+            publishFailure(refusal, url: url)
             return
         }
         if link.requiresAuthentication {
@@ -160,7 +179,7 @@ public actor DeepLinkClient {
             throw DeepLinkError(.invalidURL, "The backend does not handle this link.", backend: backend.id, url: url)
         }
         let link = try await resolveWithFallback(url)
-        if let refusal = policy.refusal(for: link) { throw refusal }
+        if let refusal = policy.refusal(for: link, handedOver: url) { throw refusal }
         return link
     }
 

@@ -13,8 +13,9 @@ struct DestinationPolicy: Sendable {
         self.allowedSchemes = Set(allowedSchemes.map { $0.lowercased() }).subtracting(Self.neverAllowed)
     }
 
-    /// `nil` when `link` may be delivered, otherwise the error that refuses it.
-    func refusal(for link: DeepLink) -> DeepLinkError? {
+    /// `nil` when `link` may be delivered, otherwise the error that refuses it, naming the URL
+    /// the app handed over.
+    func refusal(for link: DeepLink, handedOver url: URL) -> DeepLinkError? {
         guard let destination = link.destination else { return nil }
         let scheme = destination.scheme?.lowercased() ?? ""
         guard !allowedSchemes.contains(scheme) else { return nil }
@@ -23,6 +24,6 @@ struct DestinationPolicy: Sendable {
             .rejected,
             "The link was refused: \(shown) is not allowed. Allowed: \(allowedSchemes.sorted().joined(separator: ", ")).",
             backend: link.provider,
-            url: link.url)
+            url: url)
     }
 }

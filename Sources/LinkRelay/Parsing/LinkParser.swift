@@ -80,7 +80,11 @@ public enum LinkParser {
         }
 
         var segments: [String] = []
-        if !isWeb, let host, !host.isEmpty { segments.append(host) }
+        if !isWeb, let written = host, !written.isEmpty {
+            let decoded = Punycode.decodeHost(written)
+            host = decoded
+            segments.append(decoded)
+        }
         var segmentStart = index
         while index <= bytes.count {
             let atEnd = index == bytes.count || bytes[index] == UInt8(ascii: "?") || bytes[index] == UInt8(ascii: "#")
@@ -149,13 +153,15 @@ public enum LinkParser {
 
     // MARK: - Pieces
 
-    /// The host of an authority `user:pass@host:port`, percent-decoded; IPv6 keeps its brackets.
+    /// The host of an authority `user:pass@host:port`, percent-decoded.
     private static func hostOf(authority: UnsafeBufferPointer<UInt8>) -> String {
         var start = 0
         if let at = authority.lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
         var end = authority.count
         if start < end, authority[start] == UInt8(ascii: "[") {
-            if let close = authority[start...].firstIndex(of: UInt8(ascii: "]")) { end = close + 1 }
+            // IPv6: without the brackets, as `URL.host` gives it.
+            if let close = authority[start...].firstIndex(of: UInt8(ascii: "]")) { end = close }
+            start += 1
         } else if let colon = authority[start...].lastIndex(of: UInt8(ascii: ":")) {
             end = colon
         }

@@ -1,0 +1,177 @@
+import Foundation
+import LinkRelayTesting
+import Testing
+
+@testable import LinkRelay
+
+@Suite("DeepLinkClient delivery", .timeLimit(.minutes(1)))
+struct ClientDeliveryTests {
+    let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"])
+
+    @Test("a link handled before anybody subscribes reaches the first subscriber")
+    func coldStartLinkReachesFirstSubscriber() async throws {
+        let client = makeClient(backend)
+        #expect(client.handle(url("myapp://products/42")))
+        await client.waitUntilIdle()
+        #expect(client.broadcaster.heldCount == 1)
+        let links = await client.deepLinks().prefixArray(1)
+        #expect(links.map(\.path) == ["/products/42"])
+        #expect(links.first?.origin == .customScheme)
+        #expect(links.first?.resolution == .server)
+    }
+
+    @Test("links held while nobody listens go to the first subscriber only, in order")
+    func heldLinksGoToFirstSubscriberOnly() async throws {
+        let client = makeClient(backend)
+        for index in 1...3 { client.handle(url("myapp://item/\(index)")) }
+        await client.waitUntilIdle()
+        let first = client.events()
+        let held = await first.prefixArray(3).compactMap(\.link?.path)
+        #expect(held == ["/item/1", "/item/2", "/item/3"])
+        let second = client.deepLinks()
+        client.handle(url("myapp://item/4"))
+        #expect(await second.prefixArray(1).map(\.path) == ["/item/4"])
+    }
+
+    @Test("held links are bounded; the oldest are dropped with a log line")
+    func heldLinksAreBounded() async throws {
+        let logs = LogCollector()
+        let client = makeClient(backend) {
+            $0.undeliveredEventLimit = 2
+            $0.logSink = logs.sink
+        }
+        for index in 1...4 { client.handle(url("myapp://item/\(index)")) }
+        await client.waitUntilIdle()
+        let links = await client.deepLinks().prefixArray(2)
+        #expect(links.map(\.path) == ["/item/3", "/item/4"])
+        #expect(logs.lines.filter { $0.contains("dropped the oldest") }.count == 2)
+    }
+
+    @Test("two subscribers both receive every link once, in order")
+    func twoSubscribersReceiveEverything() async throws {
+        let client = makeClient(backend)
+        let first = client.deepLinks()
+        let second = client.deepLinks()
+        let urls = (1...50).map { url("myapp://item/\($0)") }
+        for link in urls { client.handle(link) }
+        async let a = first.prefixArray(50)
+        async let b = second.prefixArray(50)
+        let (fromFirst, fromSecond) = await (a, b)
+        #expect(fromFirst.map(\.url) == urls)
+        #expect(fromSecond.map(\.url) == urls)
+    }
+
+    @Test("a subscriber that joins late receives only later events")
+    func lateSubscriberGetsOnlyLaterEvents() async throws {
+        let client = makeClient(backend)
+        let early = client.deepLinks()
+        client.handle(url("myapp://before"))
+        #expect(await early.prefixArray(1).map(\.path) == ["/before"])
+        let late = client.deepLinks()
+        client.handle(url("myapp://after"))
+        #expect(await late.prefixArray(1).map(\.path) == ["/after"])
+    }
+
+    @Test("cancelling a subscriber's task removes it")
+    func cancelledSubscriberIsRemoved() async throws {
+        let client = makeClient(backend)
+        let stream = client.deepLinks()
+        #expect(client.broadcaster.subscriberCount == 1)
+        let consumer = Task {
+            var count = 0
+            for await _ in stream { count += 1 }
+            return count
+        }
+        consumer.cancel()
+        #expect(await consumer.value == 0)
+        #expect(client.broadcaster.subscriberCount == 0)
+        // With nobody listening again, the next link is held for the next subscriber.
+        client.handle(url("myapp://after-cancel"))
+        #expect(await client.deepLinks().prefixArray(1).map(\.path) == ["/after-cancel"])
+    }
+
+    @Test("a subscriber that stops iterating and drops its stream is removed")
+    func droppedSubscriberIsRemoved() async throws {
+        let client = makeClient(backend)
+        let reader = Task {
+            for await link in client.deepLinks() { return link.path }
+            return ""
+        }
+        #expect(client.handle(url("myapp://one")))
+        #expect(await reader.value == "/one")
+        #expect(client.broadcaster.subscriberCount == 0)
+    }
+
+    @Test("the same URL twice within the duplicate window is one link")
+    func duplicateWithinWindowIsOneLink() async throws {
+        let clock = ManualClock()
+        let client = makeClient(backend, clock: clock)
+        let links = client.deepLinks()
+        client.handle(url("myapp://launch"))
+        clock.advance(by: 1.5)
+        client.handle(url("myapp://launch"))
+        client.handle(url("myapp://marker"))
+        #expect(await links.prefixArray(2).map(\.path) == ["/launch", "/marker"])
+        #expect(backend.resolvedURLs.filter { $0 == url("myapp://launch") }.count == 1)
+    }
+
+    @Test("the same URL again after the duplicate window is a second link")
+    func duplicateOutsideWindowIsTwoLinks() async throws {
+        let clock = ManualClock()
+        let client = makeClient(backend, clock: clock)
+        let links = client.deepLinks()
+        client.handle(url("myapp://launch"))
+        clock.advance(by: 2.0)
+        client.handle(url("myapp://launch"))
+        #expect(await links.prefixArray(2).map(\.path) == ["/launch", "/launch"])
+    }
+
+    @Test("a URL the backend does not claim is refused and not delivered")
+    func unclaimedURLIsRefused() async throws {
+        let client = makeClient(backend)
+        let links = client.deepLinks()
+        #expect(client.handle(url("https://elsewhere.example/x")) == false)
+        #expect(client.handle(url("other://x")) == false)
+        client.handle(url("myapp://mine"))
+        #expect(await links.prefixArray(1).map(\.path) == ["/mine"])
+        #expect(backend.resolvedURLs == [url("myapp://mine")])
+    }
+
+    @Test("1,000 concurrent handle calls from many tasks are all delivered exactly once")
+    func thousandConcurrentHandles() async throws {
+        let client = makeClient(backend)
+        let links = client.deepLinks()
+        let urls = (0..<1000).map { url("https://go.acme.app/item/\($0)") }
+        await withTaskGroup(of: Bool.self) { group in
+            for link in urls { group.addTask { client.handle(link) } }
+            for await claimed in group { #expect(claimed) }
+        }
+        let received = await links.prefixArray(1000)
+        #expect(received.count == 1000)
+        #expect(Set(received.map(\.url)) == Set(urls))
+    }
+
+    @Test("shutdown finishes every stream and later links are refused")
+    func shutdownFinishesStreams() async throws {
+        let client = makeClient(backend)
+        let events = client.events()
+        await client.shutdown()
+        #expect(await events.prefixArray(10).isEmpty)
+        #expect(client.handle(url("myapp://late")) == false)
+        #expect(await client.events().prefixArray(1).isEmpty)
+    }
+
+    @Test("handle never blocks on a slow backend and links keep their order")
+    func slowBackendKeepsOrder() async throws {
+        let clock = ManualClock()
+        backend.script(url("myapp://slow"), .parsed, delay: 1)
+        let client = makeClient(backend, clock: clock)
+        let links = client.deepLinks()
+        client.handle(url("myapp://slow"))
+        client.handle(url("myapp://fast"))
+        await clock.waitForSleepers(count: 2)  // the backend's delay and the deadline timer
+        clock.advance(by: 1)
+        #expect(await links.prefixArray(2).map(\.path) == ["/slow", "/fast"])
+    }
+
+}
