@@ -8,9 +8,9 @@ import Foundation
 ///
 /// ```swift
 /// // myapp://products/42?color=red   and   https://go.acme.app/products/42?color=red
-/// switch link.pathSegments {
-/// case ["products", let id]: router.showProduct(id, color: link.parameters["color"])
-/// default: router.showHome()
+/// let segments = link.pathSegments            // ["products", "42"] for both
+/// if segments.count == 2, segments[0] == "products" {
+///     router.showProduct(segments[1], color: link.parameters["color"])
 /// }
 /// ```
 ///

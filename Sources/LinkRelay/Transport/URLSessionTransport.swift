@@ -47,6 +47,10 @@ public final class URLSessionTransport: HTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
+    static func classify(_ error: any Error) -> DeepLinkError {
+        SessionDelegate.classify(error)
+    }
+
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
@@ -68,7 +72,7 @@ public final class URLSessionTransport: HTTPTransport {
 }
 
 /// Collects each task's response and body, enforcing the size bound as data arrives.
-private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Pending: Sendable {
         var continuation: CheckedContinuation<HTTPResponse, any Error>
         var status = 0

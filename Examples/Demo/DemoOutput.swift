@@ -1,0 +1,40 @@
+import Foundation
+import LinkRelay
+
+/// How the demo prints events.
+enum DemoOutput {
+    static func show(_ event: DeepLinkEvent?) {
+        guard let event else {
+            print("   (the stream ended)")
+            return
+        }
+        switch event {
+        case .link(let link):
+            var line = "   → link \(link.path)  [\(link.origin), \(describe(link.resolution))]"
+            if !link.parameters.isEmpty {
+                line += "  params " + link.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            }
+            if let destination = link.destination { line += "  destination \(destination.absoluteString)" }
+            print(line)
+        case .authenticationRequired(let link):
+            print("   → sign-in needed for \(link.path); the link is held")
+        case .pendingLinkDropped(let link, let reason):
+            print("   → held link \(link.path) dropped (\(reason))")
+        case .install(let outcome):
+            print("   → install outcome: \(outcome)")
+        case .failure(let error):
+            print("   → refused: \(error.code): \(error.message)")
+        }
+    }
+
+    static func describe(_ resolution: DeepLink.Resolution) -> String {
+        switch resolution {
+        case .server: "resolved by the provider"
+        case .local(let reason): "parsed on the device: \(reason)"
+        }
+    }
+
+    static func step(_ title: String) {
+        print("\n• \(title)")
+    }
+}

@@ -1,2 +1,0 @@
-import LinkRelay
-print("placeholder")

@@ -1,0 +1,119 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+@testable import LinkRelay
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 and an ephemeral port, for testing URLSessionTransport
+/// against a real socket. Each connection reads one request and writes the bytes the handler
+/// returns, then closes, so the handler can also send a truncated response.
+final class LoopbackServer: Sendable {
+    struct Request: Sendable {
+        let head: String
+        let body: Data
+
+        var requestLine: String { head.components(separatedBy: "\r\n").first ?? "" }
+
+        func header(_ name: String) -> String? {
+            for line in head.components(separatedBy: "\r\n").dropFirst() {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == name.lowercased() {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+            return nil
+        }
+    }
+
+    let port: UInt16
+    private let listener: Int32
+    private let received = Locked<[Request]>([])
+
+    var requests: [Request] { received.withLock { $0 } }
+
+    init(handler: @escaping @Sendable (Request) -> [Data]) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.port = UInt16(bigEndian: address.sin_port)
+        self.listener = fd
+        let received = self.received
+        Thread.detachNewThread {
+            while true {
+                let connection = accept(fd, nil, nil)
+                guard connection >= 0 else { return }
+                let request = LoopbackServer.read(connection)
+                received.withLock { $0.append(request) }
+                for chunk in handler(request) {
+                    chunk.withUnsafeBytes { buffer in
+                        var offset = 0
+                        while offset < buffer.count {
+                            let sent = send(connection, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                            if sent <= 0 { break }
+                            offset += sent
+                        }
+                    }
+                }
+                close(connection)
+            }
+        }
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(path)")!
+    }
+
+    private static func read(_ connection: Int32) -> Request {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let separator = Data("\r\n\r\n".utf8)
+        while data.range(of: separator) == nil {
+            let count = recv(connection, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        guard let end = data.range(of: separator) else { return Request(head: "", body: Data()) }
+        let head = String(decoding: data[..<end.lowerBound], as: UTF8.self)
+        var body = Data(data[end.upperBound...])
+        let partial = Request(head: head, body: Data())
+        let expected = Int(partial.header("Content-Length") ?? "0") ?? 0
+        while body.count < expected {
+            let count = recv(connection, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            body.append(contentsOf: buffer[0..<count])
+        }
+        return Request(head: head, body: body)
+    }
+
+    /// A whole response with a Content-Length.
+    static func response(status: Int, headers: [String: String] = [:], body: Data) -> [Data] {
+        var head = "HTTP/1.1 \(status) Status\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        return [Data((head + "\r\n").utf8), body]
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import LinkRelay
+import LinkRelayTesting
+import Testing
+
+/// The README's examples, compiled and run, so the README cannot drift from the API.
+@Suite("README examples", .timeLimit(.minutes(1)))
+struct ReadmeTests {
+    @Test("the quick start delivers the link to the subscriber")
+    func quickStart() async throws {
+        let client = DeepLinkClient(
+            backend: LocalBackend(.init(schemes: ["acme"], hosts: ["go.acme.app"]))
+        )
+        let routed = Task { () -> [String] in
+            for await link in client.deepLinks() {
+                let segments = link.pathSegments
+                if segments.count == 2, segments[0] == "products" {
+                    return ["product", segments[1], link.parameters["color"] ?? ""]
+                } else {
+                    return ["home"]
+                }
+            }
+            return []
+        }
+        let claimed = client.handle(URL(string: "https://go.acme.app/products/42?color=red")!)
+        #expect(claimed)
+        #expect(await routed.value == ["product", "42", "red"])
+    }
+
+    @Test("the testing example: a slow provider still opens the product")
+    func slowProviderStillOpensTheProduct() async throws {
+        let clock = ManualClock()
+        let backend = InMemoryBackend(schemes: ["acme"], hosts: ["go.acme.app"])
+        let link = URL(string: "https://go.acme.app/products/42")!
+        backend.script(link, .parsed, delay: 10)
+
+        var configuration = DeepLinkClient.Configuration()
+        configuration.clock = clock
+        let client = DeepLinkClient(backend: backend, configuration: configuration)
+        let links = client.deepLinks()
+
+        client.handle(link)
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: 3)
+
+        var iterator = links.makeAsyncIterator()
+        let delivered = try #require(await iterator.next())
+        #expect(delivered.pathSegments == ["products", "42"])
+        #expect(delivered.resolution == .local(.timedOut))
+    }
+}

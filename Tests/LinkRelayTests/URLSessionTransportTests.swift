@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+@testable import LinkRelay
+
+@Suite("URLSessionTransport over loopback", .timeLimit(.minutes(1)))
+struct URLSessionTransportTests {
+    @Test("sends method, headers and body, and returns status, headers and body")
+    func roundTrip() async throws {
+        let server = try LoopbackServer { request in
+            LoopbackServer.response(
+                status: 201, headers: ["Content-Type": "application/json", "X-Echo": request.header("X-Key") ?? "-"],
+                body: request.body)
+        }
+        let transport = URLSessionTransport()
+        let body = Data(#"{"name":"signup"}"#.utf8)
+        let response = try await transport.send(
+            HTTPRequest(
+                method: .post, url: server.url("/api/event"),
+                headers: ["Content-Type": "application/json", "X-Key": "abc"], body: body))
+        #expect(response.status == 201)
+        #expect(response.body == body)
+        #expect(response.headers["x-echo"] == "abc")
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(server.requests.first?.requestLine == "POST /api/event HTTP/1.1")
+        #expect(server.requests.first?.body == body)
+    }
+
+    @Test("an error status is a response, not an error")
+    func errorStatusIsAResponse() async throws {
+        let server = try LoopbackServer { _ in
+            LoopbackServer.response(status: 404, body: Data(#"{"error":"Link not found"}"#.utf8))
+        }
+        let response = try await URLSessionTransport().send(HTTPRequest(method: .get, url: server.url("/x")))
+        #expect(response.status == 404)
+        #expect(!response.isSuccess)
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"Link not found"}"#)
+    }
+
+    @Test("a response larger than the bound is refused (declared length)")
+    func declaredOversizeRefused() async throws {
+        let server = try LoopbackServer { _ in LoopbackServer.response(status: 200, body: Data(count: 4096)) }
+        let transport = URLSessionTransport(configuration: .init(maximumResponseSize: 1024))
+        let error = await #expect(throws: DeepLinkError.self) {
+            try await transport.send(HTTPRequest(method: .get, url: server.url("/big")))
+        }
+        #expect(error?.code == .responseTooLarge)
+        #expect(error?.message.contains("1024") == true)
+    }
+
+    @Test("a response larger than the bound is refused while it streams (no declared length)")
+    func streamedOversizeRefused() async throws {
+        let server = try LoopbackServer { _ in
+            [Data("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8)] + Array(repeating: Data(count: 1024), count: 8)
+        }
+        let transport = URLSessionTransport(configuration: .init(maximumResponseSize: 2048))
+        let error = await #expect(throws: DeepLinkError.self) {
+            try await transport.send(HTTPRequest(method: .get, url: server.url("/stream")))
+        }
+        #expect(error?.code == .responseTooLarge)
+    }
+
+    @Test("a response within the bound is accepted whole")
+    func withinBoundAccepted() async throws {
+        let server = try LoopbackServer { _ in LoopbackServer.response(status: 200, body: Data(count: 1024)) }
+        let transport = URLSessionTransport(configuration: .init(maximumResponseSize: 1024))
+        #expect(try await transport.send(HTTPRequest(method: .get, url: server.url("/ok"))).body.count == 1024)
+    }
+
+    @Test("a server that closes the connection mid-response is a network error")
+    func truncatedResponse() async throws {
+        let server = try LoopbackServer { _ in
+            [Data("HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n".utf8), Data(count: 10)]
+        }
+        let error = await #expect(throws: DeepLinkError.self) {
+            try await URLSessionTransport().send(HTTPRequest(method: .get, url: server.url("/cut")))
+        }
+        #expect(error?.code == .network)
+    }
+
+    @Test("a refused connection is a network error that does not repeat the URL")
+    func connectionRefused() async throws {
+        let port: UInt16
+        do {
+            let server = try LoopbackServer { _ in [] }
+            port = server.port
+        }  // the server is gone: its port now refuses connections
+        let transport = URLSessionTransport()
+        let secretURL = URL(string: "http://127.0.0.1:\(port)/x?api_key=SECRETKEY")!
+        let error = await #expect(throws: DeepLinkError.self) {
+            try await transport.send(HTTPRequest(method: .get, url: secretURL))
+        }
+        #expect(error?.code == .network)
+        #expect(error.map { !$0.description.contains("SECRETKEY") } == true)
+    }
+
+    @Test("URL errors are classified", arguments: [
+        (URLError.Code.timedOut, DeepLinkError.Code.timedOut), (.cancelled, .cancelled),
+        (.cannotConnectToHost, .network), (.notConnectedToInternet, .network), (.badURL, .network),
+    ])
+    func classification(_ code: URLError.Code, _ expected: DeepLinkError.Code) {
+        #expect(URLSessionTransport.classify(URLError(code)).code == expected)
+    }
+}
