@@ -21,6 +21,7 @@ public final class ManualClock: LinkRelayClock, Sendable {
     }
 
     private struct Watcher: Sendable {
+        let id: UInt64
         let count: Int
         let continuation: CheckedContinuation<Void, Never>
     }
@@ -98,15 +99,32 @@ public final class ManualClock: LinkRelayClock, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Returns once at least `count` tasks are sleeping on this clock.
+    /// Returns once at least `count` tasks are sleeping on this clock, or when the calling task
+    /// is cancelled (so a test's time limit can end a test whose code never goes to sleep).
     public func waitForSleepers(count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.watchers.append(Watcher(count: count, continuation: continuation))
-                return false
-            }
-            if ready { continuation.resume() }
+        let id = state.withLock { state -> UInt64 in
+            defer { state.nextID += 1 }
+            return state.nextID
         }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if state.sleepers.count >= count || state.cancelled.remove(id) != nil { return true }
+                    state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            let watcher = state.withLock { state -> Watcher? in
+                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else {
+                    state.cancelled.insert(id)
+                    return nil
+                }
+                return state.watchers.remove(at: index)
+            }
+            watcher?.continuation.resume()
+        }
+        state.withLock { _ = $0.cancelled.remove(id) }
     }
 }

@@ -259,3 +259,15 @@ struct TestingDoublesTests {
         #expect(custom.path == "/products/42")
     }
 }
+
+@Suite("ManualClock cancellation", .timeLimit(.minutes(1)))
+struct ManualClockWaitTests {
+    @Test("waitForSleepers returns when its task is cancelled, so a time limit can end a test")
+    func waitForSleepersIsCancellable() async {
+        let clock = ManualClock()
+        let waiter = Task { await clock.waitForSleepers(count: 1) }
+        waiter.cancel()
+        await waiter.value
+        #expect(clock.sleeperCount == 0)
+    }
+}
