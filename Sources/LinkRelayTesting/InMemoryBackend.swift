@@ -43,6 +43,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
         var installDelay: TimeInterval = 0
         var sendResult: Result<Void, DeepLinkError> = .success(())
         var calls: [Call] = []
+        var contexts: [BackendContext] = []
     }
 
     public let id: BackendID
@@ -93,6 +94,14 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
     /// Every call so far, in order.
     public var calls: [Call] { state.withLock { $0.calls } }
 
+    /// The context of every call so far, in order.
+    public var contexts: [BackendContext] { state.withLock { $0.contexts } }
+
+    /// How many install matches were asked for.
+    public var installMatchCount: Int {
+        calls.filter { $0 == .matchInstall }.count
+    }
+
     /// The URLs resolved so far, in order.
     public var resolvedURLs: [URL] {
         calls.compactMap { if case .resolve(let url) = $0 { url } else { nil } }
@@ -114,6 +123,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
     public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
         let script = state.withLock { state -> Script in
             state.calls.append(.resolve(url))
+            state.contexts.append(context)
             return state.scripts[url] ?? Script(resolution: state.unscripted, delay: 0)
         }
         if script.delay > 0 { try await context.clock.sleep(for: script.delay) }
@@ -127,6 +137,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
     public func matchInstall(context: BackendContext) async throws -> InstallMatch {
         let (result, delay) = state.withLock { state in
             state.calls.append(.matchInstall)
+            state.contexts.append(context)
             return (state.install, state.installDelay)
         }
         if delay > 0 { try await context.clock.sleep(for: delay) }
@@ -136,6 +147,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
     public func send(_ event: ConversionEvent, context: BackendContext) async throws {
         let result = state.withLock { state in
             state.calls.append(.send(event))
+            state.contexts.append(context)
             return state.sendResult
         }
         try result.get()
@@ -144,6 +156,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
     public func createLink(_ request: LinkRequest, context: BackendContext) async throws -> CreatedLink {
         let host = state.withLock { state in
             state.calls.append(.createLink(request))
+            state.contexts.append(context)
             return hosts.sorted().first ?? "links.example.com"
         }
         let code = request.customCode ?? String(UUID().uuidString.prefix(8)).lowercased()

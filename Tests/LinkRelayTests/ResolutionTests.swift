@@ -59,7 +59,7 @@ struct ResolutionTests {
         let link = url("myapp://products/7")
         let failure = DeepLinkError(.server(status: 503), "Service unavailable", backend: backend.id, url: link)
         backend.script(link, .failure(failure))
-        let client = makeClient(backend)
+        let client = makeClient(backend) { $0.retryPolicy = .none }
         let delivered = try await client.resolve(link)
         #expect(delivered.resolution == .local(.failed(failure)))
         #expect(delivered.pathSegments == ["products", "7"])
@@ -81,7 +81,7 @@ struct ResolutionTests {
     func foreignErrorIsWrapped() async throws {
         struct Leaky: Error { let description = "token sk_live_SECRET123" }
         let link = url("myapp://x")
-        let client = makeClient(ThrowingBackend(error: Leaky()))
+        let client = makeClient(ThrowingBackend(error: Leaky())) { $0.retryPolicy = .none }
         let delivered = try await client.resolve(link)
         guard case .local(.failed(let error)) = delivered.resolution else {
             Issue.record("expected a failed local resolution, got \(delivered.resolution)")

@@ -25,11 +25,14 @@ func url(_ string: String) -> URL {
 func makeClient(
     _ backend: any DeepLinkBackend,
     clock: ManualClock = ManualClock(),
+    store: any PersistentStore = InMemoryStore(),
     transport: (any HTTPTransport)? = StubTransport(),
     configure: (inout DeepLinkClient.Configuration) -> Void = { _ in }
 ) -> DeepLinkClient {
     var configuration = DeepLinkClient.Configuration()
     configuration.clock = clock
+    configuration.store = store
+    configuration.deviceInfo = StaticDeviceInfo()
     configuration.transport = transport
     configure(&configuration)
     return DeepLinkClient(backend: backend, configuration: configuration)

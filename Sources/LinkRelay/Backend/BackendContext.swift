@@ -9,6 +9,12 @@ public struct BackendContext: Sendable {
     public var clock: any LinkRelayClock
     /// The client's logger, already redacting this backend's secrets.
     public var logger: LinkRelayLogger
+    /// The device's information, for fingerprints.
+    public var device: DeviceInfo
+    /// The backend's values that survive restarts.
+    public var storage: BackendStorage
+    /// The provider's id for this install, once an install match returned one.
+    public var installID: String?
     /// The app's id for the signed-in user, if it set one.
     public var externalUserID: String?
     /// The campaign of the link that opened the current session, for providers that stamp
@@ -19,13 +25,25 @@ public struct BackendContext: Sendable {
         transport: any HTTPTransport,
         clock: any LinkRelayClock = SystemClock(),
         logger: LinkRelayLogger = .silent,
+        device: DeviceInfo = .unknown,
+        storage: BackendStorage? = nil,
+        installID: String? = nil,
         externalUserID: String? = nil,
         sessionAttribution: Campaign? = nil
     ) {
         self.transport = transport
         self.clock = clock
         self.logger = logger
+        self.device = device
+        self.storage = storage ?? BackendStorage(store: EphemeralStore(), logger: logger)
+        self.installID = installID
         self.externalUserID = externalUserID
         self.sessionAttribution = sessionAttribution
     }
+}
+
+extension DeviceInfo {
+    /// A device nothing is known about.
+    public static let unknown = DeviceInfo(
+        osName: SystemDeviceInfo.osName, osVersion: "0.0.0", timeZoneIdentifier: "UTC", preferredLanguages: [])
 }

@@ -48,6 +48,51 @@ extension DeepLinkClient {
         /// The clock every deadline runs on. Default: ``SystemClock``.
         public var clock: any LinkRelayClock = SystemClock()
 
+        // MARK: First launch
+
+        /// How long ``DeepLinkClient/start()`` waits for the install match. After it the outcome
+        /// is ``InstallOutcome/timedOut``; a later answer is still delivered, marked
+        /// ``InstallAttribution/isLate``. Default 10 s.
+        public var installMatchTimeout: TimeInterval = 10
+
+        /// Whether a matched install's link is delivered as a deferred ``DeepLinkEvent/link(_:)``.
+        /// When `false` the match is still made and reported in the outcome. Default `true`.
+        public var deferredDeepLinksEnabled = true
+
+        /// A match whose confidence score is below this is reported in the outcome but not
+        /// delivered as a link. A match without a score counts as sure. Default 0.
+        public var minimumDeferredConfidence = 0
+
+        /// On how many launches the install match is tried before the client gives up (a
+        /// failed match is tried again on the next launch). Default 3.
+        public var maximumInstallMatchLaunches = 3
+
+        // MARK: Requests
+
+        /// How every backend request is retried. Default: 3 attempts, exponential backoff with
+        /// jitter, `Retry-After` honoured.
+        public var retryPolicy = RetryPolicy()
+
+        /// The deadline for sending one event and for creating a link, retries included.
+        /// Default 15 s.
+        public var requestTimeout: TimeInterval = 15
+
+        // MARK: Events
+
+        /// How many events wait to be sent; when full, the oldest is dropped with a log line.
+        /// Default 100.
+        public var eventQueueCapacity = 100
+
+        // MARK: Storage and device
+
+        /// Where the client keeps what survives restarts. `nil` (the default) means a
+        /// ``FileStore`` for the backend, created on first use.
+        public var store: (any PersistentStore)?
+
+        /// What install fingerprints are made of. Default: ``SystemDeviceInfo`` without an
+        /// advertising identifier.
+        public var deviceInfo: any DeviceInfoProvider = SystemDeviceInfo()
+
         public init() {}
     }
 }

@@ -28,14 +28,39 @@ public actor DeepLinkClient {
     nonisolated let logger: LinkRelayLogger
     nonisolated let broadcaster: EventBroadcaster
     private nonisolated let inbox: AsyncStream<InboxItem>.Continuation
-    private nonisolated let clock: any LinkRelayClock
-    private let redactor: Redactor
+    nonisolated let clock: any LinkRelayClock
+    let redactor: Redactor
     private let policy: DestinationPolicy
     private let gatedPaths: Set<String>
 
     private var duplicates: DuplicateFilter
     private var defaultTransport: URLSessionTransport?
-    private var isShutDown = false
+    private var openedStore: (any PersistentStore)?
+    private var device: DeviceInfo?
+    var isShutDown = false
+
+    // First launch (see DeepLinkClient+Install.swift).
+    var installRecord: InstallRecord?
+    var startTask: Task<Void, Never>?
+    var currentOutcome: InstallOutcome?
+    var outcomeWaiters: [UInt64: CheckedContinuation<InstallOutcome, Never>] = [:]
+    var nextWaiterID: UInt64 = 0
+    /// Bumped by ``clearData()`` so that results of work started before it are ignored.
+    var installGeneration: UInt64 = 0
+    /// A direct link was delivered (or held) during this launch: a deferred link that arrives
+    /// afterwards is reported, not delivered.
+    var directLinkOpened = false
+
+    // Events (see DeepLinkClient+Events.swift).
+    var eventQueue: [ConversionEvent]?
+    var flushTask: Task<Void, Never>?
+
+    /// The app's id for the signed-in user, attached to link requests and handed to the backend.
+    /// Kept in memory only. Set it with ``setExternalUserID(_:)``.
+    public internal(set) var externalUserID: String?
+    /// The campaign of the link that opened the current session, handed to backends that stamp
+    /// events with it.
+    public internal(set) var sessionAttribution: Campaign?
 
     /// The link waiting for sign-in, if any (see ``completePendingLink()``).
     public internal(set) var pendingLink: DeepLink?
@@ -81,6 +106,7 @@ public actor DeepLinkClient {
         inbox.finish()
         broadcaster.finishAll()
         pendingExpiry?.cancel()
+        flushTask?.cancel()
     }
 
     // MARK: - Links in
@@ -136,11 +162,19 @@ public actor DeepLinkClient {
             publishFailure(error, url: url)
             return
         }
+        deliver(link, handedOver: url)
+    }
+
+    /// Applies the destination policy and the authentication gate, then publishes: the one path
+    /// every link takes, direct or deferred.
+    func deliver(_ link: DeepLink, handedOver url: URL) {
         guard !isShutDown else { return }
         if let refusal = policy.refusal(for: link, handedOver: url) {
             publishFailure(refusal, url: url)
             return
         }
+        if link.origin != .deferred { directLinkOpened = true }
+        if let campaign = link.campaign { sessionAttribution = campaign }
         if link.requiresAuthentication {
             hold(link)
         } else {
@@ -195,14 +229,21 @@ public actor DeepLinkClient {
             throw error
         }
         let backend = self.backend
-        let context = makeContext()
+        let context = await makeContext()
+        let retryPolicy = configuration.retryPolicy
+        let clock = self.clock
+        let logger = self.logger
         let timeout = max(configuration.resolutionTimeout, 0)
         var link: DeepLink
         do {
             link = try await withDeadline(
                 clock.uptime + timeout, on: clock,
                 timeoutError: { DeepLinkError(.timedOut, "The provider did not answer within \(timeout) s.", backend: backend.id, url: url) },
-                operation: { try await backend.resolve(url, context: context) })
+                operation: {
+                    try await retryPolicy.run(clock: clock, logger: logger, what: "Resolving the link") {
+                        try await backend.resolve(url, context: context)
+                    }
+                })
         } catch {
             if error is CancellationError || Task.isCancelled { throw CancellationError() }
             let failure = DeepLinkError.wrapping(error, as: .network, "The provider could not resolve the link.", backend: backend.id, url: url)
@@ -226,8 +267,38 @@ public actor DeepLinkClient {
         return gatedPaths.contains(first) || gatedPaths.contains(link.pathSegments.joined(separator: "/"))
     }
 
-    func makeContext() -> BackendContext {
-        BackendContext(transport: transport(), clock: clock, logger: logger)
+    /// The context for a backend call. Device information is collected once, on first need.
+    func makeContext() async -> BackendContext {
+        let device: DeviceInfo
+        if let known = self.device {
+            device = known
+        } else {
+            device = await configuration.deviceInfo.deviceInfo()
+            self.device = device
+        }
+        return BackendContext(
+            transport: transport(), clock: clock, logger: logger, device: device,
+            storage: BackendStorage(store: store(), logger: logger), installID: loadInstallRecord().installID,
+            externalUserID: externalUserID, sessionAttribution: sessionAttribution)
+    }
+
+    /// The store, opened on first use. When the default folder cannot be found, values are kept
+    /// in memory for this run, with an error log line.
+    func store() -> any PersistentStore {
+        if let openedStore { return openedStore }
+        let store: any PersistentStore
+        if let configured = configuration.store {
+            store = configured
+        } else {
+            do {
+                store = try FileStore.forBackend(backend.id)
+            } catch {
+                logger.error("No folder for LinkRelay's files; nothing will survive a restart.")
+                store = EphemeralStore()
+            }
+        }
+        openedStore = store
+        return store
     }
 
     private func transport() -> any HTTPTransport {
@@ -238,7 +309,7 @@ public actor DeepLinkClient {
         return created
     }
 
-    private func publishFailure(_ error: any Error, url: URL?) {
+    func publishFailure(_ error: any Error, url: URL?) {
         var failure = DeepLinkError.wrapping(error, as: .network, "The link could not be handled.", backend: backend.id, url: url)
         failure.url = failure.url ?? url
         failure = failure.redacted(by: redactor)
@@ -257,6 +328,8 @@ public actor DeepLinkClient {
         pendingExpiry?.cancel()
         pendingExpiry = nil
         pendingLink = nil
+        flushTask?.cancel()
+        resumeOutcomeWaiters(with: currentOutcome ?? .failed(DeepLinkError(.notStarted, "The client was shut down.", backend: backend.id)))
         broadcaster.finishAll()
     }
 }

@@ -104,6 +104,15 @@ final class EventBroadcaster: Sendable {
         for receiver in receivers { receiver.finish() }
     }
 
+    /// Forgets the replayable event and the events held for a subscriber (after the client's
+    /// data was cleared: erased data must not resurface).
+    func forgetUndelivered() {
+        state.withLock {
+            $0.replay = nil
+            $0.held.removeAll()
+        }
+    }
+
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     var heldCount: Int { state.withLock { $0.held.count } }

@@ -94,6 +94,9 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
     public var status: Int?
     /// The link the failure concerns, where there is one.
     public var url: URL?
+    /// How long the server asked to wait before trying again (`Retry-After`), in seconds.
+    /// Not coded, not compared.
+    public var retryAfter: TimeInterval?
     /// The error that caused this one, for debugging. Not coded, not compared.
     public var underlying: (any Error & Sendable)?
 
@@ -103,6 +106,7 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
         backend: BackendID? = nil,
         status: Int? = nil,
         url: URL? = nil,
+        retryAfter: TimeInterval? = nil,
         underlying: (any Error & Sendable)? = nil
     ) {
         self.code = code
@@ -110,7 +114,16 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
         self.backend = backend
         self.status = status ?? code.serverStatus
         self.url = url
+        self.retryAfter = retryAfter
         self.underlying = underlying
+    }
+
+    /// Whether trying again may help: transport failures and timeouts, 5xx, and 429.
+    /// Everything else (4xx, decoding, invalid input, unsupported, rejected, cancelled) is final.
+    public var isRetryable: Bool {
+        if code == .network || code == .timedOut { return true }
+        guard let status = code.serverStatus else { return false }
+        return status == 429 || (500...599).contains(status)
     }
 
     public var description: String {

@@ -1,0 +1,71 @@
+import Foundation
+
+extension DeepLinkClient {
+    /// Sets the app's id for the signed-in user (or clears it with `nil`). It may be set before
+    /// ``start()``; it is kept in memory only, handed to the backend with every call, and
+    /// attached to ``createLink(_:)`` requests that do not name a user of their own.
+    public func setExternalUserID(_ id: String?) {
+        externalUserID = id
+    }
+
+    /// Creates a link with the provider (a share or referral link).
+    ///
+    /// - Throws: ``DeepLinkError`` `.unsupported` when the backend cannot create links; the
+    ///   backend's error otherwise, after the client's retries and within
+    ///   ``Configuration/requestTimeout``.
+    public func createLink(_ request: LinkRequest) async throws -> CreatedLink {
+        let creator: any LinkCreatingBackend
+        if let routing = backend as? RoutingBackend, routing.primary is any LinkCreatingBackend {
+            creator = routing
+        } else if !(backend is RoutingBackend), let direct = backend as? any LinkCreatingBackend {
+            creator = direct
+        } else {
+            throw DeepLinkError(.unsupported, "This backend does not create links.", backend: backend.id)
+        }
+        var request = request
+        if request.externalUserID == nil { request.externalUserID = externalUserID }
+        let context = await makeContext()
+        let retryPolicy = configuration.retryPolicy
+        let clock = self.clock
+        let logger = self.logger
+        let timeout = max(configuration.requestTimeout, 0)
+        let backendID = backend.id
+        let finalRequest = request
+        do {
+            return try await withDeadline(
+                clock.uptime + timeout, on: clock,
+                timeoutError: { DeepLinkError(.timedOut, "Creating the link took longer than \(timeout) s.", backend: backendID) },
+                operation: {
+                    try await retryPolicy.run(clock: clock, logger: logger, what: "Creating the link") {
+                        try await creator.createLink(finalRequest, context: context)
+                    }
+                })
+        } catch let error as DeepLinkError {
+            throw error.redacted(by: redactor)
+        }
+    }
+
+    /// Removes everything this client stored (install state and outcome, the deferred-link
+    /// marker, the backend's values, the event queue), the external user id, and events held
+    /// for a subscriber. The next ``start()`` behaves like a first launch.
+    ///
+    /// Use it when the user deletes their account or asks for their data to be erased.
+    public func clearData() {
+        do {
+            try store().removeAll()
+        } catch {
+            logger.error("Could not remove every stored value.")
+        }
+        installGeneration &+= 1
+        installRecord = InstallRecord()
+        startTask = nil
+        currentOutcome = nil
+        directLinkOpened = false
+        eventQueue = []
+        flushTask?.cancel()
+        flushTask = nil
+        externalUserID = nil
+        sessionAttribution = nil
+        broadcaster.forgetUndelivered()
+    }
+}

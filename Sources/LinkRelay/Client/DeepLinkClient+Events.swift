@@ -1,0 +1,154 @@
+import Foundation
+
+extension DeepLinkClient {
+    static let eventQueueKey = "events"
+
+    /// Tracks a conversion event (`signup`, `level_complete`) for the backend to report.
+    ///
+    /// The event gets a UUID and a timestamp and goes into a persisted queue, so it survives a
+    /// restart and an outage. Once ``start()`` has run, the queue is sent in order; an event is
+    /// removed only after the backend accepted it, and never sent twice at once.
+    ///
+    /// - Throws: ``DeepLinkError`` `.unsupported` when the backend does not report events,
+    ///   `.invalidArgument` for an empty name.
+    public func track(_ name: String, properties: [String: JSONValue] = [:]) async throws {
+        try enqueue(name: name, properties: properties, revenue: nil)
+    }
+
+    /// Tracks a purchase: an event named `revenue` with an amount and currency, reported the
+    /// way the backend's provider expects revenue.
+    ///
+    /// - Parameters:
+    ///   - amount: zero or more.
+    ///   - currency: an ISO 4217 code of three letters (`EUR`); upper-cased.
+    /// - Throws: ``DeepLinkError`` `.invalidArgument` for a negative amount or a currency that is
+    ///   not three letters, `.unsupported` when the backend does not report events.
+    public func trackRevenue(amount: Decimal, currency: String, properties: [String: JSONValue] = [:]) async throws {
+        guard amount >= 0, amount.isFinite else {
+            throw DeepLinkError(.invalidArgument, "A revenue amount must be zero or more.", backend: backend.id)
+        }
+        let code = currency.uppercased()
+        guard code.count == 3, code.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) }) else {
+            throw DeepLinkError(
+                .invalidArgument, "A currency must be a three-letter ISO 4217 code such as EUR; got '\(currency)'.",
+                backend: backend.id)
+        }
+        try enqueue(name: "revenue", properties: properties, revenue: .init(amount: amount, currency: code))
+    }
+
+    /// Sends the queued events now (after ``start()``), and returns when this flush is done.
+    /// Events that failed with a retryable error stay queued for the next flush.
+    public func flushEvents() async {
+        guard startTask != nil else {
+            logger.debug("Events are sent once start() has run; \(loadQueue().count) queued.")
+            return
+        }
+        await startFlush()?.value
+    }
+
+    /// How many events wait to be sent.
+    public var queuedEventCount: Int { loadQueue().count }
+
+    /// Drops every queued event unsent.
+    public func clearQueuedEvents() {
+        saveQueue([])
+    }
+
+    // MARK: - Queue
+
+    var eventTracker: (any EventTrackingBackend)? {
+        if let routing = backend as? RoutingBackend { return routing.primary is any EventTrackingBackend ? routing : nil }
+        return backend as? any EventTrackingBackend
+    }
+
+    private func enqueue(name: String, properties: [String: JSONValue], revenue: ConversionEvent.Revenue?) throws {
+        guard eventTracker != nil else {
+            throw DeepLinkError(.unsupported, "This backend does not report events.", backend: backend.id)
+        }
+        guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw DeepLinkError(.invalidArgument, "An event needs a name.", backend: backend.id)
+        }
+        var queue = loadQueue()
+        queue.append(ConversionEvent(name: name, properties: properties, timestamp: clock.currentDate, revenue: revenue))
+        let capacity = max(configuration.eventQueueCapacity, 1)
+        if queue.count > capacity {
+            let dropped = queue.prefix(queue.count - capacity)
+            queue.removeFirst(dropped.count)
+            logger.warning("The event queue is full (\(capacity)); dropped the oldest: \(dropped.map(\.name).joined(separator: ", ")).")
+        }
+        saveQueue(queue)
+        if startTask != nil { startFlush() }
+    }
+
+    func loadQueue() -> [ConversionEvent] {
+        if let eventQueue { return eventQueue }
+        let queue = store().load([ConversionEvent].self, forKey: Self.eventQueueKey, logger: logger) ?? []
+        eventQueue = queue
+        return queue
+    }
+
+    private func saveQueue(_ queue: [ConversionEvent]) {
+        eventQueue = queue
+        store().save(queue, forKey: Self.eventQueueKey, logger: logger)
+    }
+
+    // MARK: - Sending
+
+    /// The running flush, or a new one when the queue has events. One flush at a time, so no
+    /// event is ever sent twice at once.
+    @discardableResult
+    func startFlush() -> Task<Void, Never>? {
+        if let flushTask { return flushTask }
+        guard eventTracker != nil, !loadQueue().isEmpty, !isShutDown else { return nil }
+        let task = Task { await self.flush() }
+        flushTask = task
+        return task
+    }
+
+    /// Sends the queue in order until it is empty or a retryable failure stops it. The queue is
+    /// read live, so events tracked meanwhile are sent in the same flush.
+    private func flush() async {
+        defer { flushTask = nil }
+        guard let tracker = eventTracker else { return }
+        while let event = loadQueue().first, !Task.isCancelled, !isShutDown {
+            do {
+                try await send(event, through: tracker)
+                removeFromQueue(event.id)
+            } catch {
+                let failure = DeepLinkError.wrapping(error, as: .network, "Sending the event failed.", backend: backend.id)
+                    .redacted(by: redactor)
+                if failure.isRetryable || failure.code == .cancelled {
+                    logger.info("Sending '\(event.name)' failed (\(failure.code)); it stays queued for the next flush.")
+                    return
+                }
+                logger.warning("The provider refused '\(event.name)' (\(failure.code)); it is dropped.")
+                removeFromQueue(event.id)
+                broadcaster.publish(.failure(failure))
+            }
+        }
+    }
+
+    private func send(_ event: ConversionEvent, through tracker: any EventTrackingBackend) async throws {
+        let context = await makeContext()
+        let retryPolicy = configuration.retryPolicy
+        let clock = self.clock
+        let logger = self.logger
+        let timeout = max(configuration.requestTimeout, 0)
+        let backendID = backend.id
+        try await withDeadline(
+            clock.uptime + timeout, on: clock,
+            timeoutError: { DeepLinkError(.timedOut, "Sending the event took longer than \(timeout) s.", backend: backendID) },
+            operation: {
+                try await retryPolicy.run(clock: clock, logger: logger, what: "Sending the event") {
+                    try await tracker.send(event, context: context)
+                }
+            })
+    }
+
+    /// Removes by id: the queue may have changed while the event was on its way.
+    private func removeFromQueue(_ id: UUID) {
+        var queue = loadQueue()
+        queue.removeAll { $0.id == id }
+        saveQueue(queue)
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+extension DeepLinkClient {
+    /// Runs the first-launch work once per client: on an install not matched yet, asks the
+    /// backend for the install match (deferred deep linking); on a later launch, restores the
+    /// stored outcome. Also sends queued events.
+    ///
+    /// Call it once the app may talk to the provider: after your consent step, if you have one.
+    /// Before `start()` the client sends nothing to the provider except link resolutions.
+    /// Concurrent and repeated calls share one run. It returns once this launch's outcome is
+    /// known (at most ``Configuration/installMatchTimeout`` later) and never holds up link
+    /// delivery: links handled meanwhile flow as usual.
+    public func start() async {
+        if startTask == nil {
+            let generation = installGeneration
+            startTask = Task { await self.runFirstLaunch(generation: generation) }
+            startFlush()
+        }
+        await startTask?.value
+    }
+
+    /// This launch's install outcome: `.attributed`, `.organic`, `.failed` or `.timedOut`.
+    ///
+    /// It waits until ``start()`` has decided it; callers share one request. On a later launch
+    /// it is the outcome stored on the first. When a late answer follows `.timedOut`, this
+    /// returns the late result from then on. If the calling task is cancelled while waiting,
+    /// the result is `.failed` with code `.cancelled`.
+    public func installOutcome() async -> InstallOutcome {
+        if let currentOutcome { return currentOutcome }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if let currentOutcome {
+                    continuation.resume(returning: currentOutcome)
+                } else if Task.isCancelled {
+                    continuation.resume(returning: .failed(cancelledWaiting))
+                } else {
+                    outcomeWaiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelOutcomeWaiter(id) }
+        }
+    }
+
+    private var cancelledWaiting: DeepLinkError {
+        DeepLinkError(.cancelled, "Stopped waiting for the install outcome.", backend: backend.id)
+    }
+
+    private func cancelOutcomeWaiter(_ id: UInt64) {
+        outcomeWaiters.removeValue(forKey: id)?.resume(returning: .failed(cancelledWaiting))
+    }
+
+    func resumeOutcomeWaiters(with outcome: InstallOutcome) {
+        let waiters = outcomeWaiters.values
+        outcomeWaiters.removeAll()
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+
+    /// The stored install record, read once.
+    func loadInstallRecord() -> InstallRecord {
+        if let installRecord { return installRecord }
+        let record = store().load(InstallRecord.self, forKey: InstallRecord.key, logger: logger) ?? InstallRecord()
+        installRecord = record
+        return record
+    }
+
+    func saveInstallRecord(_ record: InstallRecord) {
+        installRecord = record
+        store().save(record, forKey: InstallRecord.key, logger: logger)
+    }
+
+    // MARK: - The first-launch run
+
+    private enum MatchResult: Sendable {
+        case matched(InstallMatch)
+        case failed(DeepLinkError)
+    }
+
+    private func runFirstLaunch(generation: UInt64) async {
+        var record = loadInstallRecord()
+        if let matched = record.matched {
+            logger.debug("Install already matched on an earlier launch; restoring the outcome.")
+            decide(matched, publish: false)
+            return
+        }
+        guard record.matchLaunches < configuration.maximumInstallMatchLaunches else {
+            logger.info("The install match failed on \(record.matchLaunches) launches; not trying again.")
+            let failure = record.lastFailure ?? DeepLinkError(.network, "The install match failed.", backend: backend.id)
+            decide(.failed(failure), publish: false)
+            return
+        }
+        record.matchLaunches += 1
+        saveInstallRecord(record)
+
+        let work = await startMatch()
+        let timeout = max(configuration.installMatchTimeout, 0)
+        let backendID = backend.id
+        do {
+            let result = try await withDeadline(
+                clock.uptime + timeout, on: clock,
+                timeoutError: { DeepLinkError(.timedOut, "The install match did not answer within \(timeout) s.", backend: backendID) },
+                operation: { await work.value })
+            apply(result, late: false, generation: generation)
+        } catch {
+            guard generation == installGeneration, !isShutDown else { return }
+            logger.info("The install match timed out after \(timeout) s; a later answer will still be delivered.")
+            decide(.timedOut, publish: true)
+            Task { [weak self] in
+                let late = await work.value
+                await self?.apply(late, late: true, generation: generation)
+            }
+        }
+    }
+
+    /// Starts the backend's install match (with retries) as its own task, so that it can outlive
+    /// the deadline and deliver a late result.
+    private func startMatch() async -> Task<MatchResult, Never> {
+        let backend = self.backend
+        let context = await makeContext()
+        let retryPolicy = configuration.retryPolicy
+        let clock = self.clock
+        let logger = self.logger
+        return Task {
+            do {
+                let match = try await retryPolicy.run(clock: clock, logger: logger, what: "The install match") {
+                    try await backend.matchInstall(context: context)
+                }
+                return .matched(match)
+            } catch {
+                return .failed(
+                    DeepLinkError.wrapping(error, as: .network, "The install match failed.", backend: backend.id))
+            }
+        }
+    }
+
+    private func apply(_ result: MatchResult, late: Bool, generation: UInt64) {
+        guard generation == installGeneration, !isShutDown else { return }
+        var record = loadInstallRecord()
+        switch result {
+        case .failed(let error) where error.code == .unsupported:
+            logger.info("The backend has no install matching; the install counts as organic.")
+            record.matched = .organic(nil)
+            saveInstallRecord(record)
+            decide(.organic(nil), publish: true)
+        case .failed(let error):
+            let failure = error.redacted(by: redactor)
+            logger.warning("The install match failed: \(failure.description)")
+            record.lastFailure = failure
+            saveInstallRecord(record)
+            decide(.failed(failure), publish: true)
+        case .matched(let match):
+            var attribution = match.attribution
+            attribution.isLate = late
+            var outcome = InstallOutcome.organic(attribution)
+            var deferred: DeepLink?
+            if attribution.isAttributed, var link = match.link {
+                link.origin = .deferred
+                outcome = .attributed(link, attribution)
+                deferred = link
+            }
+            record.matched = outcome
+            record.lastFailure = nil
+            let deliverable = deferred.flatMap { shouldDeliverDeferred($0, attribution: attribution, record: record) }
+            if deliverable != nil { record.deferredLinkDelivered = true }
+            // Saved before publishing: a crash after this point cannot deliver the link twice.
+            saveInstallRecord(record)
+            decide(outcome, publish: true)
+            if let deliverable { deliver(deliverable, handedOver: deliverable.url) }
+        }
+    }
+
+    /// The deferred link to deliver, or `nil` with a log line saying why not.
+    private func shouldDeliverDeferred(
+        _ link: DeepLink, attribution: InstallAttribution, record: InstallRecord
+    ) -> DeepLink? {
+        if record.deferredLinkDelivered {
+            logger.info("The deferred link was already delivered for this install; not again.")
+        } else if !configuration.deferredDeepLinksEnabled {
+            logger.info("Deferred deep links are off; the match is reported in the outcome only.")
+        } else if directLinkOpened {
+            logger.info("A direct link already opened the app; the deferred link is reported in the outcome only.")
+        } else if let score = attribution.confidence?.score, score < configuration.minimumDeferredConfidence {
+            logger.info("The match's confidence \(score) is below \(configuration.minimumDeferredConfidence); not delivered.")
+        } else {
+            return link
+        }
+        return nil
+    }
+
+    /// Records this launch's outcome, wakes those waiting for it, and (once per install)
+    /// publishes it, replayed to later subscribers.
+    private func decide(_ outcome: InstallOutcome, publish: Bool) {
+        currentOutcome = outcome
+        resumeOutcomeWaiters(with: outcome)
+        if publish { broadcaster.publish(.install(outcome), replayable: true) }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// What providers build install fingerprints from. Unknown values are `nil`, never invented:
+/// on Linux, for example, there is no screen.
+///
+/// An advertising identifier is present only when the app supplies one (after its own App
+/// Tracking Transparency prompt).
+public struct DeviceInfo: Sendable, Hashable, Codable {
+    /// A screen's size in points and its scale (pixels per point).
+    public struct Screen: Sendable, Hashable, Codable {
+        public var width: Double
+        public var height: Double
+        public var scale: Double
+
+        public init(width: Double, height: Double, scale: Double) {
+            self.width = width
+            self.height = height
+            self.scale = scale
+        }
+
+        /// Width in native pixels (points × scale), rounded.
+        public var pixelWidth: Int { Int((width * scale).rounded()) }
+        /// Height in native pixels (points × scale), rounded.
+        public var pixelHeight: Int { Int((height * scale).rounded()) }
+    }
+
+    /// The main screen, or `nil` when unknown.
+    public var screen: Screen?
+    /// The operating system's name (`iOS`, `macOS`, `Linux`).
+    public var osName: String
+    /// The operating system's version (`17.4.1`).
+    public var osVersion: String
+    /// The hardware model identifier (`iPhone15,2`), if known.
+    public var deviceModel: String?
+    /// The time zone identifier (`Europe/Berlin`).
+    public var timeZoneIdentifier: String
+    /// The user's preferred languages, most preferred first (`["de-DE", "en-US"]`).
+    public var preferredLanguages: [String]
+    /// The region code (`DE`), if known.
+    public var regionCode: String?
+    /// The app's marketing version (`CFBundleShortVersionString`), if known.
+    public var appVersion: String?
+    /// The app's build number (`CFBundleVersion`), if known.
+    public var appBuild: String?
+    /// The identifier for vendor, if known.
+    public var vendorID: UUID?
+    /// The advertising identifier, only when the app supplied it.
+    public var advertisingID: UUID?
+    /// True on a simulator.
+    public var isSimulator: Bool
+
+    public init(
+        screen: Screen? = nil, osName: String, osVersion: String, deviceModel: String? = nil,
+        timeZoneIdentifier: String, preferredLanguages: [String], regionCode: String? = nil,
+        appVersion: String? = nil, appBuild: String? = nil, vendorID: UUID? = nil, advertisingID: UUID? = nil,
+        isSimulator: Bool = false
+    ) {
+        self.screen = screen
+        self.osName = osName
+        self.osVersion = osVersion
+        self.deviceModel = deviceModel
+        self.timeZoneIdentifier = timeZoneIdentifier
+        self.preferredLanguages = preferredLanguages
+        self.regionCode = regionCode
+        self.appVersion = appVersion
+        self.appBuild = appBuild
+        self.vendorID = vendorID
+        self.advertisingID = advertisingID
+        self.isSimulator = isSimulator
+    }
+}
+
+/// Collects ``DeviceInfo``. The client asks once, on first need, and reuses the answer.
+public protocol DeviceInfoProvider: Sendable {
+    func deviceInfo() async -> DeviceInfo
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The default ``PersistentStore``: one JSON file per key in a folder of its own.
+///
+/// The default folder for a backend is `Application Support/LinkRelay/<backend id>/` on Apple
+/// platforms and `$XDG_DATA_HOME/LinkRelay/<backend id>/` (or `~/.local/share/…`) on Linux.
+/// Writes are atomic: the data goes to a temporary file that then replaces the old one, so a
+/// crash mid-write leaves the previous value.
+public struct FileStore: PersistentStore {
+    /// The folder the files live in. Created on the first write.
+    public let directory: URL
+
+    /// A store in `directory`.
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// The store for `backend` in the platform's application-support folder.
+    public static func forBackend(_ backend: BackendID) throws -> FileStore {
+        let base: URL
+        do {
+            base = try FileManager.default.url(
+                for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false)
+        } catch {
+            throw DeepLinkError(
+                .invalidConfiguration, "The application-support folder is not available.", backend: backend,
+                underlying: error)
+        }
+        return FileStore(
+            directory: base.appendingPathComponent("LinkRelay", isDirectory: true)
+                .appendingPathComponent(safeName(backend.rawValue), isDirectory: true))
+    }
+
+    public func data(forKey key: String) throws -> Data? {
+        let file = fileURL(for: key)
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        return try Data(contentsOf: file)
+    }
+
+    public func setData(_ data: Data, forKey key: String) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try data.write(to: fileURL(for: key), options: .atomic)
+    }
+
+    public func removeData(forKey key: String) throws {
+        let file = fileURL(for: key)
+        guard FileManager.default.fileExists(atPath: file.path) else { return }
+        try FileManager.default.removeItem(at: file)
+    }
+
+    public func removeAll() throws {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return }
+        for file in try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        where file.pathExtension == "json" {
+            try FileManager.default.removeItem(at: file)
+        }
+    }
+
+    private func fileURL(for key: String) -> URL {
+        directory.appendingPathComponent(FileStore.safeName(key) + ".json", isDirectory: false)
+    }
+
+    /// Letters, digits, `.`, `-` and `_` are kept; anything else becomes `_`, so a key or backend
+    /// id can never leave the folder.
+    static func safeName(_ name: String) -> String {
+        let mapped = String(
+            name.unicodeScalars.map { scalar -> Character in
+                let allowed = scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+                return allowed ? Character(scalar) : "_"
+            })
+        return mapped.isEmpty || mapped.allSatisfy({ $0 == "." }) ? "_" + mapped : mapped
+    }
+}

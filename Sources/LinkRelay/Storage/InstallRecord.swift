@@ -1,0 +1,27 @@
+import Foundation
+
+/// What the client remembers about this install's first launch, under the store key
+/// `install`.
+struct InstallRecord: Sendable, Hashable, Codable {
+    static let key = "install"
+
+    /// The match's final result (attributed or organic). Once set, later launches restore it
+    /// and send no request.
+    var matched: InstallOutcome?
+    /// Launches on which the match was tried, counted before each try so a crash mid-request
+    /// also counts.
+    var matchLaunches = 0
+    /// The last match failure, reported on launches after the bound.
+    var lastFailure: DeepLinkError?
+    /// Set before the deferred link is published: it is delivered at most once per install.
+    var deferredLinkDelivered = false
+
+    /// The provider's id for this install, from the matched attribution.
+    var installID: String? {
+        switch matched {
+        case .attributed(_, let attribution): attribution.installID
+        case .organic(let attribution): attribution?.installID
+        default: nil
+        }
+    }
+}
