@@ -12,6 +12,7 @@ struct URLSessionTransportTests {
                 status: 201, headers: ["Content-Type": "application/json", "X-Echo": request.header("X-Key") ?? "-"],
                 body: request.body)
         }
+        defer { withExtendedLifetime(server) {} }
         let transport = URLSessionTransport()
         let body = Data(#"{"name":"signup"}"#.utf8)
         let response = try await transport.send(
@@ -31,6 +32,7 @@ struct URLSessionTransportTests {
         let server = try LoopbackServer { _ in
             LoopbackServer.response(status: 404, body: Data(#"{"error":"Link not found"}"#.utf8))
         }
+        defer { withExtendedLifetime(server) {} }
         let response = try await URLSessionTransport().send(HTTPRequest(method: .get, url: server.url("/x")))
         #expect(response.status == 404)
         #expect(!response.isSuccess)
@@ -40,6 +42,7 @@ struct URLSessionTransportTests {
     @Test("a response larger than the bound is refused (declared length)")
     func declaredOversizeRefused() async throws {
         let server = try LoopbackServer { _ in LoopbackServer.response(status: 200, body: Data(count: 4096)) }
+        defer { withExtendedLifetime(server) {} }
         let transport = URLSessionTransport(configuration: .init(maximumResponseSize: 1024))
         let error = await #expect(throws: DeepLinkError.self) {
             try await transport.send(HTTPRequest(method: .get, url: server.url("/big")))
@@ -53,6 +56,7 @@ struct URLSessionTransportTests {
         let server = try LoopbackServer { _ in
             [Data("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8)] + Array(repeating: Data(count: 1024), count: 8)
         }
+        defer { withExtendedLifetime(server) {} }
         let transport = URLSessionTransport(configuration: .init(maximumResponseSize: 2048))
         let error = await #expect(throws: DeepLinkError.self) {
             try await transport.send(HTTPRequest(method: .get, url: server.url("/stream")))
@@ -63,6 +67,7 @@ struct URLSessionTransportTests {
     @Test("a response within the bound is accepted whole")
     func withinBoundAccepted() async throws {
         let server = try LoopbackServer { _ in LoopbackServer.response(status: 200, body: Data(count: 1024)) }
+        defer { withExtendedLifetime(server) {} }
         let transport = URLSessionTransport(configuration: .init(maximumResponseSize: 1024))
         #expect(try await transport.send(HTTPRequest(method: .get, url: server.url("/ok"))).body.count == 1024)
     }
@@ -72,6 +77,7 @@ struct URLSessionTransportTests {
         let server = try LoopbackServer { _ in
             [Data("HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n".utf8), Data(count: 10)]
         }
+        defer { withExtendedLifetime(server) {} }
         let error = await #expect(throws: DeepLinkError.self) {
             try await URLSessionTransport().send(HTTPRequest(method: .get, url: server.url("/cut")))
         }
@@ -83,6 +89,7 @@ struct URLSessionTransportTests {
         let port: UInt16
         do {
             let server = try LoopbackServer { _ in [] }
+            defer { withExtendedLifetime(server) {} }
             port = server.port
         }  // the server is gone: its port now refuses connections
         let transport = URLSessionTransport()

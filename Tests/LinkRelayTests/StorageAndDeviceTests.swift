@@ -1,0 +1,203 @@
+import Foundation
+import LinkRelayTesting
+import Testing
+
+@testable import LinkRelay
+
+@Suite("FileStore")
+struct FileStoreTests {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("linkrelay-tests-\(UUID().uuidString)", isDirectory: true)
+
+    @Test("saves, reads, replaces and removes values as JSON files")
+    func roundTrip() throws {
+        let store = FileStore(directory: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try store.data(forKey: "install") == nil)
+        try store.setData(Data("one".utf8), forKey: "install")
+        try store.setData(Data("two".utf8), forKey: "install")
+        try store.setData(Data("q".utf8), forKey: "events")
+        #expect(try store.data(forKey: "install") == Data("two".utf8))
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("install.json").path))
+        try store.removeData(forKey: "install")
+        try store.removeData(forKey: "install")
+        #expect(try store.data(forKey: "install") == nil)
+        try store.removeAll()
+        #expect(try store.data(forKey: "events") == nil)
+    }
+
+    @Test("keys and backend ids cannot leave the folder", arguments: [
+        ("../../etc/passwd", ".._.._etc_passwd"), ("a/b", "a_b"), ("..", "_.."), ("", "_"), ("ok-1.2_x", "ok-1.2_x"),
+    ])
+    func safeNames(_ name: String, _ expected: String) {
+        #expect(FileStore.safeName(name) == expected)
+    }
+
+    @Test("the default folder is LinkRelay/<backend id> under the data folder")
+    func defaultFolder() throws {
+        let store = try FileStore.forBackend("linkforty")
+        #expect(store.directory.path.hasSuffix("/LinkRelay/linkforty"))
+        if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            #expect(store.directory.path.hasPrefix(xdg))
+        }
+    }
+
+    @Test("a client on a corrupt file store starts as a first launch and keeps working")
+    func corruptFilesIgnored() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("{not json".utf8).write(to: directory.appendingPathComponent("install.json"))
+        try Data([0xFF, 0xFE]).write(to: directory.appendingPathComponent("events.json"))
+        let backend = InMemoryBackend()
+        backend.scriptInstall(.success(.organic(.organic(installID: "fresh"))))
+        let logs = LogCollector()
+        let client = makeClient(backend, store: FileStore(directory: directory)) { $0.logSink = logs.sink }
+        #expect(await client.queuedEventCount == 0)
+        await client.start()
+        #expect(await client.installOutcome() == .organic(.organic(installID: "fresh")))
+        #expect(backend.installMatchCount == 1)
+        #expect(logs.lines.filter { $0.contains("is corrupt") }.count == 2)
+        // The record was rewritten: a new client on the same folder restores it.
+        let restarted = makeClient(backend, store: FileStore(directory: directory))
+        await restarted.start()
+        #expect(backend.installMatchCount == 1)
+    }
+
+    @Test("BackendStorage keeps a backend's values apart and clearData removes them")
+    func backendStorage() async throws {
+        let store = InMemoryStore()
+        let storage = BackendStorage(store: store)
+        storage.set("abc", forKey: "installId")
+        #expect(storage.value(String.self, forKey: "installId") == "abc")
+        #expect(store.keys == ["backend.installId"])
+        storage.set(String?.none, forKey: "installId")
+        #expect(storage.value(String.self, forKey: "installId") == nil)
+        storage.set(42, forKey: "count")
+        let client = makeClient(InMemoryBackend(), store: store)
+        await client.clearData()
+        #expect(store.keys.isEmpty)
+    }
+}
+
+@Suite("Device information")
+struct DeviceInfoTests {
+    @Test("SystemDeviceInfo reports what this platform knows and invents nothing")
+    func systemDeviceInfo() async {
+        let info = await SystemDeviceInfo().deviceInfo()
+        #if os(Linux)
+            #expect(info.osName == "Linux")
+            #expect(info.screen == nil)
+            #expect(info.vendorID == nil)
+        #endif
+        #expect(info.osVersion.split(separator: ".").count == 3)
+        #expect(info.timeZoneIdentifier == TimeZone.current.identifier)
+        #expect(info.preferredLanguages == Locale.preferredLanguages)
+        #expect(info.advertisingID == nil)
+    }
+
+    @Test("the advertising id is present only when the app supplies it")
+    func advertisingID() async {
+        let id = UUID()
+        #expect(await SystemDeviceInfo(advertisingID: { id }).deviceInfo().advertisingID == id)
+    }
+
+    @Test("screens convert points to native pixels")
+    func pixels() {
+        let screen = DeviceInfo.Screen(width: 393, height: 852, scale: 3)
+        #expect(screen.pixelWidth == 1179)
+        #expect(screen.pixelHeight == 2556)
+    }
+
+    @Test("the client collects device information once")
+    func collectedOnce() async throws {
+        let counter = CountingDeviceInfo()
+        let backend = InMemoryBackend()
+        let client = makeClient(backend) { $0.deviceInfo = counter }
+        for index in 0..<3 { _ = try await client.resolve(url("myapp://x/\(index)")) }
+        #expect(counter.calls == 1)
+        #expect(backend.contexts.allSatisfy { $0.device == StaticDeviceInfo.iPhone })
+    }
+}
+
+private final class CountingDeviceInfo: DeviceInfoProvider {
+    private let count = Locked(0)
+    var calls: Int { count.withLock { $0 } }
+    func deviceInfo() async -> DeviceInfo {
+        count.withLock { $0 += 1 }
+        return StaticDeviceInfo.iPhone
+    }
+}
+
+@Suite("Configuration validation")
+struct ValidationTests {
+    @Test("base URLs must be https, except on loopback", arguments: [
+        ("https://go.acme.app", true), ("https://go.acme.app/api/v1/", true), ("http://localhost:8642", true),
+        ("http://127.0.0.1:8642/x", true), ("http://[::1]:8642", true), ("http://go.acme.app", false),
+        ("ftp://go.acme.app", false), ("https://", false), ("go.acme.app", false),
+    ])
+    func baseURLs(_ value: String, _ valid: Bool) throws {
+        let url = try #require(URL(string: value))
+        if valid {
+            #expect(try ConfigurationValidation.baseURL(url, field: "baseURL", backend: "x") == url)
+        } else {
+            let error = #expect(throws: DeepLinkError.self) {
+                try ConfigurationValidation.baseURL(url, field: "baseURL", backend: "x")
+            }
+            #expect(error?.code == .invalidConfiguration)
+            #expect(error?.message.hasPrefix("baseURL") == true)
+        }
+    }
+
+    @Test("attribution windows must be 1...2160 hours", arguments: [(0, false), (1, true), (168, true), (2160, true), (2161, false), (-3, false)])
+    func attributionWindows(_ hours: Int, _ valid: Bool) {
+        if valid {
+            #expect(throws: Never.self) { try ConfigurationValidation.attributionWindow(hours, field: "attributionWindowHours", backend: "x") }
+        } else {
+            let error = #expect(throws: DeepLinkError.self) {
+                try ConfigurationValidation.attributionWindow(hours, field: "attributionWindowHours", backend: "x")
+            }
+            #expect(error?.message.contains("attributionWindowHours") == true)
+        }
+    }
+
+    @Test("API keys must not be empty when given, and are never repeated in the error")
+    func apiKeys() throws {
+        #expect(try ConfigurationValidation.apiKey(nil, field: "apiKey", backend: "x") == nil)
+        #expect(try ConfigurationValidation.apiKey("lf_live_1", field: "apiKey", backend: "x") == "lf_live_1")
+        let error = #expect(throws: DeepLinkError.self) { try ConfigurationValidation.apiKey("   ", field: "apiKey", backend: "x") }
+        #expect(error?.message == "apiKey must not be empty when given.")
+    }
+}
+
+@Suite("Identity and link creation", .timeLimit(.minutes(1)))
+struct IdentityTests {
+    @Test("the external user id is attached to link requests unless the request names its own")
+    func externalUserID() async throws {
+        let backend = InMemoryBackend()
+        let client = makeClient(backend)
+        await client.setExternalUserID("user-1")
+        _ = try await client.createLink(LinkRequest(deepLinkPath: "/a"))
+        _ = try await client.createLink(LinkRequest(deepLinkPath: "/b", externalUserID: "other"))
+        await client.setExternalUserID(nil)
+        let created = try await client.createLink(LinkRequest(deepLinkPath: "/c", customCode: "spring"))
+        let requests = backend.calls.compactMap { if case .createLink(let request) = $0 { request } else { nil } }
+        #expect(requests.map(\.externalUserID) == ["user-1", "other", nil])
+        #expect(created.url == url("https://links.example.com/spring"))
+        #expect(await client.externalUserID == nil)
+    }
+
+    @Test("link creation on a backend without it is unsupported")
+    func createLinkUnsupported() async throws {
+        let client = makeClient(LocalBackend(.init(schemes: ["myapp"])))
+        let error = await #expect(throws: DeepLinkError.self) { try await client.createLink(LinkRequest()) }
+        #expect(error?.code == .unsupported)
+    }
+
+    @Test("clearData forgets the external user id")
+    func clearDataForgetsUser() async throws {
+        let client = makeClient(InMemoryBackend())
+        await client.setExternalUserID("user-1")
+        await client.clearData()
+        #expect(await client.externalUserID == nil)
+    }
+}
