@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "LinkRelayTesting", dependencies: ["LinkRelay"]),
         .executableTarget(
             name: "LinkRelayDemo",
-            dependencies: ["LinkRelay"],
+            dependencies: ["LinkRelay", "LinkRelayTesting"],
             path: "Examples/Demo"
         ),
         .testTarget(

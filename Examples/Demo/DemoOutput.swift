@@ -21,7 +21,7 @@ enum DemoOutput {
         case .pendingLinkDropped(let link, let reason):
             print("   → held link \(link.path) dropped (\(reason))")
         case .install(let outcome):
-            print("   → install outcome: \(outcome)")
+            print("   → install: \(describe(outcome))")
         case .failure(let error):
             print("   → refused: \(error.code): \(error.message)")
         }
@@ -36,5 +36,19 @@ enum DemoOutput {
 
     static func step(_ title: String) {
         print("\n• \(title)")
+    }
+
+    static func describe(_ outcome: InstallOutcome) -> String {
+        switch outcome {
+        case .attributed(let link, let attribution):
+            let score = attribution.confidence.map { " (confidence \($0.score))" } ?? ""
+            return "attributed to \(link.url.absoluteString)\(score), install id \(attribution.installID ?? "none")"
+        case .organic(let attribution):
+            return "organic, install id \(attribution?.installID ?? "none")"
+        case .failed(let error):
+            return "failed: \(error.message)"
+        case .timedOut:
+            return "timed out"
+        }
     }
 }

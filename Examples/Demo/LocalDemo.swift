@@ -1,12 +1,11 @@
 import Foundation
 import LinkRelay
 
-/// linkrelay-demo: a short scripted session with LocalBackend, the backend that needs no
-/// provider. Every step hands the client a URL as an app's entry points would, then prints the
-/// events it delivers, in step with the script.
-@main
-struct Demo {
-    static func main() async {
+/// Part one of linkrelay-demo: a short scripted session with LocalBackend, the backend that
+/// needs no provider. Every step hands the client a URL as an app's entry points would, then
+/// prints the events it delivers, in step with the script.
+enum LocalDemo {
+    static func run() async {
         let backend = LocalBackend(.init(schemes: ["acme"], hosts: ["go.acme.app"]))
         var configuration = DeepLinkClient.Configuration()
         configuration.authenticationRequiredPaths = ["wallet"]

@@ -49,3 +49,27 @@ struct ReadmeTests {
         #expect(delivered.resolution == .local(.timedOut))
     }
 }
+
+extension ReadmeTests {
+    @Test("the first-launch example compiles and reads the outcome")
+    func firstLaunchExample() async throws {
+        let backend = InMemoryBackend()
+        backend.scriptInstall(.success(.organic(.organic())))
+        var configuration = DeepLinkClient.Configuration()
+        configuration.store = InMemoryStore()
+        let client = DeepLinkClient(backend: backend, configuration: configuration)
+        await client.start()
+        var said = ""
+        switch await client.installOutcome() {
+        case .attributed(let link, let attribution): said = "installed from \(link.url) \(attribution.confidence?.score ?? 0)"
+        case .organic: said = "organic install"
+        case .failed(let error): said = "match failed, tried again next launch: \(error.message)"
+        case .timedOut: said = "no answer yet"
+        }
+        #expect(said == "organic install")
+        try await client.track("signup", properties: ["plan": "pro"])
+        try await client.trackRevenue(amount: Decimal(string: "9.99")!, currency: "EUR")
+        await client.flushEvents()
+        #expect(backend.sentEvents.map(\.name) == ["signup", "revenue"])
+    }
+}
