@@ -24,22 +24,11 @@ extension DeepLinkClient {
         }
         var request = request
         if request.externalUserID == nil { request.externalUserID = externalUserID }
-        let context = await makeContext()
-        let retryPolicy = configuration.retryPolicy
-        let clock = self.clock
-        let logger = self.logger
-        let timeout = max(configuration.requestTimeout, 0)
-        let backendID = backend.id
         let finalRequest = request
         do {
-            return try await withDeadline(
-                clock.uptime + timeout, on: clock,
-                timeoutError: { DeepLinkError(.timedOut, "Creating the link took longer than \(timeout) s.", backend: backendID) },
-                operation: {
-                    try await retryPolicy.run(clock: clock, logger: logger, what: "Creating the link") {
-                        try await creator.createLink(finalRequest, context: context)
-                    }
-                })
+            return try await self.request("Creating the link", timeout: configuration.requestTimeout) { context in
+                try await creator.createLink(finalRequest, context: context)
+            }
         } catch let error as DeepLinkError {
             throw error.redacted(by: redactor)
         }

@@ -129,20 +129,9 @@ extension DeepLinkClient {
     }
 
     private func send(_ event: ConversionEvent, through tracker: any EventTrackingBackend) async throws {
-        let context = await makeContext()
-        let retryPolicy = configuration.retryPolicy
-        let clock = self.clock
-        let logger = self.logger
-        let timeout = max(configuration.requestTimeout, 0)
-        let backendID = backend.id
-        try await withDeadline(
-            clock.uptime + timeout, on: clock,
-            timeoutError: { DeepLinkError(.timedOut, "Sending the event took longer than \(timeout) s.", backend: backendID) },
-            operation: {
-                try await retryPolicy.run(clock: clock, logger: logger, what: "Sending the event") {
-                    try await tracker.send(event, context: context)
-                }
-            })
+        try await request("Sending the event", timeout: configuration.requestTimeout) { context in
+            try await tracker.send(event, context: context)
+        }
     }
 
     /// Removes by id: the queue may have changed while the event was on its way.

@@ -124,10 +124,10 @@ extension DeepLinkClient {
         let logger = self.logger
         return Task {
             do {
-                let match = try await retryPolicy.run(clock: clock, logger: logger, what: "The install match") {
-                    try await backend.matchInstall(context: context)
-                }
-                return .matched(match)
+                return .matched(
+                    try await retryPolicy.run(clock: clock, logger: logger, what: "The install match") {
+                        try await backend.matchInstall(context: context)
+                    })
             } catch {
                 return .failed(
                     DeepLinkError.wrapping(error, as: .network, "The install match failed.", backend: backend.id))

@@ -229,21 +229,11 @@ public actor DeepLinkClient {
             throw error
         }
         let backend = self.backend
-        let context = await makeContext()
-        let retryPolicy = configuration.retryPolicy
-        let clock = self.clock
-        let logger = self.logger
-        let timeout = max(configuration.resolutionTimeout, 0)
         var link: DeepLink
         do {
-            link = try await withDeadline(
-                clock.uptime + timeout, on: clock,
-                timeoutError: { DeepLinkError(.timedOut, "The provider did not answer within \(timeout) s.", backend: backend.id, url: url) },
-                operation: {
-                    try await retryPolicy.run(clock: clock, logger: logger, what: "Resolving the link") {
-                        try await backend.resolve(url, context: context)
-                    }
-                })
+            link = try await request("Resolving the link", timeout: configuration.resolutionTimeout, url: url) { context in
+                try await backend.resolve(url, context: context)
+            }
         } catch {
             if error is CancellationError || Task.isCancelled { throw CancellationError() }
             let failure = DeepLinkError.wrapping(error, as: .network, "The provider could not resolve the link.", backend: backend.id, url: url)

@@ -51,7 +51,7 @@ public struct SystemDeviceInfo: DeviceInfoProvider {
         }
     #endif
 
-    static var osName: String {
+    static let osName: String = {
         #if os(iOS)
             "iOS"
         #elseif os(macOS)
@@ -67,15 +67,15 @@ public struct SystemDeviceInfo: DeviceInfoProvider {
         #else
             "unknown"
         #endif
-    }
+    }()
 
-    static var isSimulator: Bool {
+    static let isSimulator: Bool = {
         #if targetEnvironment(simulator)
             true
         #else
             false
         #endif
-    }
+    }()
 
     /// `major.minor.patch`, always three parts.
     static func osVersion(_ version: OperatingSystemVersion) -> String {

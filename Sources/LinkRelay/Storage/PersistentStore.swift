@@ -34,7 +34,7 @@ extension PersistentStore {
         }
         guard let data else { return nil }
         do {
-            return try JSONDecoder.linkRelay.decode(Value.self, from: data)
+            return try JSONDecoder.linkRelay().decode(Value.self, from: data)
         } catch {
             logger.warning("The stored '\(key)' is corrupt; treating it as absent.")
             return nil
@@ -44,7 +44,7 @@ extension PersistentStore {
     /// Saves `value` under `key`; a failure is logged, and the value stays in memory only.
     func save<Value: Encodable>(_ value: Value, forKey key: String, logger: LinkRelayLogger) {
         do {
-            try setData(JSONEncoder.linkRelay.encode(value), forKey: key)
+            try setData(JSONEncoder.linkRelay().encode(value), forKey: key)
         } catch {
             logger.error("Could not save '\(key)': it is kept in memory only until the next successful save.")
         }
@@ -62,7 +62,7 @@ extension PersistentStore {
 
 extension JSONEncoder {
     /// Dates as seconds since 1970 (no precision lost), keys sorted: stable files.
-    static var linkRelay: JSONEncoder {
+    static func linkRelay() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -74,7 +74,7 @@ extension JSONEncoder {
 }
 
 extension JSONDecoder {
-    static var linkRelay: JSONDecoder {
+    static func linkRelay() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             Date(timeIntervalSince1970: try decoder.singleValueContainer().decode(Double.self))
