@@ -33,21 +33,25 @@ public struct SystemDeviceInfo: DeviceInfoProvider {
             advertisingID: await advertisingID(),
             isSimulator: Self.isSimulator)
         #if canImport(UIKit) && !os(watchOS)
-            await Self.addUIKitValues(to: &info)
+            let uikit = await Self.uikitValues()
+            info.screen = uikit.screen
+            info.osVersion = uikit.osVersion
+            info.vendorID = uikit.vendorID
         #endif
         return info
     }
 
     #if canImport(UIKit) && !os(watchOS)
+        /// UIKit's values, read on the main actor as UIKit requires.
         @MainActor
-        private static func addUIKitValues(to info: inout DeviceInfo) {
+        private static func uikitValues() -> (screen: DeviceInfo.Screen?, osVersion: String, vendorID: UUID?) {
+            var screen: DeviceInfo.Screen?
             #if !os(visionOS)
-                let screen = UIScreen.main
-                info.screen = DeviceInfo.Screen(
-                    width: Double(screen.bounds.width), height: Double(screen.bounds.height), scale: Double(screen.scale))
+                let main = UIScreen.main
+                screen = DeviceInfo.Screen(
+                    width: Double(main.bounds.width), height: Double(main.bounds.height), scale: Double(main.scale))
             #endif
-            info.osVersion = UIDevice.current.systemVersion
-            info.vendorID = UIDevice.current.identifierForVendor
+            return (screen, UIDevice.current.systemVersion, UIDevice.current.identifierForVendor)
         }
     #endif
 
