@@ -12,11 +12,13 @@ let package = Package(
     products: [
         .library(name: "LinkRelay", targets: ["LinkRelay"]),
         .library(name: "LinkRelayTesting", targets: ["LinkRelayTesting"]),
+        .library(name: "LinkRelayLinkForty", targets: ["LinkRelayLinkForty"]),
         .executable(name: "linkrelay-demo", targets: ["LinkRelayDemo"]),
     ],
     targets: [
         .target(name: "LinkRelay"),
         .target(name: "LinkRelayTesting", dependencies: ["LinkRelay"]),
+        .target(name: "LinkRelayLinkForty", dependencies: ["LinkRelay"], path: "Adapters/LinkForty"),
         .executableTarget(
             name: "LinkRelayDemo",
             dependencies: ["LinkRelay", "LinkRelayTesting"],
@@ -25,6 +27,10 @@ let package = Package(
         .testTarget(
             name: "LinkRelayTests",
             dependencies: ["LinkRelay", "LinkRelayTesting"]
+        ),
+        .testTarget(
+            name: "LinkRelayLinkFortyTests",
+            dependencies: ["LinkRelayLinkForty", "LinkRelay", "LinkRelayTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

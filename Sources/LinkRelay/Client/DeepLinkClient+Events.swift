@@ -117,7 +117,8 @@ extension DeepLinkClient {
             } catch {
                 let failure = DeepLinkError.wrapping(error, as: .network, "Sending the event failed.", backend: backend.id)
                     .redacted(by: redactor)
-                if failure.isRetryable || failure.code == .cancelled {
+                // `.notStarted`: the backend cannot send yet (no install id); the event waits.
+                if failure.isRetryable || failure.code == .cancelled || failure.code == .notStarted {
                     logger.info("Sending '\(event.name)' failed (\(failure.code)); it stays queued for the next flush.")
                     return
                 }

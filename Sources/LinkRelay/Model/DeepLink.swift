@@ -31,7 +31,8 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
 
     /// Why a link was parsed on the device instead of resolved by the provider.
     public enum LocalReason: Sendable, Hashable, Codable {
-        /// The backend resolves links on the device by design (``LocalBackend``).
+        /// The backend resolves this kind of link on the device by design: ``LocalBackend``, or an
+        /// app-scheme link that is already the route (no provider resolves those).
         case offlineBackend
         /// The provider did not answer within ``DeepLinkClient/Configuration/resolutionTimeout``.
         case timedOut
@@ -66,6 +67,8 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
     public var path: String
     /// The path's segments, percent-decoded, empty segments removed. For a custom-scheme link
     /// the host is the first segment: `myapp://products/42` gives `["products", "42"]`.
+    /// When the provider resolves a short link to an in-app path (LinkForty's `deepLinkPath`),
+    /// that path's segments, so that routing sees the route rather than the short code.
     public var pathSegments: [String]
     /// The query parameters (and those the provider adds), percent-decoded; for a repeated key
     /// the last value wins.

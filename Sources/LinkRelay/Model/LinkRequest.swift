@@ -14,6 +14,9 @@ public struct LinkRequest: Sendable, Hashable, Codable {
     public var title: String?
     /// The provider's template to create the link from, where it has templates.
     public var templateID: String?
+    /// The template's short name, where the provider puts it in the link's URL
+    /// (LinkForty: `https://go.acme.app/<templateSlug>/<code>`).
+    public var templateSlug: String?
     /// A custom short code instead of a generated one, where the provider allows it.
     public var customCode: String?
     /// The user the link belongs to. When `nil`, the client attaches
@@ -27,6 +30,7 @@ public struct LinkRequest: Sendable, Hashable, Codable {
         utm: UTMParameters = UTMParameters(),
         title: String? = nil,
         templateID: String? = nil,
+        templateSlug: String? = nil,
         customCode: String? = nil,
         externalUserID: String? = nil
     ) {
@@ -36,6 +40,7 @@ public struct LinkRequest: Sendable, Hashable, Codable {
         self.utm = utm
         self.title = title
         self.templateID = templateID
+        self.templateSlug = templateSlug
         self.customCode = customCode
         self.externalUserID = externalUserID
     }
