@@ -13,12 +13,14 @@ let package = Package(
         .library(name: "LinkRelay", targets: ["LinkRelay"]),
         .library(name: "LinkRelayTesting", targets: ["LinkRelayTesting"]),
         .library(name: "LinkRelayLinkForty", targets: ["LinkRelayLinkForty"]),
+        .library(name: "LinkRelaySimulator", targets: ["LinkRelaySimulator"]),
         .executable(name: "linkrelay-demo", targets: ["LinkRelayDemo"]),
     ],
     targets: [
         .target(name: "LinkRelay"),
         .target(name: "LinkRelayTesting", dependencies: ["LinkRelay"]),
         .target(name: "LinkRelayLinkForty", dependencies: ["LinkRelay"], path: "Adapters/LinkForty"),
+        .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay"]),
         .executableTarget(
             name: "LinkRelayDemo",
             dependencies: ["LinkRelay", "LinkRelayTesting"],
@@ -28,9 +30,18 @@ let package = Package(
             name: "LinkRelayTests",
             dependencies: ["LinkRelay", "LinkRelayTesting"]
         ),
+        .target(
+            name: "LinkRelayConformance",
+            dependencies: ["LinkRelay", "LinkRelayTesting", "LinkRelaySimulator"],
+            path: "Tests/LinkRelayConformance"
+        ),
         .testTarget(
             name: "LinkRelayLinkFortyTests",
-            dependencies: ["LinkRelayLinkForty", "LinkRelay", "LinkRelayTesting"]
+            dependencies: ["LinkRelayLinkForty", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
+        ),
+        .testTarget(
+            name: "LinkRelaySimulatorTests",
+            dependencies: ["LinkRelaySimulator", "LinkRelay", "LinkRelayTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,74 @@
+import Foundation
+import LinkRelay
+import LinkRelaySimulator
+
+/// What the conformance suite needs to know about one adapter: how to build it against the
+/// simulator, and which of its links and routes to use.
+public protocol ConformanceFixture: Sendable {
+    /// The adapter's name, for messages.
+    var name: String { get }
+    /// Builds a fresh world: a simulator with the provider's emulation, and the backend
+    /// configured to reach it.
+    func makeWorld(simulator: ProviderSimulator) throws -> ConformanceWorld
+}
+
+/// One adapter wired to one simulator.
+public struct ConformanceWorld: Sendable {
+    public var backend: any DeepLinkBackend
+    /// The API key the backend was configured with (it must never show up).
+    public var apiKey: String
+    /// Links the backend must claim.
+    public var ownLinks: [URL]
+    /// Links it must not claim.
+    public var foreignLinks: [URL]
+    /// A link the server resolves, and the path segments the resolved link must have.
+    public var knownLink: URL
+    public var knownLinkPath: [String]
+    /// A link the server does not know.
+    public var unknownLink: URL
+    /// The route that resolves ``knownLink`` and the route of the install match, for faults.
+    public var resolveRoute: (method: HTTPMethod, path: String)
+    public var installRoute: (method: HTTPMethod, path: String)
+    /// The device the client reports.
+    public var device: DeviceInfo
+    /// Scripts the provider so that the next install matches a click; returns what the deferred
+    /// link must carry.
+    public var scriptAttributedInstall: @Sendable () -> ExpectedDeferredLink
+
+    public init(
+        backend: any DeepLinkBackend, apiKey: String, ownLinks: [URL], foreignLinks: [URL], knownLink: URL,
+        knownLinkPath: [String], unknownLink: URL, resolveRoute: (method: HTTPMethod, path: String),
+        installRoute: (method: HTTPMethod, path: String), device: DeviceInfo,
+        scriptAttributedInstall: @escaping @Sendable () -> ExpectedDeferredLink
+    ) {
+        self.backend = backend
+        self.apiKey = apiKey
+        self.ownLinks = ownLinks
+        self.foreignLinks = foreignLinks
+        self.knownLink = knownLink
+        self.knownLinkPath = knownLinkPath
+        self.unknownLink = unknownLink
+        self.resolveRoute = resolveRoute
+        self.installRoute = installRoute
+        self.device = device
+        self.scriptAttributedInstall = scriptAttributedInstall
+    }
+}
+
+/// The fields a deferred link must have after an attributed install.
+public struct ExpectedDeferredLink: Sendable {
+    public var pathSegments: [String]?
+    public var parameters: [String: String]
+    public var shortCode: String?
+
+    public init(pathSegments: [String]? = nil, parameters: [String: String] = [:], shortCode: String? = nil) {
+        self.pathSegments = pathSegments
+        self.parameters = parameters
+        self.shortCode = shortCode
+    }
+}
+
+/// A conformance check that did not hold.
+public struct ConformanceFailure: Error, CustomStringConvertible {
+    public let description: String
+}
