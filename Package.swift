@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay"]),
         .executableTarget(
             name: "LinkRelayDemo",
-            dependencies: ["LinkRelay", "LinkRelayTesting"],
+            dependencies: ["LinkRelay", "LinkRelayTesting", "LinkRelayLinkForty", "LinkRelaySimulator"],
             path: "Examples/Demo"
         ),
         .testTarget(

@@ -1,11 +1,19 @@
 import Foundation
 
-/// linkrelay-demo: the main job. Part one shows link delivery with `LocalBackend`; part two
-/// shows the first launch, a restart and an outage with a scripted provider.
+/// linkrelay-demo: the main job. By default it tells the LinkForty story over the provider
+/// simulator; `--local` tours link delivery with `LocalBackend` instead.
 @main
 struct Demo {
     static func main() async {
-        await LocalDemo.run()
-        await LaunchDemo.run()
+        if CommandLine.arguments.contains("--local") {
+            await LocalDemo.run()
+        } else {
+            do {
+                try await LinkFortyDemo.run()
+            } catch {
+                FileHandle.standardError.write(Data("linkrelay-demo: \(error)\n".utf8))
+                exit(1)
+            }
+        }
     }
 }

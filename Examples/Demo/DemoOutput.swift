@@ -15,6 +15,7 @@ enum DemoOutput {
                 line += "  params " + link.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             }
             if let destination = link.destination { line += "  destination \(destination.absoluteString)" }
+        if let code = link.shortCode { line += "  short code \(code)" }
             print(line)
         case .authenticationRequired(let link):
             print("   → sign-in needed for \(link.path); the link is held")
@@ -50,5 +51,9 @@ enum DemoOutput {
         case .timedOut:
             return "timed out"
         }
+    }
+
+    static func describe(_ values: [String: JSONValue]) -> String {
+        values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.scalarDescription ?? "…")" }.joined(separator: " ")
     }
 }

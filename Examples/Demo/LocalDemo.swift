@@ -11,7 +11,7 @@ enum LocalDemo {
         configuration.authenticationRequiredPaths = ["wallet"]
         let client = DeepLinkClient(backend: backend, configuration: configuration)
 
-        print("LinkRelay demo: LocalBackend claiming acme:// and https://go.acme.app")
+        print("LinkRelay demo (--local): LocalBackend claiming acme:// and https://go.acme.app")
 
         DemoOutput.step("Cold start: the system hands over a link before anybody listens")
         client.handle(URL(string: "acme://products/42?utm_source=newsletter")!)

@@ -136,3 +136,40 @@ struct LinkFortyEndToEndTests {
         await client.shutdown()
     }
 }
+
+@Suite("README: LinkForty examples")
+struct LinkFortyReadmeTests {
+    @Test("the LinkForty setup and simulator snippets compile and work together")
+    func setupAndSimulator() async throws {
+        let linkFortyKey = "lf_live_readme"
+        let device = newYorkPhone
+        let simulator = ProviderSimulator(clock: ManualClock())
+        let linkForty = simulator.addLinkForty(host: "go.acme.app")
+        linkForty.createLink(
+            shortCode: "spring", deepLinkPath: "/sale/spring", appScheme: "acmeshop", deepLinkParameters: ["route": "sale"])
+        linkForty.recordWebClick(shortCode: "spring", from: device, ip: "198.51.100.23", at: simulator.clock.currentDate)
+        var configuration = DeepLinkClient.Configuration()
+        configuration.transport = simulator
+        configuration.store = InMemoryStore()
+        configuration.deviceInfo = StaticDeviceInfo(device)
+        simulator.clientIP = "198.51.100.77"
+        let client = DeepLinkClient(
+            backend: LinkFortyBackend(try .init(
+                baseURL: URL(string: "https://go.acme.app")!,
+                apiKey: linkFortyKey,
+                appSchemes: ["acmeshop"]
+            )),
+            configuration: configuration
+        )
+        await client.start()
+        guard case .attributed(let link, _) = await client.installOutcome() else {
+            Issue.record("expected an attributed install")
+            return
+        }
+        // LinkForty's install answer has no in-app path: deferred links route by their parameters.
+        #expect(link.shortCode == "spring")
+        #expect(link.parameters == ["route": "sale"])
+        #expect(link.destination == nil)
+        await client.shutdown()
+    }
+}
