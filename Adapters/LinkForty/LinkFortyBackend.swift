@@ -34,12 +34,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
     public var secrets: [String] { configuration.apiKey.map { [$0] } ?? [] }
 
     public func canHandle(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased() else { return false }
-        if scheme == "http" || scheme == "https" {
-            guard let host = url.host?.lowercased() else { return false }
-            return HostPattern.matches(host, anyOf: configuration.linkHosts)
-        }
-        return configuration.appSchemes.contains(scheme)
+        HostPattern.claims(url, hosts: configuration.linkHosts, schemes: configuration.appSchemes)
     }
 
     // MARK: Resolve (E2/E3)

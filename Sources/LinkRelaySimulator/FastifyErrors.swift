@@ -5,29 +5,29 @@ import LinkRelay
 /// are 400, schema failures 500 (the parse happens outside the handlers' try/catch), unknown
 /// routes 404.
 enum FastifyErrors {
-    /// A request body as Fastify's JSON parser leaves it.
-    enum Body {
-        case object([String: JSONValue])
-        case rejected(HTTPResponse)
+    /// A request Fastify refuses before any handler runs, with its response.
+    struct Rejection: Error {
+        let response: HTTPResponse
     }
 
-    static func jsonBody(_ request: HTTPRequest) -> Body {
+    /// The request's JSON object, or the 400/500 Fastify answers instead.
+    static func jsonBody(_ request: HTTPRequest) throws(Rejection) -> [String: JSONValue] {
         guard let body = request.body, !body.isEmpty else {
-            return .rejected(
-                HTTPResponse.json(
+            throw Rejection(
+                response: .json(
                     ["statusCode": 400, "code": "FST_ERR_CTP_EMPTY_JSON_BODY", "error": "Bad Request",
                      "message": "Body cannot be empty when content-type is set to 'application/json'"], status: 400))
         }
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else {
-            return .rejected(
-                HTTPResponse.json(
+            throw Rejection(
+                response: .json(
                     ["statusCode": 400, "code": "FST_ERR_CTP_INVALID_JSON_BODY", "error": "Bad Request",
                      "message": "Body is not valid JSON"], status: 400))
         }
         guard case .object(let object) = value else {
-            return .rejected(validation([ZodSchema.Issue(path: "", expected: "object", received: value.kind)]))
+            throw Rejection(response: validation([ZodSchema.Issue(path: "", expected: "object", received: value.kind)]))
         }
-        return .object(object)
+        return object
     }
 
     static func validation(_ issues: [ZodSchema.Issue]) -> HTTPResponse {

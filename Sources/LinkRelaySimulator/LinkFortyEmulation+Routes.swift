@@ -28,10 +28,7 @@ extension LinkFortyEmulation {
 
     private func install(_ request: ProviderSimulator.Request) -> HTTPResponse {
         let body: [String: JSONValue]
-        switch FastifyErrors.jsonBody(request.http) {
-        case .rejected(let response): return response
-        case .object(let object): body = object
-        }
+        do { body = try FastifyErrors.jsonBody(request.http) } catch { return error.response }
         let issues = ZodSchema(
             required: ["userAgent": .string],
             optional: [
@@ -144,10 +141,7 @@ extension LinkFortyEmulation {
 
     private func event(_ request: ProviderSimulator.Request) -> HTTPResponse {
         let body: [String: JSONValue]
-        switch FastifyErrors.jsonBody(request.http) {
-        case .rejected(let response): return response
-        case .object(let object): body = object
-        }
+        do { body = try FastifyErrors.jsonBody(request.http) } catch { return error.response }
         let issues = ZodSchema(
             required: ["installId": .uuid, "eventName": .string],
             optional: [
@@ -174,10 +168,7 @@ extension LinkFortyEmulation {
 
     private func createLink(_ request: ProviderSimulator.Request) -> HTTPResponse {
         let body: [String: JSONValue]
-        switch FastifyErrors.jsonBody(request.http) {
-        case .rejected(let response): return response
-        case .object(let object): body = object
-        }
+        do { body = try FastifyErrors.jsonBody(request.http) } catch { return error.response }
         let issues = ZodSchema(
             required: ["originalUrl": .url],
             optional: [
@@ -218,10 +209,7 @@ extension LinkFortyEmulation {
             return .json(["error": "Unauthorized", "message": "A valid API key is required"], status: 401)
         }
         let body: [String: JSONValue]
-        switch FastifyErrors.jsonBody(request.http) {
-        case .rejected(let response): return response
-        case .object(let object): body = object
-        }
+        do { body = try FastifyErrors.jsonBody(request.http) } catch { return error.response }
         let externalUserID = body["externalUserId"]?.stringValue
         let slug = body["templateSlug"]?.stringValue
         let parameters = body["deepLinkParameters"]?.objectValue

@@ -113,11 +113,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
     }
 
     public func canHandle(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased() else { return false }
-        if scheme == "http" || scheme == "https" {
-            return url.host.map { hosts.contains($0.lowercased()) } ?? false
-        }
-        return appSchemes.contains(scheme)
+        HostPattern.claims(url, hosts: hosts, schemes: appSchemes)
     }
 
     public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {

@@ -44,12 +44,7 @@ public struct LocalBackend: DeepLinkBackend {
     public var appSchemes: Set<String> { configuration.schemes }
 
     public func canHandle(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased() else { return false }
-        if scheme == "http" || scheme == "https" {
-            guard let host = url.host?.lowercased() else { return false }
-            return HostPattern.matches(host, anyOf: configuration.hosts)
-        }
-        return configuration.schemes.contains(scheme)
+        HostPattern.claims(url, hosts: configuration.hosts, schemes: configuration.schemes)
     }
 
     public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
@@ -78,5 +73,16 @@ public enum HostPattern {
             if host.hasSuffix(suffix), host.count > suffix.count { return true }
         }
         return false
+    }
+
+    /// Whether `url` is a web link (`http`/`https`) on one of `hosts`, or a link with one of
+    /// `schemes`: how every backend decides which links are its own. Both sets lower-cased.
+    public static func claims(_ url: URL, hosts: Set<String>, schemes: Set<String>) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        if scheme == "http" || scheme == "https" {
+            guard let host = url.host?.lowercased() else { return false }
+            return matches(host, anyOf: hosts)
+        }
+        return schemes.contains(scheme)
     }
 }
