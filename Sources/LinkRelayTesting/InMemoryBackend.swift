@@ -44,6 +44,8 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
         var sendResult: Result<Void, DeepLinkError> = .success(())
         var calls: [Call] = []
         var contexts: [BackendContext] = []
+        var delivered: [DeepLink] = []
+        var deliveryWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     public let id: BackendID
@@ -93,6 +95,32 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
 
     /// Every call so far, in order.
     public var calls: [Call] { state.withLock { $0.calls } }
+
+    /// The links the client reported as delivered (``DeepLinkBackend/linkDelivered(_:context:)``),
+    /// in order.
+    public var deliveredLinks: [DeepLink] { state.withLock { $0.delivered } }
+
+    /// Returns once the client has reported at least `count` delivered links.
+    public func waitForDeliveredLinks(count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.delivered.count >= count { return true }
+                state.deliveryWatchers.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    public func linkDelivered(_ link: DeepLink, context: BackendContext) async {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.delivered.append(link)
+            let ready = state.deliveryWatchers.filter { $0.count <= state.delivered.count }.map(\.continuation)
+            state.deliveryWatchers.removeAll { $0.count <= state.delivered.count }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
 
     /// The context of every call so far, in order.
     public var contexts: [BackendContext] { state.withLock { $0.contexts } }

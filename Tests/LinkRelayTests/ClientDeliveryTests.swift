@@ -175,3 +175,45 @@ struct ClientDeliveryTests {
     }
 
 }
+
+@Suite("Delivery reports to the backend", .timeLimit(.minutes(1)))
+struct DeliveryReportTests {
+    @Test("every delivered link is reported to the backend after it was published; gated links once completed")
+    func reportsDeliveredLinks() async throws {
+        let backend = InMemoryBackend(schemes: ["myapp"], hosts: [])
+        let client = makeClient(backend) { $0.authenticationRequiredPaths = ["wallet"] }
+        let links = client.deepLinks()
+        client.handle(url("myapp://one"))
+        client.handle(url("myapp://wallet"))
+        #expect(await links.prefixArray(1).map(\.path) == ["/one"])
+        await backend.waitForDeliveredLinks(count: 1)
+        await client.waitUntilIdle()
+        #expect(backend.deliveredLinks.map(\.path) == ["/one"])  // the gated link is not delivered yet
+        await client.completePendingLink()
+        await backend.waitForDeliveredLinks(count: 2)
+        #expect(backend.deliveredLinks.map(\.path) == ["/one", "/wallet"])
+    }
+
+    @Test("a backend whose report never finishes does not hold up the next link")
+    func slowReportDoesNotBlock() async throws {
+        let clock = ManualClock()
+        let client = makeClient(HangingReportBackend(), clock: clock)
+        let links = client.deepLinks()
+        client.handle(url("myapp://first"))
+        client.handle(url("myapp://second"))
+        #expect(await links.prefixArray(2).map(\.path) == ["/first", "/second"])
+    }
+}
+
+/// Resolves locally and never finishes reporting a delivered link.
+private struct HangingReportBackend: DeepLinkBackend {
+    var id: BackendID { "hanging" }
+    func canHandle(_ url: URL) -> Bool { true }
+    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        try LinkParser.parse(url).deepLink(provider: id, resolution: .server)
+    }
+    func matchInstall(context: BackendContext) async throws -> InstallMatch { .organic() }
+    func linkDelivered(_ link: DeepLink, context: BackendContext) async {
+        await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+    }
+}

@@ -41,11 +41,18 @@ public protocol DeepLinkBackend: Sendable {
     /// Asks the provider whether this install matches a click (deferred deep linking).
     /// A missing match is ``InstallMatch/organic(_:)``, not an error.
     func matchInstall(context: BackendContext) async throws -> InstallMatch
+
+    /// Called after a link was delivered to the app, for providers that want to hear about it
+    /// (LimeLink's stats, Paylisher's "Deep Link Opened"). It runs on its own, after delivery,
+    /// within ``DeepLinkClient/Configuration/requestTimeout``: nothing it does can delay or
+    /// undo the delivery. Default: nothing.
+    func linkDelivered(_ link: DeepLink, context: BackendContext) async
 }
 
 extension DeepLinkBackend {
     public var appSchemes: Set<String> { [] }
     public var secrets: [String] { [] }
+    public func linkDelivered(_ link: DeepLink, context: BackendContext) async {}
 }
 
 /// A backend that reports ``ConversionEvent``s to its provider.

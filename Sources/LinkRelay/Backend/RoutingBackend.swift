@@ -54,6 +54,12 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend {
         try await primary.matchInstall(context: context)
     }
 
+    /// Tells the backend the link came from (its ``DeepLink/provider``), or the primary.
+    public func linkDelivered(_ link: DeepLink, context: BackendContext) async {
+        let owner = ([primary] + others).first { $0.id == link.provider } ?? primary
+        await owner.linkDelivered(link, context: context)
+    }
+
     public func send(_ event: ConversionEvent, context: BackendContext) async throws {
         guard let tracking = primary as? any EventTrackingBackend else {
             throw DeepLinkError(.unsupported, "The primary backend does not track events.", backend: id)

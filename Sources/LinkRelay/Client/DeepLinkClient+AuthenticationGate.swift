@@ -31,7 +31,7 @@ extension DeepLinkClient {
     @discardableResult
     public func completePendingLink() -> DeepLink? {
         guard let link = takePendingLink() else { return nil }
-        broadcaster.publish(.link(link))
+        publishLink(link)
         return link
     }
 

@@ -178,7 +178,31 @@ public actor DeepLinkClient {
         if link.requiresAuthentication {
             hold(link)
         } else {
-            broadcaster.publish(.link(link))
+            publishLink(link)
+        }
+    }
+
+    /// Publishes a link to open, then tells the backend it was delivered, on its own task so
+    /// that the backend's follow-up work (stats) never holds up the next link.
+    func publishLink(_ link: DeepLink) {
+        broadcaster.publish(.link(link))
+        Task {
+            await self.reportDelivery(link)
+        }
+    }
+
+    private func reportDelivery(_ link: DeepLink) async {
+        guard !isShutDown else { return }
+        let backend = self.backend
+        let context = await makeContext()
+        let timeout = max(configuration.requestTimeout, 0)
+        do {
+            try await withDeadline(
+                clock.uptime + timeout, on: clock,
+                timeoutError: { DeepLinkError(.timedOut, "Reporting the delivered link took longer than \(timeout) s.") },
+                operation: { await backend.linkDelivered(link, context: context) })
+        } catch {
+            logger.info("Reporting the delivered link to the provider did not finish: \(error)")
         }
     }
 
