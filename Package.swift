@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "LinkRelay", targets: ["LinkRelay"]),
         .library(name: "LinkRelayTesting", targets: ["LinkRelayTesting"]),
         .library(name: "LinkRelayLinkForty", targets: ["LinkRelayLinkForty"]),
+        .library(name: "LinkRelayLimeLink", targets: ["LinkRelayLimeLink"]),
         .library(name: "LinkRelaySimulator", targets: ["LinkRelaySimulator"]),
         .executable(name: "linkrelay-demo", targets: ["LinkRelayDemo"]),
     ],
@@ -20,6 +21,7 @@ let package = Package(
         .target(name: "LinkRelay"),
         .target(name: "LinkRelayTesting", dependencies: ["LinkRelay"]),
         .target(name: "LinkRelayLinkForty", dependencies: ["LinkRelay"], path: "Adapters/LinkForty"),
+        .target(name: "LinkRelayLimeLink", dependencies: ["LinkRelay"], path: "Adapters/LimeLink"),
         .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay"]),
         .executableTarget(
             name: "LinkRelayDemo",
@@ -38,6 +40,10 @@ let package = Package(
         .testTarget(
             name: "LinkRelayLinkFortyTests",
             dependencies: ["LinkRelayLinkForty", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
+        ),
+        .testTarget(
+            name: "LinkRelayLimeLinkTests",
+            dependencies: ["LinkRelayLimeLink", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
         ),
         .testTarget(
             name: "LinkRelaySimulatorTests",

@@ -53,9 +53,21 @@ public final class ProviderSimulator: HTTPTransport {
         var clientIP = "203.0.113.10"
         var isReachable = true
         var requests: [HTTPRequest] = []
+        /// Requests handled so far, by path.
+        var handled: [String: Int] = [:]
+
+        /// The emulation for `host`: an exact registration, else a `*.suffix` one.
+        func emulation(for host: String) -> (any ProviderEmulation)? {
+            if let exact = emulations[host] { return exact }
+            return emulations.first { pattern, _ in
+                pattern.hasPrefix("*.") && host.hasSuffix(pattern.dropFirst(1)) && host.count > pattern.count - 1
+            }?.value
+        }
+
     }
 
     private let state = Locked(State())
+    private let waiters = Locked([String: ConditionWaiters]())
     /// The clock delays run on, and the time emulations stamp.
     public let clock: any LinkRelayClock
     /// Responses larger than this are refused, as ``URLSessionTransport`` refuses them.
@@ -66,7 +78,8 @@ public final class ProviderSimulator: HTTPTransport {
         self.maximumResponseSize = maximumResponseSize
     }
 
-    /// Serves `emulation` for `hosts` (compared case-insensitively).
+    /// Serves `emulation` for `hosts` (compared case-insensitively; `*.example.com` serves every
+    /// subdomain that has no registration of its own).
     public func register(_ emulation: any ProviderEmulation, hosts: Set<String>) {
         state.withLock { state in
             for host in hosts { state.emulations[host.lowercased()] = emulation }
@@ -105,12 +118,33 @@ public final class ProviderSimulator: HTTPTransport {
         requests.filter { $0.url.path == path }.count
     }
 
+    /// Returns once at least `count` requests to `path` have been handled (or the calling task
+    /// is cancelled): for work a client does after delivering a link, without polling.
+    public func waitForRequests(path: String, count: Int) async {
+        let waiters = self.waiters.withLock { all -> ConditionWaiters in
+            if let existing = all[path] { return existing }
+            let created = ConditionWaiters()
+            all[path] = created
+            return created
+        }
+        await waiters.wait(until: count) { [state] in state.withLock { $0.handled[path, default: 0] } }
+    }
+
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let (emulation, fault, clientIP, reachable) = state.withLock { state in
             state.requests.append(request)
             let fault = state.faults[Route(method: request.method, path: request.url.path)]
                 ?? state.faults[Route(method: nil, path: request.url.path)]
-            return (state.emulations[request.url.host?.lowercased() ?? ""], fault, state.clientIP, state.isReachable)
+            return (state.emulation(for: request.url.host?.lowercased() ?? ""), fault, state.clientIP, state.isReachable)
+        }
+        // Those waiting for this request resume once it has been handled (or has failed).
+        defer {
+            let path = request.url.path
+            let count = state.withLock { state -> Int in
+                state.handled[path, default: 0] += 1
+                return state.handled[path, default: 0]
+            }
+            waiters.withLock { $0[path] }?.update(count)
         }
         guard reachable else {
             throw DeepLinkError(.network, "The server is unreachable (simulated outage).")

@@ -45,7 +45,6 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
         var calls: [Call] = []
         var contexts: [BackendContext] = []
         var delivered: [DeepLink] = []
-        var deliveryWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     public let id: BackendID
@@ -54,6 +53,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
     public let hosts: Set<String>
     public let secrets: [String]
     private let state = Locked(State())
+    private let deliveryWaiters = ConditionWaiters()
 
     /// A backend claiming `schemes` and `hosts` (lower-cased). `secrets` are values the client
     /// must keep out of logs and errors.
@@ -100,26 +100,18 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
     /// in order.
     public var deliveredLinks: [DeepLink] { state.withLock { $0.delivered } }
 
-    /// Returns once the client has reported at least `count` delivered links.
+    /// Returns once the client has reported at least `count` delivered links (or the calling
+    /// task is cancelled).
     public func waitForDeliveredLinks(count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.delivered.count >= count { return true }
-                state.deliveryWatchers.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+        await deliveryWaiters.wait(until: count) { [state] in state.withLock { $0.delivered.count } }
     }
 
     public func linkDelivered(_ link: DeepLink, context: BackendContext) async {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let count = state.withLock { state -> Int in
             state.delivered.append(link)
-            let ready = state.deliveryWatchers.filter { $0.count <= state.delivered.count }.map(\.continuation)
-            state.deliveryWatchers.removeAll { $0.count <= state.delivered.count }
-            return ready
+            return state.delivered.count
         }
-        for continuation in ready { continuation.resume() }
+        deliveryWaiters.update(count)
     }
 
     /// The context of every call so far, in order.

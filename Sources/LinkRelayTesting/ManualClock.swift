@@ -20,29 +20,16 @@ public final class ManualClock: LinkRelayClock, Sendable {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
-    private struct Watcher: Sendable {
-        let id: UInt64
-        let count: Int
-        let continuation: CheckedContinuation<Void, Never>
-    }
-
     private struct State: Sendable {
         var uptime: TimeInterval
         var date: Date
         var sleepers: [UInt64: Sleeper] = [:]
         var cancelled: Set<UInt64> = []
         var nextID: UInt64 = 0
-        var watchers: [Watcher] = []
-
-        /// Removes and returns the watchers satisfied by the current number of sleepers.
-        mutating func satisfiedWatchers() -> [Watcher] {
-            let ready = watchers.filter { $0.count <= sleepers.count }
-            watchers.removeAll { $0.count <= sleepers.count }
-            return ready
-        }
     }
 
     private let state: Locked<State>
+    private let sleeperWaiters = ConditionWaiters()
 
     /// A clock at `uptime` whose wall-clock date is `date`.
     public init(uptime: TimeInterval = 0, date: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
@@ -63,14 +50,14 @@ public final class ManualClock: LinkRelayClock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (outcome, watchers): (Result<Void, any Error>?, [Watcher]) = state.withLock { state in
-                    if state.cancelled.remove(id) != nil { return (.failure(CancellationError()), []) }
-                    if deadline <= state.uptime { return (.success(()), []) }
+                let (outcome, count): (Result<Void, any Error>?, Int) = state.withLock { state in
+                    if state.cancelled.remove(id) != nil { return (.failure(CancellationError()), state.sleepers.count) }
+                    if deadline <= state.uptime { return (.success(()), state.sleepers.count) }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return (nil, state.satisfiedWatchers())
+                    return (nil, state.sleepers.count)
                 }
                 if let outcome { continuation.resume(with: outcome) }
-                for watcher in watchers { watcher.continuation.resume() }
+                sleeperWaiters.update(count)
             }
         } onCancel: {
             let sleeper = state.withLock { state -> Sleeper? in
@@ -102,29 +89,6 @@ public final class ManualClock: LinkRelayClock, Sendable {
     /// Returns once at least `count` tasks are sleeping on this clock, or when the calling task
     /// is cancelled (so a test's time limit can end a test whose code never goes to sleep).
     public func waitForSleepers(count: Int) async {
-        let id = state.withLock { state -> UInt64 in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state -> Bool in
-                    if state.sleepers.count >= count || state.cancelled.remove(id) != nil { return true }
-                    state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            let watcher = state.withLock { state -> Watcher? in
-                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else {
-                    state.cancelled.insert(id)
-                    return nil
-                }
-                return state.watchers.remove(at: index)
-            }
-            watcher?.continuation.resume()
-        }
-        state.withLock { _ = $0.cancelled.remove(id) }
+        await sleeperWaiters.wait(until: count) { [state] in state.withLock { $0.sleepers.count } }
     }
 }

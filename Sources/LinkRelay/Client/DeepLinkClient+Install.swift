@@ -156,7 +156,10 @@ extension DeepLinkClient {
             var outcome = InstallOutcome.organic(attribution)
             var deferred: DeepLink?
             if attribution.isAttributed, var link = match.link {
-                link.origin = .deferred
+                if link.origin != .deferred {
+                    link.origin = .deferred
+                    link.id = DeepLink.stableID(url: link.url, origin: .deferred, provider: link.provider)
+                }
                 outcome = .attributed(link, attribution)
                 deferred = link
             }
