@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay"]),
         .executableTarget(
             name: "LinkRelayDemo",
-            dependencies: ["LinkRelay", "LinkRelayTesting", "LinkRelayLinkForty", "LinkRelaySimulator"],
+            dependencies: ["LinkRelay", "LinkRelayTesting", "LinkRelayLinkForty", "LinkRelayLimeLink", "LinkRelaySimulator"],
             path: "Examples/Demo"
         ),
         .testTarget(

@@ -1,7 +1,7 @@
 import Foundation
 
-/// linkrelay-demo: the main job. By default it tells the LinkForty story over the provider
-/// simulator; `--local` tours link delivery with `LocalBackend` instead.
+/// linkrelay-demo: the main job. By default it tells the LinkForty and LimeLink stories over the
+/// provider simulator; `--local` tours link delivery with `LocalBackend` instead.
 @main
 struct Demo {
     static func main() async {
@@ -10,6 +10,7 @@ struct Demo {
         } else {
             do {
                 try await LinkFortyDemo.run()
+                try await LimeLinkDemo.run()
             } catch {
                 FileHandle.standardError.write(Data("linkrelay-demo: \(error)\n".utf8))
                 exit(1)

@@ -106,3 +106,18 @@ struct LimeLinkEndToEndTests {
         #expect(server.statsEvents.map(\.eventType) == ["first_run", "rerun"])
     }
 }
+
+@Suite("README: LimeLink example")
+struct LimeLinkReadmeTests {
+    @Test("the LimeLink setup snippet compiles and claims what it says")
+    func setup() throws {
+        let backend = LimeLinkBackend(try .init(
+            apiKey: "lk_live_…",
+            customDomains: ["go.brand.example"],
+            appSchemes: ["abc123app"]
+        ))
+        #expect(backend.canHandle(url("https://abc123.limelink.org/link/summer-sale")))
+        #expect(backend.canHandle(url("https://go.brand.example/spring")))
+        #expect(backend.appSchemes == ["abc123app"])
+    }
+}
