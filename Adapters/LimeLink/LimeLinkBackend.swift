@@ -130,43 +130,23 @@ public struct LimeLinkBackend: DeepLinkBackend {
             pending = stored
         } else {
             let screen = LimeLinkMapping.screenPoints(context.device)
-            let request = HTTPRequest(
-                method: .get,
+            let found = try await deferredStep(
+                LimeLinkDeferredResponse.self, step: "match",
                 url: LimeLinkEndpoints.deferred(
                     base: configuration.apiBaseURL, width: screen.width, height: screen.height,
                     userAgent: LimeLinkMapping.userAgent(context.device)),
-                headers: LimeLinkEndpoints.jsonHeaders)
-            let response = try await context.transport.send(request)
-            guard response.status == 200 else {
-                throw LimeLinkMapping.deferredFailure(response, step: "match", now: context.clock.currentDate)
-            }
-            let decoded: LimeLinkDeferredResponse
-            do {
-                decoded = try JSONDecoder().decode(LimeLinkDeferredResponse.self, from: response.body)
-            } catch {
-                throw LimeLinkMapping.decodingError("the deferred match", status: 200, underlying: error)
-            }
-            guard let suffix = decoded.suffix, !suffix.isEmpty else { return .organic() }
-            pending = LimeLinkPendingMatch(suffix: suffix, fullRequestURL: decoded.fullRequestURL)
+                context: context)
+            guard let suffix = found.suffix, !suffix.isEmpty else { return .organic() }
+            pending = LimeLinkPendingMatch(suffix: suffix, fullRequestURL: found.fullRequestURL)
             // The server uses a match up once; keep it until the second step has succeeded.
             context.storage.set(pending, forKey: Self.pendingMatchKey)
         }
-        let request = HTTPRequest(
-            method: .get,
+        let resolved = try await deferredStep(
+            LimeLinkResolveResponse.self, step: "resolve",
             url: LimeLinkEndpoints.dynamicLink(
                 base: configuration.apiBaseURL, suffix: pending.suffix, fullRequestURL: pending.fullRequestURL, setup: true),
-            headers: LimeLinkEndpoints.jsonHeaders)
-        let response = try await context.transport.send(request)
-        guard response.status == 200 else {
-            throw LimeLinkMapping.deferredFailure(response, step: "resolve", now: context.clock.currentDate)
-        }
-        let decoded: LimeLinkResolveResponse
-        do {
-            decoded = try JSONDecoder().decode(LimeLinkResolveResponse.self, from: response.body)
-        } catch {
-            throw LimeLinkMapping.decodingError("the deferred resolve", status: 200, underlying: error)
-        }
-        guard let uri = decoded.uri else {
+            context: context)
+        guard let uri = resolved.uri else {
             throw LimeLinkMapping.decodingError(
                 "the deferred resolve", status: 200, underlying: DeepLinkError(.decoding, "no uri", backend: id))
         }
@@ -174,6 +154,21 @@ public struct LimeLinkBackend: DeepLinkBackend {
             uri: uri, suffix: pending.suffix, fullRequestURL: pending.fullRequestURL, linkDomain: configuration.linkDomain)
         context.storage.set(LimeLinkPendingMatch?.none, forKey: Self.pendingMatchKey)
         return match
+    }
+
+    /// One deferred step: a GET that must answer exactly 200 with a body that decodes.
+    private func deferredStep<Body: Decodable>(
+        _ type: Body.Type, step: String, url: URL, context: BackendContext
+    ) async throws -> Body {
+        let response = try await context.transport.send(HTTPRequest(method: .get, url: url, headers: LimeLinkEndpoints.jsonHeaders))
+        guard response.status == 200 else {
+            throw LimeLinkMapping.deferredFailure(response, step: step, now: context.clock.currentDate)
+        }
+        do {
+            return try JSONDecoder().decode(Body.self, from: response.body)
+        } catch {
+            throw LimeLinkMapping.decodingError("the deferred \(step)", status: 200, underlying: error)
+        }
     }
 
     // MARK: Stats
