@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "LinkRelayTesting", targets: ["LinkRelayTesting"]),
         .library(name: "LinkRelayLinkForty", targets: ["LinkRelayLinkForty"]),
         .library(name: "LinkRelayLimeLink", targets: ["LinkRelayLimeLink"]),
+        .library(name: "LinkRelayDynalinks", targets: ["LinkRelayDynalinks"]),
         .library(name: "LinkRelaySimulator", targets: ["LinkRelaySimulator"]),
         .executable(name: "linkrelay-demo", targets: ["LinkRelayDemo"]),
     ],
@@ -22,6 +23,7 @@ let package = Package(
         .target(name: "LinkRelayTesting", dependencies: ["LinkRelay"]),
         .target(name: "LinkRelayLinkForty", dependencies: ["LinkRelay"], path: "Adapters/LinkForty"),
         .target(name: "LinkRelayLimeLink", dependencies: ["LinkRelay"], path: "Adapters/LimeLink"),
+        .target(name: "LinkRelayDynalinks", dependencies: ["LinkRelay"], path: "Adapters/Dynalinks"),
         .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay"]),
         .executableTarget(
             name: "LinkRelayDemo",
@@ -44,6 +46,10 @@ let package = Package(
         .testTarget(
             name: "LinkRelayLimeLinkTests",
             dependencies: ["LinkRelayLimeLink", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
+        ),
+        .testTarget(
+            name: "LinkRelayDynalinksTests",
+            dependencies: ["LinkRelayDynalinks", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
         ),
         .testTarget(
             name: "LinkRelaySimulatorTests",

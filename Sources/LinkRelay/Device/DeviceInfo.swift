@@ -38,6 +38,9 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
     public var preferredLanguages: [String]
     /// The region code (`DE`), if known.
     public var regionCode: String?
+    /// The user's calendar as Foundation names it (`gregorian`, `buddhist`, `islamicCivil`), if
+    /// known.
+    public var calendarIdentifier: String?
     /// The app's marketing version (`CFBundleShortVersionString`), if known.
     public var appVersion: String?
     /// The app's build number (`CFBundleVersion`), if known.
@@ -52,7 +55,7 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
     public init(
         screen: Screen? = nil, osName: String, osVersion: String, deviceModel: String? = nil,
         timeZoneIdentifier: String, preferredLanguages: [String], regionCode: String? = nil,
-        appVersion: String? = nil, appBuild: String? = nil, vendorID: UUID? = nil, advertisingID: UUID? = nil,
+        calendarIdentifier: String? = nil, appVersion: String? = nil, appBuild: String? = nil, vendorID: UUID? = nil, advertisingID: UUID? = nil,
         isSimulator: Bool = false
     ) {
         self.screen = screen
@@ -62,6 +65,7 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
         self.timeZoneIdentifier = timeZoneIdentifier
         self.preferredLanguages = preferredLanguages
         self.regionCode = regionCode
+        self.calendarIdentifier = calendarIdentifier
         self.appVersion = appVersion
         self.appBuild = appBuild
         self.vendorID = vendorID

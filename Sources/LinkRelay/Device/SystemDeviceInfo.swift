@@ -28,6 +28,7 @@ public struct SystemDeviceInfo: DeviceInfoProvider {
             timeZoneIdentifier: TimeZone.current.identifier,
             preferredLanguages: Locale.preferredLanguages,
             regionCode: Self.regionCode(),
+            calendarIdentifier: "\(Calendar.current.identifier)",
             appVersion: Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String,
             appBuild: Bundle.main.object(forInfoDictionaryKey: "CFBundleVersion") as? String,
             advertisingID: await advertisingID(),
