@@ -174,6 +174,22 @@ struct InstallOutcomeTests {
         #expect(await client.installOutcome() == .attributed(Self.clicked, Self.attribution))
     }
 
+    @Test("a direct link handed over before start, still resolving when the match answers: the deferred link is not delivered on top")
+    func directLinkStillResolving() async throws {
+        scriptAttributed()
+        let slow = url("myapp://opened/slowly")
+        backend.script(slow, .parsed, delay: 2)
+        let client = launch()
+        let events = client.events()
+        client.handle(slow)
+        await client.start()  // the match answers while the direct link waits for its backend
+        #expect(await client.installOutcome() == .attributed(Self.clicked, Self.attribution))
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: 2)
+        let received = await eventsUntilMarker(client, events)
+        #expect(received.compactMap(\.link).map(\.path) == ["/opened/slowly"])
+    }
+
     @Test("a match below minimumDeferredConfidence is reported, not delivered")
     func belowThreshold() async throws {
         scriptAttributed(confidence: 60)

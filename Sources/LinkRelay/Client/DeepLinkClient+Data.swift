@@ -49,7 +49,7 @@ extension DeepLinkClient {
         installRecord = InstallRecord()
         startTask = nil
         currentOutcome = nil
-        directLinkOpened = false
+        directLinkReceived.withLock { $0 = false }
         eventQueue = []
         flushTask?.cancel()
         flushTask = nil

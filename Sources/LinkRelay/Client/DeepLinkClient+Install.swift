@@ -182,7 +182,7 @@ extension DeepLinkClient {
             logger.info("The deferred link was already delivered for this install; not again.")
         } else if !configuration.deferredDeepLinksEnabled {
             logger.info("Deferred deep links are off; the match is reported in the outcome only.")
-        } else if directLinkOpened {
+        } else if directLinkReceived.withLock({ $0 }) {
             logger.info("A direct link already opened the app; the deferred link is reported in the outcome only.")
         } else if let score = attribution.confidence?.score, score < configuration.minimumDeferredConfidence {
             logger.info("The match's confidence \(score) is below \(configuration.minimumDeferredConfidence); not delivered.")

@@ -47,9 +47,10 @@ public actor DeepLinkClient {
     var nextWaiterID: UInt64 = 0
     /// Bumped by ``clearData()`` so that results of work started before it are ignored.
     var installGeneration: UInt64 = 0
-    /// A direct link was delivered (or held) during this launch: a deferred link that arrives
-    /// afterwards is reported, not delivered.
-    var directLinkOpened = false
+    /// A link the backend claims was handed over during this launch (set in ``handle(_:)``, so
+    /// before it is resolved): a deferred link that arrives afterwards is reported, not
+    /// delivered, even if the direct link is still resolving.
+    nonisolated let directLinkReceived = Locked(false)
 
     // Events (see DeepLinkClient+Events.swift).
     var eventQueue: [ConversionEvent]?
@@ -125,6 +126,7 @@ public actor DeepLinkClient {
             logger.debug("Not a link of this backend: \(url.absoluteString)")
             return false
         }
+        directLinkReceived.withLock { $0 = true }
         if case .terminated = inbox.yield(.link(url, arrivedAt: clock.uptime)) {
             logger.warning("The client is shut down; the link was not taken: \(url.absoluteString)")
             return false
@@ -173,7 +175,6 @@ public actor DeepLinkClient {
             publishFailure(refusal, url: url)
             return
         }
-        if link.origin != .deferred { directLinkOpened = true }
         if let campaign = link.campaign { sessionAttribution = campaign }
         if link.requiresAuthentication {
             hold(link)
