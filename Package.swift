@@ -27,7 +27,9 @@ let package = Package(
         .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay"]),
         .executableTarget(
             name: "LinkRelayDemo",
-            dependencies: ["LinkRelay", "LinkRelayTesting", "LinkRelayLinkForty", "LinkRelayLimeLink", "LinkRelaySimulator"],
+            dependencies: [
+                "LinkRelay", "LinkRelayTesting", "LinkRelayLinkForty", "LinkRelayLimeLink", "LinkRelayDynalinks", "LinkRelaySimulator",
+            ],
             path: "Examples/Demo"
         ),
         .testTarget(

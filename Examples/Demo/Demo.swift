@@ -1,7 +1,7 @@
 import Foundation
 
-/// linkrelay-demo: the main job. By default it tells the LinkForty and LimeLink stories over the
-/// provider simulator; `--local` tours link delivery with `LocalBackend` instead.
+/// linkrelay-demo: the main job. By default it tells the LinkForty, LimeLink and Dynalinks
+/// stories over the provider simulator; `--local` tours link delivery with `LocalBackend`.
 @main
 struct Demo {
     static func main() async {
@@ -11,6 +11,7 @@ struct Demo {
             do {
                 try await LinkFortyDemo.run()
                 try await LimeLinkDemo.run()
+                try await DynalinksDemo.run()
             } catch {
                 FileHandle.standardError.write(Data("linkrelay-demo: \(error)\n".utf8))
                 exit(1)

@@ -137,3 +137,16 @@ struct DynalinksEndToEndTests {
         #expect(server.matchRequests.count == 1)
     }
 }
+
+@Suite("README: Dynalinks example")
+struct DynalinksReadmeTests {
+    @Test("the Dynalinks setup snippet compiles and claims the project's links")
+    func setup() throws {
+        let backend = DynalinksBackend(try .init(
+            clientAPIKey: "your-client-api-key",
+            linkDomains: ["acme.dynalinks.app"]
+        ))
+        #expect(backend.canHandle(url("https://acme.dynalinks.app/product/shoes")))
+        #expect(backend.configuration.baseURL == url("https://dynalinks.app/api/v1"))
+    }
+}
