@@ -134,8 +134,7 @@ enum DynalinksMapping {
         case 401: message = "Dynalinks rejected the client API key (HTTP 401)."
         case 429: message = "Dynalinks' rate limit was exceeded (HTTP 429)."
         default:
-            let body = try? JSONDecoder().decode(DynalinksErrorBody.self, from: response.body)
-            let text = (body?.error ?? body?.message).map { " \($0.prefix(200))" } ?? ""
+            let text = ProviderErrorBody.text(in: response.body).map { " \($0.prefix(200))" } ?? ""
             message = "Dynalinks answered \(response.status) to \(what).\(text)"
         }
         return response.serverError(message, backend: .dynalinks, url: url, now: now)

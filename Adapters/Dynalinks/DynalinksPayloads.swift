@@ -132,17 +132,3 @@ struct DynalinksLink: Decodable {
         campaignToken = container.lenient(String.self, forKey: .campaignToken)
     }
 }
-
-/// Error bodies: `{"error": …}` or `{"message": …}`; `error` wins.
-struct DynalinksErrorBody: Decodable {
-    var error: String?
-    var message: String?
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        error = container.lenient(String.self, forKey: .error)
-        message = container.lenient(String.self, forKey: .message)
-    }
-
-    enum CodingKeys: String, CodingKey { case error, message }
-}

@@ -196,11 +196,7 @@ enum LinkFortyMapping {
     /// A non-2xx response as a ``DeepLinkError``, with LinkForty's own error text when it sent one.
     static func error(for response: HTTPResponse, _ what: String, url: URL? = nil, now: Date) -> DeepLinkError {
         var message = "LinkForty answered \(response.status) to \(what)."
-        if let body = try? JSONDecoder().decode(LinkFortyErrorBody.self, from: response.body),
-            let text = body.error ?? body.message
-        {
-            message += " \(text.prefix(200))"
-        }
+        if let text = ProviderErrorBody.text(in: response.body) { message += " \(text.prefix(200))" }
         if response.status == 404, what == "the resolve request" {
             return DeepLinkError(.notFound, message, backend: .linkForty, status: 404, url: url)
         }

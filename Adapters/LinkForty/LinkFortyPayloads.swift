@@ -164,19 +164,3 @@ struct LinkFortyCreatedLink: Decodable {
         deduplicated = container.lenient(Bool.self, forKey: .deduplicated)
     }
 }
-
-/// Core's error bodies: `{"error": "..."}` or Fastify's `{"statusCode", "error", "message"}`.
-struct LinkFortyErrorBody: Decodable {
-    var error: String?
-    var message: String?
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        error = container.lenient(String.self, forKey: .error)
-        message = container.lenient(String.self, forKey: .message)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case error, message
-    }
-}

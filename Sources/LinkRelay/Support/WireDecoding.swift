@@ -9,6 +9,26 @@ extension KeyedDecodingContainer {
     }
 }
 
+/// The error body most provider APIs send: `{"error": "…"}` and/or `{"message": "…"}`.
+package struct ProviderErrorBody: Decodable {
+    package var error: String?
+    package var message: String?
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        error = container.lenient(String.self, forKey: .error)
+        message = container.lenient(String.self, forKey: .message)
+    }
+
+    enum CodingKeys: String, CodingKey { case error, message }
+
+    /// `error`, else `message`, from a response body; `nil` when it has neither.
+    package static func text(in body: Data) -> String? {
+        guard let decoded = try? JSONDecoder().decode(ProviderErrorBody.self, from: body) else { return nil }
+        return decoded.error ?? decoded.message
+    }
+}
+
 /// ISO 8601 timestamps as providers send them: with or without fractional seconds.
 package enum ISO8601Timestamp {
     /// The date `string` denotes, or `nil` when it is not ISO 8601.
