@@ -177,8 +177,8 @@ public struct LimeLinkBackend: DeepLinkBackend {
 
     /// After a link LimeLink resolved was delivered: `POST api/v1/stats/event`, `first_run` for
     /// the install's first, `rerun` after. Failures are logged and change nothing else.
-    public func linkDelivered(_ link: DeepLink, context: BackendContext) async {
-        guard link.provider == id, link.origin != .deferred, link.resolution == .server, let uri = link.destination else {
+    public func didPublish(_ event: DeepLinkEvent, context: BackendContext) async {
+        guard case .link(let link) = event, link.provider == id, link.origin != .deferred, link.resolution == .server, let uri = link.destination else {
             return
         }
         let firstRun = context.storage.value(Bool.self, forKey: Self.firstRunSentKey) != true

@@ -44,7 +44,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
         var sendResult: Result<Void, DeepLinkError> = .success(())
         var calls: [Call] = []
         var contexts: [BackendContext] = []
-        var delivered: [DeepLink] = []
+        var observed: [DeepLinkEvent] = []
     }
 
     public let id: BackendID
@@ -53,7 +53,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
     public let hosts: Set<String>
     public let secrets: [String]
     private let state = Locked(State())
-    private let deliveryWaiters = ConditionWaiters()
+    private let observationWaiters = ConditionWaiters()
 
     /// A backend claiming `schemes` and `hosts` (lower-cased). `secrets` are values the client
     /// must keep out of logs and errors.
@@ -96,22 +96,25 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
     /// Every call so far, in order.
     public var calls: [Call] { state.withLock { $0.calls } }
 
-    /// The links the client reported as delivered (``DeepLinkBackend/linkDelivered(_:context:)``),
-    /// in order.
-    public var deliveredLinks: [DeepLink] { state.withLock { $0.delivered } }
+    /// Every event the client told this backend it published
+    /// (``DeepLinkBackend/didPublish(_:context:)``), in order.
+    public var observedEvents: [DeepLinkEvent] { state.withLock { $0.observed } }
 
-    /// Returns once the client has reported at least `count` delivered links (or the calling
-    /// task is cancelled).
-    public func waitForDeliveredLinks(count: Int) async {
-        await deliveryWaiters.wait(until: count) { [state] in state.withLock { $0.delivered.count } }
+    /// The links among ``observedEvents``: what the client delivered.
+    public var deliveredLinks: [DeepLink] { observedEvents.compactMap(\.link) }
+
+    /// Returns once the client has told this backend about at least `count` published events (or
+    /// the calling task is cancelled).
+    public func waitForObservedEvents(count: Int) async {
+        await observationWaiters.wait(until: count) { [state] in state.withLock { $0.observed.count } }
     }
 
-    public func linkDelivered(_ link: DeepLink, context: BackendContext) async {
+    public func didPublish(_ event: DeepLinkEvent, context: BackendContext) async {
         let count = state.withLock { state -> Int in
-            state.delivered.append(link)
-            return state.delivered.count
+            state.observed.append(event)
+            return state.observed.count
         }
-        deliveryWaiters.update(count)
+        observationWaiters.update(count)
     }
 
     /// The context of every call so far, in order.

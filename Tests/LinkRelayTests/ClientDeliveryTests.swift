@@ -176,28 +176,39 @@ struct ClientDeliveryTests {
 
 }
 
-@Suite("Delivery reports to the backend", .timeLimit(.minutes(1)))
-struct DeliveryReportTests {
-    @Test("every delivered link is reported to the backend after it was published; gated links once completed")
-    func reportsDeliveredLinks() async throws {
+@Suite("Backends observe published events", .timeLimit(.minutes(1)))
+struct PublishedEventObservationTests {
+    @Test("the backend hears of every published event, in order, after it was published")
+    func observesInOrder() async throws {
         let backend = InMemoryBackend(schemes: ["myapp"], hosts: [])
         let client = makeClient(backend) { $0.authenticationRequiredPaths = ["wallet"] }
-        let links = client.deepLinks()
+        let events = client.events()
         client.handle(url("myapp://one"))
         client.handle(url("myapp://wallet"))
-        #expect(await links.prefixArray(1).map(\.path) == ["/one"])
-        await backend.waitForDeliveredLinks(count: 1)
-        await client.waitUntilIdle()
-        #expect(backend.deliveredLinks.map(\.path) == ["/one"])  // the gated link is not delivered yet
+        _ = await events.prefixArray(2)  // link /one, held /wallet
         await client.completePendingLink()
-        await backend.waitForDeliveredLinks(count: 2)
-        #expect(backend.deliveredLinks.map(\.path) == ["/one", "/wallet"])
+        client.handle(url("myapp://wallet/again"))
+        _ = await events.prefixArray(2)  // link /wallet, held /wallet/again
+        await client.cancelPendingLink()
+        await backend.waitForObservedEvents(count: 5)
+        let observed = backend.observedEvents.map { event -> String in
+            switch event {
+            case .link(let link): "link \(link.path)\(link.requiresAuthentication ? " (after sign-in)" : "")"
+            case .authenticationRequired(let link): "held \(link.path)"
+            case .pendingLinkDropped(let link, let reason): "dropped \(link.path) \(reason)"
+            case .install: "install"
+            case .failure: "failure"
+            }
+        }
+        #expect(observed == [
+            "link /one", "held /wallet", "link /wallet (after sign-in)", "held /wallet/again", "dropped /wallet/again cancelled",
+        ])
     }
 
-    @Test("a backend whose report never finishes does not hold up the next link")
-    func slowReportDoesNotBlock() async throws {
+    @Test("a backend that never finishes taking in an event does not hold up the next link")
+    func slowObserverDoesNotBlock() async throws {
         let clock = ManualClock()
-        let client = makeClient(HangingReportBackend(), clock: clock)
+        let client = makeClient(HangingObserverBackend(), clock: clock)
         let links = client.deepLinks()
         client.handle(url("myapp://first"))
         client.handle(url("myapp://second"))
@@ -205,15 +216,15 @@ struct DeliveryReportTests {
     }
 }
 
-/// Resolves locally and never finishes reporting a delivered link.
-private struct HangingReportBackend: DeepLinkBackend {
+/// Resolves locally and never finishes taking in a published event.
+private struct HangingObserverBackend: DeepLinkBackend {
     var id: BackendID { "hanging" }
     func canHandle(_ url: URL) -> Bool { true }
     func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
         try LinkParser.parse(url).deepLink(provider: id, resolution: .server)
     }
     func matchInstall(context: BackendContext) async throws -> InstallMatch { .organic() }
-    func linkDelivered(_ link: DeepLink, context: BackendContext) async {
+    func didPublish(_ event: DeepLinkEvent, context: BackendContext) async {
         await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
     }
 }

@@ -42,17 +42,22 @@ public protocol DeepLinkBackend: Sendable {
     /// A missing match is ``InstallMatch/organic(_:)``, not an error.
     func matchInstall(context: BackendContext) async throws -> InstallMatch
 
-    /// Called after a link was delivered to the app, for providers that want to hear about it
-    /// (LimeLink's stats, Paylisher's "Deep Link Opened"). It runs on its own, after delivery,
-    /// within ``DeepLinkClient/Configuration/requestTimeout``: nothing it does can delay or
-    /// undo the delivery. Default: nothing.
-    func linkDelivered(_ link: DeepLink, context: BackendContext) async
+    /// Every event the client published to the app, after it was published, in order: for
+    /// providers that hear about a link's life (LimeLink's stats after `.link`, Paylisher's
+    /// "Deep Link Opened", "… Completed" (a `.link` whose ``DeepLink/requiresAuthentication``
+    /// is set), "… Cancelled" and "… Timeout" (`.pendingLinkDropped`), "… Failed", "Deferred
+    /// Deep Link Match" (`.install`)).
+    ///
+    /// Calls come one at a time from a task of their own, each cut off after
+    /// ``DeepLinkClient/Configuration/requestTimeout``: nothing a backend does here can delay or
+    /// undo what the app receives. Default: nothing.
+    func didPublish(_ event: DeepLinkEvent, context: BackendContext) async
 }
 
 extension DeepLinkBackend {
     public var appSchemes: Set<String> { [] }
     public var secrets: [String] { [] }
-    public func linkDelivered(_ link: DeepLink, context: BackendContext) async {}
+    public func didPublish(_ event: DeepLinkEvent, context: BackendContext) async {}
 }
 
 /// A backend that reports ``ConversionEvent``s to its provider.

@@ -54,10 +54,16 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend {
         try await primary.matchInstall(context: context)
     }
 
-    /// Tells the backend the link came from (its ``DeepLink/provider``), or the primary.
-    public func linkDelivered(_ link: DeepLink, context: BackendContext) async {
-        let owner = ([primary] + others).first { $0.id == link.provider } ?? primary
-        await owner.linkDelivered(link, context: context)
+    /// Tells the backend a link came from (its ``DeepLink/provider``); everything else goes to
+    /// the primary.
+    public func didPublish(_ event: DeepLinkEvent, context: BackendContext) async {
+        let provider: BackendID? =
+            switch event {
+            case .link(let link), .authenticationRequired(let link), .pendingLinkDropped(let link, _): link.provider
+            case .install, .failure: nil
+            }
+        let owner = provider.flatMap { id in ([primary] + others).first { $0.id == id } } ?? primary
+        await owner.didPublish(event, context: context)
     }
 
     public func send(_ event: ConversionEvent, context: BackendContext) async throws {

@@ -6,12 +6,12 @@ extension DeepLinkClient {
     /// ``DeepLinkEvent/pendingLinkDropped(_:_:)`` event saying so.
     func hold(_ link: DeepLink) {
         if let replaced = takePendingLink() {
-            broadcaster.publish(.pendingLinkDropped(replaced, .replaced))
+            publish(.pendingLinkDropped(replaced, .replaced))
         }
         pendingGeneration &+= 1
         let generation = pendingGeneration
         pendingLink = link
-        broadcaster.publish(.authenticationRequired(link))
+        publish(.authenticationRequired(link))
         let clock = configuration.clock
         let deadline = clock.uptime + max(configuration.pendingLinkTimeout, 0)
         pendingExpiry = Task { [weak self] in
@@ -31,7 +31,7 @@ extension DeepLinkClient {
     @discardableResult
     public func completePendingLink() -> DeepLink? {
         guard let link = takePendingLink() else { return nil }
-        publishLink(link)
+        publish(.link(link))
         return link
     }
 
@@ -42,14 +42,14 @@ extension DeepLinkClient {
     @discardableResult
     public func cancelPendingLink() -> DeepLink? {
         guard let link = takePendingLink() else { return nil }
-        broadcaster.publish(.pendingLinkDropped(link, .cancelled))
+        publish(.pendingLinkDropped(link, .cancelled))
         return link
     }
 
     private func expirePendingLink(generation: UInt64) {
         guard generation == pendingGeneration, let link = takePendingLink() else { return }
         logger.info("The link waiting for sign-in expired: \(link.path)")
-        broadcaster.publish(.pendingLinkDropped(link, .expired))
+        publish(.pendingLinkDropped(link, .expired))
     }
 
     private func takePendingLink() -> DeepLink? {

@@ -124,7 +124,7 @@ extension DeepLinkClient {
                 }
                 logger.warning("The provider refused '\(event.name)' (\(failure.code)); it is dropped.")
                 removeFromQueue(event.id)
-                broadcaster.publish(.failure(failure))
+                publish(.failure(failure))
             }
         }
     }

@@ -197,6 +197,6 @@ extension DeepLinkClient {
     private func decide(_ outcome: InstallOutcome, publish: Bool) {
         currentOutcome = outcome
         resumeOutcomeWaiters(with: outcome)
-        if publish { broadcaster.publish(.install(outcome), replayable: true) }
+        if publish { self.publish(.install(outcome), replayable: true) }
     }
 }

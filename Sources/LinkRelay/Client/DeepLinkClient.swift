@@ -28,6 +28,8 @@ public actor DeepLinkClient {
     nonisolated let logger: LinkRelayLogger
     nonisolated let broadcaster: EventBroadcaster
     private nonisolated let inbox: AsyncStream<InboxItem>.Continuation
+    /// Published events on their way to the backend (see ``publish(_:replayable:)``).
+    private nonisolated let published: AsyncStream<DeepLinkEvent>.Continuation
     nonisolated let clock: any LinkRelayClock
     let redactor: Redactor
     private let policy: DestinationPolicy
@@ -93,6 +95,8 @@ public actor DeepLinkClient {
         self.duplicates = DuplicateFilter(window: configuration.duplicateWindow)
         let (stream, continuation) = AsyncStream<InboxItem>.makeStream(bufferingPolicy: .unbounded)
         self.inbox = continuation
+        let (publishedStream, publishedContinuation) = AsyncStream<DeepLinkEvent>.makeStream(bufferingPolicy: .unbounded)
+        self.published = publishedContinuation
         // One task drains the inbox in order. It holds the client weakly, so dropping the
         // client ends it.
         Task { [weak self] in
@@ -101,10 +105,19 @@ public actor DeepLinkClient {
                 await self.process(item)
             }
         }
+        // A second task tells the backend about published events, so that what the backend does
+        // with them never holds up the next link.
+        Task { [weak self] in
+            for await event in publishedStream {
+                guard let self else { return }
+                await self.tellBackend(event)
+            }
+        }
     }
 
     deinit {
         inbox.finish()
+        published.finish()
         broadcaster.finishAll()
         pendingExpiry?.cancel()
         flushTask?.cancel()
@@ -179,20 +192,20 @@ public actor DeepLinkClient {
         if link.requiresAuthentication {
             hold(link)
         } else {
-            publishLink(link)
+            publish(.link(link))
         }
     }
 
-    /// Publishes a link to open, then tells the backend it was delivered, on its own task so
-    /// that the backend's follow-up work (stats) never holds up the next link.
-    func publishLink(_ link: DeepLink) {
-        broadcaster.publish(.link(link))
-        Task {
-            await self.reportDelivery(link)
-        }
+    /// Publishes `event` to the app, then queues it for the backend's
+    /// ``DeepLinkBackend/didPublish(_:context:)``. Every event the client publishes goes
+    /// through here.
+    func publish(_ event: DeepLinkEvent, replayable: Bool = false) {
+        broadcaster.publish(event, replayable: replayable)
+        published.yield(event)
     }
 
-    private func reportDelivery(_ link: DeepLink) async {
+    /// Tells the backend about published events, one at a time, each within `requestTimeout`.
+    private func tellBackend(_ event: DeepLinkEvent) async {
         guard !isShutDown else { return }
         let backend = self.backend
         let context = await makeContext()
@@ -200,10 +213,10 @@ public actor DeepLinkClient {
         do {
             try await withDeadline(
                 clock.uptime + timeout, on: clock,
-                timeoutError: { DeepLinkError(.timedOut, "Reporting the delivered link took longer than \(timeout) s.") },
-                operation: { await backend.linkDelivered(link, context: context) })
+                timeoutError: { DeepLinkError(.timedOut, "The backend took longer than \(timeout) s to take in an event.") },
+                operation: { await backend.didPublish(event, context: context) })
         } catch {
-            logger.info("Reporting the delivered link to the provider did not finish: \(error)")
+            logger.info("The backend did not finish taking in a published event: \(error)")
         }
     }
 
@@ -329,7 +342,7 @@ public actor DeepLinkClient {
         failure.url = failure.url ?? url
         failure = failure.redacted(by: redactor)
         logger.warning(failure.description)
-        broadcaster.publish(.failure(failure))
+        publish(.failure(failure))
     }
 
     // MARK: - Lifecycle
@@ -340,6 +353,7 @@ public actor DeepLinkClient {
         guard !isShutDown else { return }
         isShutDown = true
         inbox.finish()
+        published.finish()
         pendingExpiry?.cancel()
         pendingExpiry = nil
         pendingLink = nil
