@@ -25,6 +25,11 @@ let package = Package(
         .target(name: "LinkRelayLimeLink", dependencies: ["LinkRelay"], path: "Adapters/LimeLink"),
         .target(name: "LinkRelayDynalinks", dependencies: ["LinkRelay"], path: "Adapters/Dynalinks"),
         .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay"]),
+        .target(
+            name: "ShopApp",
+            dependencies: ["LinkRelay", "LinkRelayLinkForty", "LinkRelayLimeLink", "LinkRelayDynalinks", "LinkRelaySimulator"],
+            path: "Examples/ShopApp"
+        ),
         .executableTarget(
             name: "LinkRelayDemo",
             dependencies: [
@@ -52,6 +57,12 @@ let package = Package(
         .testTarget(
             name: "LinkRelayDynalinksTests",
             dependencies: ["LinkRelayDynalinks", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
+        ),
+        .testTarget(
+            name: "ProviderSwitchTests",
+            dependencies: [
+                "ShopApp", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayLinkForty", "LinkRelayLimeLink",
+            ]
         ),
         .testTarget(
             name: "LinkRelaySimulatorTests",

@@ -41,6 +41,16 @@ struct AuthenticationGateTests {
         #expect(resolved.requiresAuthentication == gated)
     }
 
+    @Test("a provider's app-scheme destination is gated by its path too")
+    func gatedDestination() async throws {
+        let link = url("https://go.acme.app/link/x9")
+        backend.script(link, .link(.fixture(path: "/link/x9", host: "go.acme.app", destination: url("myapp://wallet/cards"))))
+        let client = gatedClient()
+        #expect(try await client.resolve(link).requiresAuthentication)
+        backend.script(link, .link(.fixture(path: "/link/x9", host: "go.acme.app", destination: url("https://web.example/wallet"))))
+        #expect(try await client.resolve(link).requiresAuthentication == false)
+    }
+
     @Test("completePendingLink delivers the held link as a link")
     func completeDelivers() async throws {
         let client = gatedClient()

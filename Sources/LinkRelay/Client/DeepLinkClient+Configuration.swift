@@ -21,7 +21,8 @@ extension DeepLinkClient {
 
         /// Paths that need a signed-in user: an entry matches a link whose first path segment,
         /// or whose whole path, equals it (`"wallet"` gates `/wallet/cards`; `"account/settings"`
-        /// gates exactly that path). Leading and trailing `/` are ignored. Links with
+        /// gates exactly that path), checked on the link's path and on the path of a destination
+        /// with one of the backend's app schemes. Leading and trailing `/` are ignored. Links with
         /// `auth=required` are gated too. Default: none.
         public var authenticationRequiredPaths: Set<String> = []
 

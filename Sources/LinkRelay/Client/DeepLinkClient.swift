@@ -290,9 +290,20 @@ public actor DeepLinkClient {
         return link
     }
 
+    /// Whether the link's path, or the path of an app-scheme destination (where providers such
+    /// as LimeLink put the route), is gated.
     private func isGatedPath(_ link: DeepLink) -> Bool {
-        guard !gatedPaths.isEmpty, let first = link.pathSegments.first else { return false }
-        return gatedPaths.contains(first) || gatedPaths.contains(link.pathSegments.joined(separator: "/"))
+        guard !gatedPaths.isEmpty else { return false }
+        var candidates = [link.pathSegments]
+        if let destination = link.destination, let scheme = destination.scheme?.lowercased(),
+            backend.appSchemes.contains(scheme), let parsed = try? LinkParser.parse(destination)
+        {
+            candidates.append(parsed.pathSegments)
+        }
+        return candidates.contains { segments in
+            guard let first = segments.first else { return false }
+            return gatedPaths.contains(first) || gatedPaths.contains(segments.joined(separator: "/"))
+        }
     }
 
     /// The context for a backend call. Device information is collected once, on first need.
