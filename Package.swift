@@ -34,6 +34,7 @@ let package = Package(
             name: "LinkRelayDemo",
             dependencies: [
                 "LinkRelay", "LinkRelayTesting", "LinkRelayLinkForty", "LinkRelayLimeLink", "LinkRelayDynalinks", "LinkRelaySimulator",
+                "ShopApp",
             ],
             path: "Examples/Demo"
         ),

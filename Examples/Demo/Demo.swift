@@ -1,21 +1,40 @@
 import Foundation
+import ShopApp
 
 /// linkrelay-demo: the main job. By default it tells the LinkForty, LimeLink and Dynalinks
-/// stories over the provider simulator; `--local` tours link delivery with `LocalBackend`.
+/// stories over the provider simulator, then runs one and the same app code against each of
+/// them side by side. `--provider NAME` runs one provider's story and column; `--local` tours
+/// link delivery with `LocalBackend`.
 @main
 struct Demo {
     static func main() async {
-        if CommandLine.arguments.contains("--local") {
+        let arguments = CommandLine.arguments
+        if arguments.contains("--local") {
             await LocalDemo.run()
-        } else {
-            do {
-                try await LinkFortyDemo.run()
-                try await LimeLinkDemo.run()
-                try await DynalinksDemo.run()
-            } catch {
-                FileHandle.standardError.write(Data("linkrelay-demo: \(error)\n".utf8))
-                exit(1)
+            return
+        }
+        var providers = ShopWorld.Provider.allCases
+        if let index = arguments.firstIndex(of: "--provider") {
+            let name = index + 1 < arguments.count ? arguments[index + 1].lowercased() : ""
+            guard let chosen = providers.first(where: { $0.rawValue.lowercased() == name }) else {
+                let names = providers.map { $0.rawValue.lowercased() }.joined(separator: ", ")
+                FileHandle.standardError.write(Data("linkrelay-demo: --provider takes one of: \(names)\n".utf8))
+                exit(2)
             }
+            providers = [chosen]
+        }
+        do {
+            for provider in providers {
+                switch provider {
+                case .linkForty: try await LinkFortyDemo.run()
+                case .limeLink: try await LimeLinkDemo.run()
+                case .dynalinks: try await DynalinksDemo.run()
+                }
+            }
+            try await SwitchDemo.run(providers)
+        } catch {
+            FileHandle.standardError.write(Data("linkrelay-demo: \(error)\n".utf8))
+            exit(1)
         }
     }
 }
