@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LinkRelayLinkForty", targets: ["LinkRelayLinkForty"]),
         .library(name: "LinkRelayLimeLink", targets: ["LinkRelayLimeLink"]),
         .library(name: "LinkRelayDynalinks", targets: ["LinkRelayDynalinks"]),
+        .library(name: "LinkRelayPaylisher", targets: ["LinkRelayPaylisher"]),
         .library(name: "LinkRelaySimulator", targets: ["LinkRelaySimulator"]),
         .executable(name: "linkrelay-demo", targets: ["LinkRelayDemo"]),
     ],
@@ -24,6 +25,7 @@ let package = Package(
         .target(name: "LinkRelayLinkForty", dependencies: ["LinkRelay"], path: "Adapters/LinkForty"),
         .target(name: "LinkRelayLimeLink", dependencies: ["LinkRelay"], path: "Adapters/LimeLink"),
         .target(name: "LinkRelayDynalinks", dependencies: ["LinkRelay"], path: "Adapters/Dynalinks"),
+        .target(name: "LinkRelayPaylisher", dependencies: ["LinkRelay"], path: "Adapters/Paylisher"),
         .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay"]),
         .target(
             name: "ShopApp",
@@ -58,6 +60,10 @@ let package = Package(
         .testTarget(
             name: "LinkRelayDynalinksTests",
             dependencies: ["LinkRelayDynalinks", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
+        ),
+        .testTarget(
+            name: "LinkRelayPaylisherTests",
+            dependencies: ["LinkRelayPaylisher", "LinkRelay", "LinkRelayTesting"]
         ),
         .testTarget(
             name: "ProviderSwitchTests",

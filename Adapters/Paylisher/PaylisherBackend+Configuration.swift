@@ -1,0 +1,62 @@
+import Foundation
+import LinkRelay
+
+extension PaylisherBackend {
+    /// How to reach Paylisher.
+    ///
+    /// ```swift
+    /// let backend = PaylisherBackend(try .init(apiKey: "phc_…", appSchemes: ["diyetim"], authRequiredDestinations: ["wallet"]))
+    /// ```
+    ///
+    /// Unlike Paylisher's SDK, which accepts any URL, the app's schemes, its universal-link
+    /// domains and the short-link hosts decide which links this backend claims.
+    public struct Configuration: Sendable, Hashable, CustomStringConvertible {
+        /// The project API key (`phc_…`): a Bearer token for the deferred match; never logged.
+        public let apiKey: String
+        /// Where campaign keys are resolved. Default `https://api.paylisher.com`.
+        public let campaignResolveBaseURL: URL
+        /// The short-link hosts; their links are resolved on their own host. Default
+        /// `link.paylisher.com`, `link.usepublisher.com`.
+        public let shortLinkHosts: Set<String>
+        /// The app's custom schemes (`diyetim`).
+        public let appSchemes: Set<String>
+        /// The app's universal-link domains.
+        public let universalLinkDomains: Set<String>
+        /// The deferred-match endpoint (a full URL). Default
+        /// `https://link.paylisher.com/v1/deferred-deeplink`.
+        public let deferredEndpoint: URL
+        /// Destinations (a custom-scheme link's host, a universal link's trimmed path) that need a
+        /// signed-in user; such links are held by the client's sign-in gate.
+        public let authRequiredDestinations: Set<String>
+
+        public static let defaultCampaignResolveBaseURL = URL(string: "https://api.paylisher.com")!
+        public static let defaultShortLinkHosts: Set<String> = ["link.paylisher.com", "link.usepublisher.com"]
+        public static let defaultDeferredEndpoint = URL(string: "https://link.paylisher.com/v1/deferred-deeplink")!
+
+        public init(
+            apiKey: String,
+            campaignResolveBaseURL: URL = Configuration.defaultCampaignResolveBaseURL,
+            shortLinkHosts: Set<String> = Configuration.defaultShortLinkHosts,
+            appSchemes: Set<String> = [],
+            universalLinkDomains: Set<String> = [],
+            deferredEndpoint: URL = Configuration.defaultDeferredEndpoint,
+            authRequiredDestinations: Set<String> = []
+        ) throws {
+            try ConfigurationValidation.apiKey(apiKey, field: "apiKey", backend: .paylisher)
+            try ConfigurationValidation.baseURL(campaignResolveBaseURL, field: "campaignResolveBaseURL", backend: .paylisher)
+            try ConfigurationValidation.baseURL(deferredEndpoint, field: "deferredEndpoint", backend: .paylisher)
+            self.apiKey = apiKey
+            self.campaignResolveBaseURL = campaignResolveBaseURL
+            self.shortLinkHosts = Set(shortLinkHosts.map { $0.lowercased() })
+            self.appSchemes = Set(appSchemes.map { $0.lowercased() })
+            self.universalLinkDomains = Set(universalLinkDomains.map { $0.lowercased() })
+            self.deferredEndpoint = deferredEndpoint
+            self.authRequiredDestinations = authRequiredDestinations
+        }
+
+        /// Never shows the key.
+        public var description: String {
+            "PaylisherBackend.Configuration(apiKey: [redacted], campaignResolveBaseURL: \(campaignResolveBaseURL.absoluteString), shortLinkHosts: \(shortLinkHosts.sorted()), appSchemes: \(appSchemes.sorted()), universalLinkDomains: \(universalLinkDomains.sorted()), deferredEndpoint: \(deferredEndpoint.absoluteString), authRequiredDestinations: \(authRequiredDestinations.sorted()))"
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import LinkRelay
+
+extension BackendID {
+    /// Paylisher.
+    public static let paylisher: BackendID = "paylisher"
+}
+
+/// Paylisher's deep links: campaign links resolved by their key, short links on their own host,
+/// and the deferred match by device fingerprint.
+///
+/// ```swift
+/// let client = DeepLinkClient(backend: PaylisherBackend(try .init(apiKey: "phc_…", appSchemes: ["diyetim"])))
+/// ```
+///
+/// Where Paylisher's SDK is wrong, this adapter is right: only the app's schemes and domains
+/// (and the short-link hosts) are claimed; a bare single path segment is a campaign key only on a
+/// short-link host; keys are encoded; a campaign payload with a plain string `_id` still decodes.
+public struct PaylisherBackend: DeepLinkBackend {
+    public let configuration: Configuration
+
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    public var id: BackendID { .paylisher }
+
+    public var appSchemes: Set<String> { configuration.appSchemes }
+
+    public var secrets: [String] { [configuration.apiKey] }
+
+    /// The app's schemes and universal-link domains, and the short-link hosts, but not their
+    /// `…/bridge` pages, which are web pages, not app links.
+    public func canHandle(_ url: URL) -> Bool {
+        let hosts = configuration.universalLinkDomains.union(configuration.shortLinkHosts)
+        guard HostPattern.claims(url, hosts: hosts, schemes: configuration.appSchemes) else { return false }
+        let isShortHost = url.host.map { configuration.shortLinkHosts.contains($0.lowercased()) } ?? false
+        return !(isShortHost && url.lastPathComponent == "bridge")
+    }
+
+    /// A keyed link is resolved (short links on their own host, others at the campaign API); a
+    /// link without a key is delivered as it is, with no lookup.
+    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        let link = try PaylisherMapping.parse(url, configuration: configuration)
+        guard let key = link.campaignKey else { return PaylisherMapping.deepLink(link, campaign: nil) }
+        let endpoint: URL?
+        if link.isShortLink, let host = link.parsed.host {
+            endpoint = PaylisherEndpoints.shortLinkResolve(host: host, scheme: link.parsed.scheme, key: key)
+        } else {
+            endpoint = PaylisherEndpoints.campaignResolve(base: configuration.campaignResolveBaseURL, key: key)
+        }
+        guard let endpoint else { throw DeepLinkError(.invalidURL, "The campaign key cannot be looked up.", backend: id, url: url) }
+        let response = try await context.transport.send(HTTPRequest(method: .get, url: endpoint))
+        guard response.isSuccess else {
+            throw PaylisherMapping.error(for: response, "the campaign lookup", url: url, now: context.clock.currentDate)
+        }
+        let campaign: PaylisherCampaign
+        do {
+            campaign = try JSONDecoder().decode(PaylisherCampaign.self, from: response.body)
+        } catch {
+            throw DeepLinkError(
+                .decoding, "Paylisher's campaign could not be read.", backend: id, status: response.status, url: url, underlying: error)
+        }
+        return PaylisherMapping.deepLink(link, campaign: campaign)
+    }
+
+    /// `GET {deferred endpoint}?fingerprint=…`: `"status": "match"` with a `url` is the deferred
+    /// link (with `keyName` and `jid` added when missing); any other status is organic.
+    public func matchInstall(context: BackendContext) async throws -> InstallMatch {
+        let idfa = context.device.advertisingID?.uuidString
+        let request = HTTPRequest(
+            method: .get,
+            url: PaylisherEndpoints.deferred(
+                endpoint: configuration.deferredEndpoint, fingerprint: PaylisherMapping.fingerprint(context.device), idfa: idfa),
+            headers: PaylisherEndpoints.deferredHeaders(apiKey: configuration.apiKey, idfa: idfa))
+        let response = try await context.transport.send(request)
+        guard response.isSuccess else {
+            throw PaylisherMapping.error(for: response, "the deferred match", now: context.clock.currentDate)
+        }
+        let decoded: PaylisherDeferredResponse
+        do {
+            decoded = try PaylisherDeferredResponse(json: response.body)
+        } catch {
+            throw DeepLinkError(.decoding, "Paylisher's deferred answer could not be read.", backend: id, status: response.status, underlying: error)
+        }
+        guard decoded.status == "match" else { return .organic(PaylisherMapping.attribution(decoded, matched: false)) }
+        let attribution = PaylisherMapping.attribution(decoded, matched: true)
+        guard let text = decoded.url, let matched = URL(string: text) else {
+            return InstallMatch(attribution: attribution, link: nil)
+        }
+        let enriched = PaylisherMapping.enrich(matched, campaignKey: decoded.campaignKey, jid: decoded.jid)
+        guard let link = try? PaylisherMapping.parse(enriched, configuration: configuration) else {
+            return InstallMatch(attribution: attribution, link: nil)
+        }
+        var deepLink = PaylisherMapping.deepLink(link, campaign: nil, origin: .deferred)
+        deepLink.resolution = .server
+        if let metadata = decoded.metadata { deepLink.metadata["deferred_metadata"] = .object(metadata) }
+        return InstallMatch(attribution: attribution, link: deepLink)
+    }
+}
