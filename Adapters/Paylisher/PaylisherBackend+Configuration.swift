@@ -11,8 +11,12 @@ extension PaylisherBackend {
     /// Unlike Paylisher's SDK, which accepts any URL, the app's schemes, its universal-link
     /// domains and the short-link hosts decide which links this backend claims.
     public struct Configuration: Sendable, Hashable, CustomStringConvertible {
-        /// The project API key (`phc_…`): a Bearer token for the deferred match; never logged.
+        /// The project API key (`phc_…`): a Bearer token for the deferred match and `api_key` in
+        /// analytics batches; never logged.
         public let apiKey: String
+        /// The analytics host events are batched to (`{host}/batch`). Default
+        /// `https://us.i.paylisher.com` (EU: `https://eu.i.paylisher.com`).
+        public let analyticsHost: URL
         /// Where campaign keys are resolved. Default `https://api.paylisher.com`.
         public let campaignResolveBaseURL: URL
         /// The short-link hosts; their links are resolved on their own host. Default
@@ -29,12 +33,14 @@ extension PaylisherBackend {
         /// signed-in user; such links are held by the client's sign-in gate.
         public let authRequiredDestinations: Set<String>
 
+        public static let defaultAnalyticsHost = URL(string: "https://us.i.paylisher.com")!
         public static let defaultCampaignResolveBaseURL = URL(string: "https://api.paylisher.com")!
         public static let defaultShortLinkHosts: Set<String> = ["link.paylisher.com", "link.usepublisher.com"]
         public static let defaultDeferredEndpoint = URL(string: "https://link.paylisher.com/v1/deferred-deeplink")!
 
         public init(
             apiKey: String,
+            analyticsHost: URL = Configuration.defaultAnalyticsHost,
             campaignResolveBaseURL: URL = Configuration.defaultCampaignResolveBaseURL,
             shortLinkHosts: Set<String> = Configuration.defaultShortLinkHosts,
             appSchemes: Set<String> = [],
@@ -43,9 +49,11 @@ extension PaylisherBackend {
             authRequiredDestinations: Set<String> = []
         ) throws {
             try ConfigurationValidation.apiKey(apiKey, field: "apiKey", backend: .paylisher)
+            try ConfigurationValidation.baseURL(analyticsHost, field: "analyticsHost", backend: .paylisher)
             try ConfigurationValidation.baseURL(campaignResolveBaseURL, field: "campaignResolveBaseURL", backend: .paylisher)
             try ConfigurationValidation.baseURL(deferredEndpoint, field: "deferredEndpoint", backend: .paylisher)
             self.apiKey = apiKey
+            self.analyticsHost = analyticsHost
             self.campaignResolveBaseURL = campaignResolveBaseURL
             self.shortLinkHosts = Set(shortLinkHosts.map { $0.lowercased() })
             self.appSchemes = Set(appSchemes.map { $0.lowercased() })
@@ -56,7 +64,7 @@ extension PaylisherBackend {
 
         /// Never shows the key.
         public var description: String {
-            "PaylisherBackend.Configuration(apiKey: [redacted], campaignResolveBaseURL: \(campaignResolveBaseURL.absoluteString), shortLinkHosts: \(shortLinkHosts.sorted()), appSchemes: \(appSchemes.sorted()), universalLinkDomains: \(universalLinkDomains.sorted()), deferredEndpoint: \(deferredEndpoint.absoluteString), authRequiredDestinations: \(authRequiredDestinations.sorted()))"
+            "PaylisherBackend.Configuration(apiKey: [redacted], analyticsHost: \(analyticsHost.absoluteString), campaignResolveBaseURL: \(campaignResolveBaseURL.absoluteString), shortLinkHosts: \(shortLinkHosts.sorted()), appSchemes: \(appSchemes.sorted()), universalLinkDomains: \(universalLinkDomains.sorted()), deferredEndpoint: \(deferredEndpoint.absoluteString), authRequiredDestinations: \(authRequiredDestinations.sorted()))"
         }
     }
 }

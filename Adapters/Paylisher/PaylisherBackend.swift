@@ -16,7 +16,7 @@ extension BackendID {
 /// Where Paylisher's SDK is wrong, this adapter is right: only the app's schemes and domains
 /// (and the short-link hosts) are claimed; a bare single path segment is a campaign key only on a
 /// short-link host; keys are encoded; a campaign payload with a plain string `_id` still decodes.
-public struct PaylisherBackend: DeepLinkBackend {
+public struct PaylisherBackend: EventTrackingBackend {
     public let configuration: Configuration
 
     public init(_ configuration: Configuration) {
@@ -62,6 +62,39 @@ public struct PaylisherBackend: DeepLinkBackend {
                 .decoding, "Paylisher's campaign could not be read.", backend: id, status: response.status, url: url, underlying: error)
         }
         return PaylisherMapping.deepLink(link, campaign: campaign)
+    }
+
+    static let distinctIDKey = "distinctId"
+
+    /// `POST {analytics host}/batch`, gzip-compressed, with the install's anonymous
+    /// `distinct_id` (kept in the client's storage) and the session's campaign. Any 2xx is
+    /// success; 5xx is retried by the client; another 4xx drops the event.
+    public func send(_ event: ConversionEvent, context: BackendContext) async throws {
+        let distinctID = context.storage.value(String.self, forKey: Self.distinctIDKey) ?? {
+            let created = UUID().uuidString.uppercased()
+            context.storage.set(created, forKey: Self.distinctIDKey)
+            return created
+        }()
+        let batch = PaylisherBatch(
+            apiKey: configuration.apiKey,
+            batch: [
+                PaylisherMapping.batchEvent(
+                    event, distinctID: distinctID, device: context.device, session: context.sessionAttribution)
+            ],
+            sentAt: ISO8601Timestamp.string(from: context.clock.currentDate, fractional: true))
+        let json: Data
+        do {
+            json = try JSONEncoder().encode(batch)
+        } catch {
+            throw DeepLinkError(.invalidArgument, "The event could not be encoded as JSON.", backend: id, underlying: error)
+        }
+        let request = HTTPRequest(
+            method: .post, url: PaylisherEndpoints.batch(host: configuration.analyticsHost), headers: PaylisherEndpoints.batchHeaders,
+            body: Gzip.compress(json))
+        let response = try await context.transport.send(request)
+        guard response.isSuccess else {
+            throw PaylisherMapping.error(for: response, "the event batch", now: context.clock.currentDate)
+        }
     }
 
     /// `GET {deferred endpoint}?fingerprint=…`: `"status": "match"` with a `url` is the deferred

@@ -32,6 +32,17 @@ enum PaylisherEndpoints {
         return headers
     }
 
+    /// `{host}/batch`, joined as Paylisher's SDK joins it (relative to the host: a last path
+    /// segment without a trailing `/` is replaced).
+    static func batch(host: URL) -> URL {
+        URL(string: "batch", relativeTo: host)?.absoluteURL ?? host
+    }
+
+    static let batchHeaders: HTTPHeaders = [
+        "Content-Type": "application/json; charset=utf-8", "User-Agent": "paylisher-ios/1.8.9",
+        "Accept-Encoding": "gzip", "Content-Encoding": "gzip",
+    ]
+
     private static let segmentAllowed = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 

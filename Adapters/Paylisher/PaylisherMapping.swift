@@ -178,6 +178,49 @@ enum PaylisherMapping {
             clickedAt: response.clickTimestamp.flatMap(ISO8601Timestamp.parse))
     }
 
+    // MARK: Analytics
+
+    /// An event as Paylisher's batch carries it: the event's own properties, under the device's
+    /// context, the library's name, and the session's campaign attribution, which (as in
+    /// Paylisher's SDK) win over same-named event properties.
+    static func batchEvent(
+        _ event: ConversionEvent, distinctID: String, device: DeviceInfo, session: Campaign?
+    ) -> PaylisherBatchEvent {
+        var properties = event.properties
+        if let revenue = event.revenue {
+            properties["revenue"] = .double(NSDecimalNumber(decimal: revenue.amount).doubleValue)
+            properties["currency"] = .string(revenue.currency)
+        }
+        var context: [String: JSONValue] = [
+            "$lib": "paylisher-ios", "$lib_version": "1.8.9", "$os_name": .string(device.osName),
+            "$os_version": .string(device.osVersion), "$timezone": .string(device.timeZoneIdentifier),
+            "$device_manufacturer": "Apple", "$linkrelay_version": .string(LinkRelayVersion.string),
+        ]
+        if let model = device.deviceModel { context["$device_model"] = .string(model) }
+        if let version = device.appVersion { context["$app_version"] = .string(version) }
+        if let build = device.appBuild { context["$app_build"] = .string(build) }
+        if let language = device.preferredLanguages.first {
+            context["$locale"] = .string(String(language.split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? ""))
+        }
+        if let screen = device.screen {
+            context["$screen_width"] = .double(screen.width)
+            context["$screen_height"] = .double(screen.height)
+        }
+        if let key = session?.key {
+            context["campaign_key"] = .string(key)
+            context["deeplink_key"] = .string(key)
+            if let source = session?.source { context["campaign_source"] = .string(source) }
+        }
+        if let journey = session?.journeyID {
+            context["jid"] = .string(journey)
+            context["journey_source"] = "deeplink"
+        }
+        for (key, value) in context { properties[key] = value }
+        return PaylisherBatchEvent(
+            event: event.name, distinctId: distinctID, properties: properties,
+            timestamp: ISO8601Timestamp.string(from: event.timestamp, fractional: true), uuid: event.id.uuidString.uppercased())
+    }
+
     // MARK: Errors
 
     static func error(for response: HTTPResponse, _ what: String, url: URL? = nil, now: Date) -> DeepLinkError {

@@ -109,3 +109,31 @@ struct PaylisherDeferredResponse: Equatable {
         }
     }
 }
+
+/// `POST {host}/batch` body (sent gzip-compressed).
+struct PaylisherBatch: Encodable, Equatable {
+    var apiKey: String
+    var batch: [PaylisherBatchEvent]
+    var sentAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case apiKey = "api_key"
+        case batch
+        case sentAt = "sent_at"
+    }
+}
+
+/// One event of a batch.
+struct PaylisherBatchEvent: Encodable, Equatable {
+    var event: String
+    var distinctId: String
+    var properties: [String: JSONValue]
+    var timestamp: String
+    var uuid: String
+
+    enum CodingKeys: String, CodingKey {
+        case event
+        case distinctId = "distinct_id"
+        case properties, timestamp, uuid
+    }
+}

@@ -262,3 +262,78 @@ struct PaylisherDeferredTests {
         #expect(request.headers["X-IDFA"] == "6D92078A-8246-4BA4-AE5B-76104861E7DC")
     }
 }
+
+@Suite("Paylisher analytics batches")
+struct PaylisherBatchTests {
+    @Test("track: POST {host}/batch, gzip, api_key, ms timestamps, upper-case uuid, a stable distinct_id, the session's campaign")
+    func batch() async throws {
+        var harness = try Harness()
+        let store = InMemoryStore()
+        harness.context.storage = BackendStorage(store: store)
+        harness.context.sessionAttribution = Campaign(key: "X7kdi5Yq9", journeyID: "jrn_1", source: "instagram")
+        harness.transport.stub(.post, "/batch", .status(200))
+        let id = UUID()
+        let event = ConversionEvent(
+            id: id, name: "purchase", properties: ["sku": "A-1", "campaign_key": "from-event"],
+            timestamp: Date(timeIntervalSince1970: 1_784_711_643.512), revenue: .init(amount: Decimal(string: "9.5")!, currency: "EUR"))
+        try await harness.backend.send(event, context: harness.context)
+        try await harness.backend.send(event, context: harness.context)
+        let requests = harness.transport.requests
+        #expect(requests[0].url.absoluteString == "https://us.i.paylisher.com/batch")
+        #expect(requests[0].headers["Content-Encoding"] == "gzip")
+        #expect(requests[0].headers["Content-Type"] == "application/json; charset=utf-8")
+        #expect(requests[0].headers["Authorization"] == nil)
+        let bodies = try requests.map { try JSONDecoder().decode([String: JSONValue].self, from: Gzip.decompress(#require($0.body))) }
+        let first = try #require(bodies.first)
+        #expect(first["api_key"] == .string(apiKey))
+        guard case .array(let batch)? = first["batch"], case .object(let sent)? = batch.first else {
+            Issue.record("no batch")
+            return
+        }
+        #expect(sent["event"] == "purchase")
+        #expect(sent["uuid"] == .string(id.uuidString.uppercased()))
+        #expect(sent["timestamp"] == "2026-07-22T09:14:03.512Z")
+        guard case .object(let properties)? = sent["properties"] else {
+            Issue.record("no properties")
+            return
+        }
+        #expect(properties["sku"] == "A-1")
+        #expect(properties["revenue"] == 9.5)
+        #expect(properties["currency"] == "EUR")
+        #expect(properties["campaign_key"] == "X7kdi5Yq9")  // the session's attribution wins
+        #expect(properties["deeplink_key"] == "X7kdi5Yq9")
+        #expect(properties["campaign_source"] == "instagram")
+        #expect(properties["jid"] == "jrn_1")
+        #expect(properties["$lib"] == "paylisher-ios")
+        // The same anonymous distinct_id on every event of the install.
+        let ids = bodies.compactMap { body -> JSONValue? in
+            if case .array(let batch)? = body["batch"], case .object(let event)? = batch.first { return event["distinct_id"] }
+            return nil
+        }
+        #expect(ids.count == 2 && ids[0] == ids[1])
+        #expect(store.keys == ["backend.distinctId"])
+    }
+
+    @Test("the batch URL joins as Paylisher's SDK joins it", arguments: [
+        ("https://us.i.paylisher.com", "https://us.i.paylisher.com/batch"), ("https://x.com/ingest", "https://x.com/batch"),
+        ("https://x.com/ingest/", "https://x.com/ingest/batch"),
+    ])
+    func batchURL(_ host: String, _ expected: String) {
+        #expect(PaylisherEndpoints.batch(host: url(host)).absoluteString == expected)
+    }
+
+    @Test("5xx is retryable, another 4xx is not; no session attribution means none stamped")
+    func failures() async throws {
+        for (status, retryable) in [(503, true), (400, false)] {
+            let harness = try Harness()
+            harness.transport.stub(.post, "/batch", .status(status))
+            let error = await #expect(throws: DeepLinkError.self) {
+                try await harness.backend.send(ConversionEvent(name: "x", timestamp: Date()), context: harness.context)
+            }
+            #expect(error?.isRetryable == retryable)
+        }
+        let event = PaylisherMapping.batchEvent(ConversionEvent(name: "x", timestamp: Date()), distinctID: "d", device: .unknown, session: nil)
+        #expect(event.properties["campaign_key"] == nil)
+        #expect(event.properties["jid"] == nil)
+    }
+}
