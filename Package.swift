@@ -63,7 +63,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkRelayPaylisherTests",
-            dependencies: ["LinkRelayPaylisher", "LinkRelay", "LinkRelayTesting"]
+            dependencies: ["LinkRelayPaylisher", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
         ),
         .testTarget(
             name: "ProviderSwitchTests",

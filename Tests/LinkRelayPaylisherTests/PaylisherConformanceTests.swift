@@ -1,0 +1,69 @@
+import Foundation
+import LinkRelay
+import LinkRelayConformance
+import LinkRelaySimulator
+import LinkRelayTesting
+import Testing
+
+@testable import LinkRelayPaylisher
+
+let istanbulPhone = DeviceInfo(
+    screen: .init(width: 393, height: 852, scale: 3), osName: "iOS", osVersion: "17.4.1", deviceModel: "iPhone15,2",
+    timeZoneIdentifier: "Europe/Istanbul", preferredLanguages: ["tr-TR"], regionCode: "TR")
+
+struct PaylisherFixture: ConformanceFixture {
+    let name = "Paylisher"
+
+    func makeWorld(simulator: ProviderSimulator) throws -> ConformanceWorld {
+        let server = simulator.addPaylisher(apiKey: apiKey)
+        server.createCampaign(keyName: "SUMMER", title: "Summer Sale", scheme: "diyetim://products/42", jid: "jrn_1")
+        let backend = PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"], universalLinkDomains: ["shop.example"]))
+        return ConformanceWorld(
+            backend: backend, apiKey: apiKey,
+            ownLinks: [url("diyetim://products/42"), url("https://link.paylisher.com/nARvW"), url("https://shop.example/x")],
+            foreignLinks: [url("https://link.paylisher.com/nARvW/bridge"), url("https://evil.example/x"), url("otherapp://x")],
+            knownLink: url("diyetim://products/42?keyName=SUMMER"), knownLinkPath: ["products", "42"],
+            unknownLink: url("diyetim://products/1?keyName=NOPE"),
+            resolveRoute: (.get, "/campaign/resolve/SUMMER"), installRoute: (.get, "/v1/deferred-deeplink"),
+            device: istanbulPhone,
+            scriptAttributedInstall: {
+                server.recordWebClick(
+                    url: url("diyetim://products/42?utm_source=instagram&color=red"), campaignKey: "SUMMER", from: istanbulPhone,
+                    at: simulator.clock.currentDate)
+                return ExpectedDeferredLink(pathSegments: ["products", "42"], parameters: ["color": "red", "keyName": "SUMMER"])
+            })
+    }
+}
+
+@Suite("Paylisher conformance", .timeLimit(.minutes(1)))
+struct PaylisherConformanceTests {
+    @Test("conforms", arguments: ConformanceCheck.allCases)
+    func conforms(_ check: ConformanceCheck) async throws {
+        try await ConformanceSuite(PaylisherFixture()).run(check)
+    }
+}
+
+@Suite("Paylisher over the simulator", .timeLimit(.minutes(1)))
+struct PaylisherSimulatorTests {
+    @Test("a reinstall does not match the same click again; events arrive in the batch endpoint, unpacked")
+    func singleUseAndBatches() async throws {
+        let simulator = ProviderSimulator(clock: ManualClock())
+        let server = simulator.addPaylisher(apiKey: apiKey)
+        server.recordWebClick(url: url("diyetim://products/42"), campaignKey: "SUMMER", from: istanbulPhone, at: simulator.clock.currentDate)
+        var outcomes: [Bool] = []
+        for _ in 0..<2 {  // install, uninstall, reinstall: a new store each time
+            var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
+            configuration.deviceInfo = StaticDeviceInfo(istanbulPhone)
+            let client = DeepLinkClient(backend: PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"])), configuration: configuration)
+            await client.start()
+            if case .attributed = await client.installOutcome() { outcomes.append(true) } else { outcomes.append(false) }
+            try await client.track("signup", properties: ["plan": "pro"])
+            await client.flushEvents()
+            await client.shutdown()
+        }
+        #expect(outcomes == [true, false])
+        #expect(server.events.map(\.event) == ["signup", "signup"])
+        #expect(server.events.first?.properties["plan"] == "pro")
+        #expect(Set(server.events.map(\.distinctID)).count == 2)  // a new install is a new anonymous id
+    }
+}
