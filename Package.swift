@@ -29,7 +29,9 @@ let package = Package(
         .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay"]),
         .target(
             name: "ShopApp",
-            dependencies: ["LinkRelay", "LinkRelayLinkForty", "LinkRelayLimeLink", "LinkRelayDynalinks", "LinkRelaySimulator"],
+            dependencies: [
+                "LinkRelay", "LinkRelayLinkForty", "LinkRelayLimeLink", "LinkRelayDynalinks", "LinkRelayPaylisher", "LinkRelaySimulator",
+            ],
             path: "Examples/ShopApp"
         ),
         .executableTarget(

@@ -3,7 +3,7 @@ import ShopApp
 
 /// linkrelay-demo: the main job. By default it tells the LinkForty, LimeLink and Dynalinks
 /// stories over the provider simulator, then runs one and the same app code against each of
-/// them side by side. `--provider NAME` runs one provider's story and column; `--local` tours
+/// the four providers side by side. `--provider NAME` runs one provider's story and column; `--local` tours
 /// link delivery with `LocalBackend`.
 @main
 struct Demo {
@@ -29,6 +29,7 @@ struct Demo {
                 case .linkForty: try await LinkFortyDemo.run()
                 case .limeLink: try await LimeLinkDemo.run()
                 case .dynalinks: try await DynalinksDemo.run()
+                case .paylisher: break  // its story comes with its lifecycle events; it is in the table
                 }
             }
             try await SwitchDemo.run(providers)

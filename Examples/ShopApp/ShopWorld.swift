@@ -3,6 +3,7 @@ import LinkRelay
 import LinkRelayDynalinks
 import LinkRelayLimeLink
 import LinkRelayLinkForty
+import LinkRelayPaylisher
 import LinkRelaySimulator
 
 /// One provider, set up in the simulator with the shop's links: product 42 (also the link
@@ -13,6 +14,7 @@ public struct ShopWorld: Sendable {
         case linkForty = "LinkForty"
         case limeLink = "LimeLink"
         case dynalinks = "Dynalinks"
+        case paylisher = "Paylisher"
     }
 
     public static let appScheme = "shopapp"
@@ -60,6 +62,16 @@ public struct ShopWorld: Sendable {
             productLink = URL(string: "https://shop.dynalinks.app/p42")!
             walletLink = URL(string: "https://shop.dynalinks.app/w")!
             recordWebClick = { server.recordWebClick(path: "/p42", from: phone, ip: simulator.clientIP, at: now) }
+        case .paylisher:
+            let server = simulator.addPaylisher(apiKey: "phc_key")
+            server.createCampaign(keyName: "p42", title: "Product 42", scheme: "shopapp://product/42")
+            backend = PaylisherBackend(
+                try .init(apiKey: "phc_key", appSchemes: [Self.appScheme], universalLinkDomains: ["shop.example"]))
+            productLink = URL(string: "https://link.paylisher.com/p42")!
+            walletLink = URL(string: "https://shop.example/wallet")!
+            recordWebClick = {
+                server.recordWebClick(url: URL(string: "shopapp://product/42")!, campaignKey: "p42", from: phone, at: now)
+            }
         }
     }
 }
