@@ -67,3 +67,76 @@ struct PaylisherSimulatorTests {
         #expect(Set(server.events.map(\.distinctID)).count == 2)  // a new install is a new anonymous id
     }
 }
+
+@Suite("Paylisher: once, and nothing lost", .timeLimit(.minutes(1)))
+struct PaylisherDeliveryTests {
+    func client(_ simulator: ProviderSimulator, gated: Bool = false) throws -> DeepLinkClient {
+        var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
+        configuration.deviceInfo = StaticDeviceInfo(istanbulPhone)
+        return DeepLinkClient(
+            backend: PaylisherBackend(
+                try .init(apiKey: apiKey, appSchemes: ["diyetim"], authRequiredDestinations: gated ? ["wallet"] : [])),
+            configuration: configuration)
+    }
+
+    @Test("a link that arrives before anybody listens reaches the first subscriber (Paylisher's SDK drops it before setup)")
+    func notDroppedBeforeSubscriber() async throws {
+        let simulator = ProviderSimulator(clock: ManualClock())
+        let server = simulator.addPaylisher(apiKey: apiKey)
+        server.createCampaign(keyName: "SUMMER", scheme: "diyetim://products/42")
+        let client = try client(simulator)
+        #expect(client.handle(url("diyetim://products/42?keyName=SUMMER")))
+        var links = client.deepLinks().makeAsyncIterator()
+        let link = try #require(await links.next())
+        #expect(link.destination == url("diyetim://products/42"))
+        #expect(link.campaign?.key == "SUMMER")
+        await client.shutdown()
+    }
+
+    @Test("a gated link is delivered once, after sign-in; a deferred match is delivered once, not again by auto-handling")
+    func deliveredOnce() async throws {
+        let simulator = ProviderSimulator(clock: ManualClock())
+        let server = simulator.addPaylisher(apiKey: apiKey)
+        server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", from: istanbulPhone, at: simulator.clock.currentDate)
+        let client = try client(simulator, gated: true)
+        let events = client.events()
+        await client.start()
+        client.handle(url("diyetim://wallet?campaign=cashback"))
+        var iterator = events.makeAsyncIterator()
+        var received: [DeepLinkEvent] = []
+        while let event = await iterator.next() {
+            received.append(event)
+            if case .authenticationRequired = event { break }
+        }
+        await client.completePendingLink()
+        while let event = await iterator.next() {
+            received.append(event)
+            if event.link?.path == "/wallet" { break }
+        }
+        await client.shutdown()
+        while let event = await iterator.next() { received.append(event) }
+        let links = received.compactMap(\.link)
+        #expect(links.map(\.path) == ["/products/42", "/wallet"])
+        #expect(links.first?.origin == .deferred)
+        #expect(received.filter { if case .authenticationRequired = $0 { true } else { false } }.count == 1)
+    }
+}
+
+@Suite("README: Paylisher example")
+struct PaylisherReadmeTests {
+    @Test("the Paylisher setup snippet compiles and claims what it says")
+    func setup() throws {
+        var configuration = DeepLinkClient.Configuration()
+        configuration.authenticationRequiredPaths = ["wallet"]
+        let backend = PaylisherBackend(try .init(
+            apiKey: "phc_…",
+            analyticsHost: URL(string: "https://ds-tr.paylisher.com")!,
+            appSchemes: ["diyetim"],
+            universalLinkDomains: ["link.diyetim.example.com"]
+        ))
+        #expect(backend.canHandle(url("diyetim://products/42")))
+        #expect(backend.canHandle(url("https://link.diyetim.example.com/products/42")))
+        #expect(backend.canHandle(url("https://link.paylisher.com/nARvW")))
+        #expect(configuration.authenticationRequiredPaths == ["wallet"])
+    }
+}
