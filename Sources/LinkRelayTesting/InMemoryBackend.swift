@@ -47,10 +47,13 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
         var observed: [DeepLinkEvent] = []
     }
 
+    /// The backend's name (default `in-memory`).
     public let id: BackendID
+    /// The app schemes it claims.
     public let appSchemes: Set<String>
     /// The web hosts this backend claims.
     public let hosts: Set<String>
+    /// Values the client must keep out of logs and errors.
     public let secrets: [String]
     private let state = Locked(State())
     private let observationWaiters = ConditionWaiters()

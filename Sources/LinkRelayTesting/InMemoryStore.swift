@@ -14,6 +14,7 @@ import LinkRelay
 public final class InMemoryStore: PersistentStore {
     private let values = Locked([String: Data]())
 
+    /// An empty store.
     public init() {}
 
     /// The keys that hold a value, sorted.

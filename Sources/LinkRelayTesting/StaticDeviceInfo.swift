@@ -4,8 +4,10 @@ import LinkRelay
 /// A ``DeviceInfoProvider`` that always gives the same information, for tests and for
 /// reproducing a user's device.
 public struct StaticDeviceInfo: DeviceInfoProvider {
+    /// The information it always gives.
     public let info: DeviceInfo
 
+    /// A provider giving `info` (by default ``iPhone``).
     public init(_ info: DeviceInfo = StaticDeviceInfo.iPhone) {
         self.info = info
     }

@@ -18,8 +18,10 @@ import LinkRelay
 public final class StubTransport: HTTPTransport, Sendable {
     /// One canned answer: a response or a transport failure.
     public struct Reply: Sendable {
+        /// The response, or the error the transport throws.
         public var result: Result<HTTPResponse, DeepLinkError>
 
+        /// A reply from a result.
         public init(_ result: Result<HTTPResponse, DeepLinkError>) {
             self.result = result
         }

@@ -21,6 +21,7 @@ public struct BackendContext: Sendable {
     /// events with it.
     public var sessionAttribution: Campaign?
 
+    /// A context; the client makes one for every backend call, tests make their own.
     public init(
         transport: any HTTPTransport,
         clock: any LinkRelayClock = SystemClock(),

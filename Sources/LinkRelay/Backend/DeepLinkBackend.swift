@@ -76,10 +76,12 @@ public protocol LinkCreatingBackend: DeepLinkBackend {
 /// What a backend's install match found: the attribution and, when a click matched, the link
 /// that was clicked (delivered as a deferred link).
 public struct InstallMatch: Sendable, Hashable, Codable {
+    /// What the provider said about the install.
     public var attribution: InstallAttribution
     /// The clicked link, with ``DeepLink/origin`` `.deferred`, when the install was attributed.
     public var link: DeepLink?
 
+    /// A match with its attribution and, when a click matched, the clicked link.
     public init(attribution: InstallAttribution, link: DeepLink?) {
         self.attribution = attribution
         self.link = link

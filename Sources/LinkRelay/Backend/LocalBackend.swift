@@ -26,6 +26,7 @@ public struct LocalBackend: DeepLinkBackend {
         /// The query item whose absolute-URL value is the destination; `nil` for none.
         public var destinationParameter: String?
 
+        /// What to claim; schemes and hosts are lower-cased.
         public init(schemes: Set<String> = [], hosts: Set<String> = [], destinationParameter: String? = "link") {
             self.schemes = Set(schemes.map { $0.lowercased() })
             self.hosts = Set(hosts.map { $0.lowercased() })
@@ -33,9 +34,12 @@ public struct LocalBackend: DeepLinkBackend {
         }
     }
 
+    /// The backend's name (default ``BackendID/local``).
     public let id: BackendID
+    /// What the backend claims.
     public let configuration: Configuration
 
+    /// A backend claiming what `configuration` lists.
     public init(_ configuration: Configuration, id: BackendID = .local) {
         self.configuration = configuration
         self.id = id

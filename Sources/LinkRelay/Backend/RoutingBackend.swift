@@ -18,6 +18,7 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend {
     /// The backends tried after the primary, in order.
     public let others: [any DeepLinkBackend]
 
+    /// Routes to `primary` first, then to `others` in order.
     public init(_ primary: any DeepLinkBackend, _ others: [any DeepLinkBackend]) {
         self.primary = primary
         self.others = others

@@ -94,6 +94,7 @@ extension DeepLinkClient {
         /// advertising identifier.
         public var deviceInfo: any DeviceInfoProvider = SystemDeviceInfo()
 
+        /// The defaults, as listed on each field.
         public init() {}
     }
 }

@@ -22,6 +22,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// devices do not retry in step. Default 0.2.
     public var jitter: Double = 0.2
 
+    /// A policy; every parameter has the default listed on its field.
     public init(
         maximumAttempts: Int = 3, initialBackoff: TimeInterval = 0.5, multiplier: Double = 2,
         maximumBackoff: TimeInterval = 30, maximumRetryAfter: TimeInterval = 60, jitter: Double = 0.2

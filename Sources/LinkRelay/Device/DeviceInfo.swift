@@ -8,10 +8,14 @@ import Foundation
 public struct DeviceInfo: Sendable, Hashable, Codable {
     /// A screen's size in points and its scale (pixels per point).
     public struct Screen: Sendable, Hashable, Codable {
+        /// Width in points.
         public var width: Double
+        /// Height in points.
         public var height: Double
+        /// Native pixels per point (2 or 3 on current iPhones).
         public var scale: Double
 
+        /// A screen of `width` × `height` points at `scale`.
         public init(width: Double, height: Double, scale: Double) {
             self.width = width
             self.height = height
@@ -52,6 +56,7 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
     /// True on a simulator.
     public var isSimulator: Bool
 
+    /// Device information; unknown values stay `nil`.
     public init(
         screen: Screen? = nil, osName: String, osVersion: String, deviceModel: String? = nil,
         timeZoneIdentifier: String, preferredLanguages: [String], regionCode: String? = nil,

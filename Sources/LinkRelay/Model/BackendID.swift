@@ -5,12 +5,15 @@
 public struct BackendID: RawRepresentable, Sendable, Hashable, Codable,
     ExpressibleByStringLiteral, CustomStringConvertible
 {
+    /// The name, such as `linkforty`.
     public let rawValue: String
 
+    /// A backend id named `rawValue`.
     public init(rawValue: String) {
         self.rawValue = rawValue
     }
 
+    /// A backend id from a literal: `let id: BackendID = "acme"`.
     public init(stringLiteral value: String) {
         self.rawValue = value
     }

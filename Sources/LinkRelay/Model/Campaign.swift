@@ -15,6 +15,7 @@ public struct Campaign: Sendable, Hashable, Codable {
     /// Where the traffic came from (`instagram`, `newsletter`, …), as the link or provider says.
     public var source: String?
 
+    /// A campaign; every field is optional.
     public init(
         id: String? = nil, key: String? = nil, name: String? = nil, journeyID: String? = nil,
         source: String? = nil

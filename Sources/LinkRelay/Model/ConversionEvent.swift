@@ -12,6 +12,7 @@ public struct ConversionEvent: Sendable, Hashable, Codable, Identifiable {
         /// The ISO 4217 currency code, three upper-case letters (`EUR`, `USD`).
         public var currency: String
 
+        /// An amount in a currency (the client validates both).
         public init(amount: Decimal, currency: String) {
             self.amount = amount
             self.currency = currency
@@ -29,6 +30,7 @@ public struct ConversionEvent: Sendable, Hashable, Codable, Identifiable {
     /// Present for revenue events.
     public var revenue: Revenue?
 
+    /// An event; the client stamps `id` and `timestamp` when you call `track`.
     public init(
         id: UUID = UUID(),
         name: String,

@@ -90,6 +90,7 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
     /// The provider's payload for fields that have no place above, so no provider data is lost.
     public var metadata: [String: JSONValue]
 
+    /// A link; `id` defaults to the stable id of `url`, `origin` and `provider`, and ``path`` follows `pathSegments`.
     public init(
         id: String? = nil,
         url: URL,

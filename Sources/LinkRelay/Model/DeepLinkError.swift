@@ -100,6 +100,7 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
     /// The error that caused this one, for debugging. Not coded, not compared.
     public var underlying: (any Error & Sendable)?
 
+    /// An error with `code` and a human-readable `message` (which must not contain secrets).
     public init(
         _ code: Code,
         _ message: String,

@@ -88,6 +88,7 @@ public struct InstallAttribution: Sendable, Hashable, Codable {
     /// delivered anyway.
     public var isLate: Bool
 
+    /// An attribution as a provider reports it.
     public init(
         installID: String? = nil,
         isAttributed: Bool,

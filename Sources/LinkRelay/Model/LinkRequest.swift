@@ -23,6 +23,7 @@ public struct LinkRequest: Sendable, Hashable, Codable {
     /// ``DeepLinkClient/externalUserID`` if one is set.
     public var externalUserID: String?
 
+    /// A link request; every field is optional, as providers need different ones.
     public init(
         deepLinkPath: String? = nil,
         fallbackURL: URL? = nil,
@@ -57,6 +58,7 @@ public struct CreatedLink: Sendable, Hashable, Codable {
     /// True when the provider returned an existing identical link instead of a new one.
     public var deduplicated: Bool?
 
+    /// A created link at `url`.
     public init(url: URL, shortCode: String? = nil, linkID: String? = nil, deduplicated: Bool? = nil) {
         self.url = url
         self.shortCode = shortCode

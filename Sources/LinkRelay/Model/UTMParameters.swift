@@ -3,12 +3,18 @@
 /// Taken from the link's query by ``LinkParser`` (the first occurrence of each wins) or from the
 /// provider's payload when the provider reports them.
 public struct UTMParameters: Sendable, Hashable, Codable {
+    /// `utm_source`: where the traffic comes from (`newsletter`, `instagram`).
     public var source: String?
+    /// `utm_medium`: the channel (`email`, `social`).
     public var medium: String?
+    /// `utm_campaign`: the campaign's name.
     public var campaign: String?
+    /// `utm_term`: the paid search term.
     public var term: String?
+    /// `utm_content`: which variant of the ad or link.
     public var content: String?
 
+    /// UTM parameters; every field is optional.
     public init(
         source: String? = nil, medium: String? = nil, campaign: String? = nil,
         term: String? = nil, content: String? = nil

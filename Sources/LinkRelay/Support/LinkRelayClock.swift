@@ -29,6 +29,7 @@ extension LinkRelayClock {
 
 /// The real clock: the system's monotonic uptime and wall-clock date.
 public struct SystemClock: LinkRelayClock {
+    /// The system clock.
     public init() {}
 
     public var uptime: TimeInterval { ProcessInfo.processInfo.systemUptime }

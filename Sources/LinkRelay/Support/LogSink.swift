@@ -30,6 +30,7 @@ public struct LogSink: Sendable {
 
     /// One log line.
     public struct Record: Sendable, Hashable {
+        /// How much the line matters.
         public var level: Level
         /// The redacted message.
         public var message: String
@@ -94,8 +95,12 @@ public struct LinkRelayLogger: Sendable {
         sink.emit(LogSink.Record(level: level, message: redactor.redact(message()), backend: backend))
     }
 
+    /// Writes a debug line.
     public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    /// Writes an info line.
     public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    /// Writes a warning line.
     public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    /// Writes an error line.
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
 }

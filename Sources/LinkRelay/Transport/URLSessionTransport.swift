@@ -22,12 +22,14 @@ public final class URLSessionTransport: HTTPTransport {
         /// Default 60 s.
         public var backstopTimeout: TimeInterval = 60
 
+        /// Settings; the defaults are listed on each field.
         public init(maximumResponseSize: Int = 1 << 20, backstopTimeout: TimeInterval = 60) {
             self.maximumResponseSize = maximumResponseSize
             self.backstopTimeout = backstopTimeout
         }
     }
 
+    /// The transport's settings.
     public let configuration: Configuration
     private let session: URLSession
     private let delegate: SessionDelegate
