@@ -177,7 +177,7 @@ public struct LimeLinkBackend: DeepLinkBackend {
 
     /// After a link LimeLink resolved was delivered: `POST api/v1/stats/event`, `first_run` for
     /// the install's first, `rerun` after. Failures are logged and change nothing else.
-    public func didPublish(_ event: DeepLinkEvent, context: BackendContext) async {
+    public func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async {
         guard case .link(let link) = event, link.provider == id, link.origin != .deferred, link.resolution == .server, let uri = link.destination else {
             return
         }

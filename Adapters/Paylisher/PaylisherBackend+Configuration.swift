@@ -32,6 +32,17 @@ extension PaylisherBackend {
         /// Destinations (a custom-scheme link's host, a universal link's trimmed path) that need a
         /// signed-in user; such links are held by the client's sign-in gate.
         public let authRequiredDestinations: Set<String>
+        /// Whether "Deep Link Opened", "… Completed", "… Cancelled", "… Timeout" and "… Failed"
+        /// are reported. Default `true`. (The deferred events are always reported.)
+        public let captureDeepLinkEvents: Bool
+        /// Whether the diagnostic `deeplink_resolved` and `deeplink_resolve_failed` events are
+        /// reported. Default `false`.
+        public let captureDeepLinkDiagnostics: Bool
+        /// Whether events are stamped with the campaign of the link that opened the session
+        /// (`campaign_key`, `deeplink_key`, `campaign_source`). Default `true`.
+        public let autoRegisterCampaignKeys: Bool
+        /// Merged into every lifecycle event; these keys win over the event's own.
+        public let additionalEventProperties: [String: JSONValue]
 
         public static let defaultAnalyticsHost = URL(string: "https://us.i.paylisher.com")!
         public static let defaultCampaignResolveBaseURL = URL(string: "https://api.paylisher.com")!
@@ -46,7 +57,11 @@ extension PaylisherBackend {
             appSchemes: Set<String> = [],
             universalLinkDomains: Set<String> = [],
             deferredEndpoint: URL = Configuration.defaultDeferredEndpoint,
-            authRequiredDestinations: Set<String> = []
+            authRequiredDestinations: Set<String> = [],
+            captureDeepLinkEvents: Bool = true,
+            captureDeepLinkDiagnostics: Bool = false,
+            autoRegisterCampaignKeys: Bool = true,
+            additionalEventProperties: [String: JSONValue] = [:]
         ) throws {
             try ConfigurationValidation.apiKey(apiKey, field: "apiKey", backend: .paylisher)
             try ConfigurationValidation.baseURL(analyticsHost, field: "analyticsHost", backend: .paylisher)
@@ -60,6 +75,10 @@ extension PaylisherBackend {
             self.universalLinkDomains = Set(universalLinkDomains.map { $0.lowercased() })
             self.deferredEndpoint = deferredEndpoint
             self.authRequiredDestinations = authRequiredDestinations
+            self.captureDeepLinkEvents = captureDeepLinkEvents
+            self.captureDeepLinkDiagnostics = captureDeepLinkDiagnostics
+            self.autoRegisterCampaignKeys = autoRegisterCampaignKeys
+            self.additionalEventProperties = additionalEventProperties
         }
 
         /// Never shows the key.

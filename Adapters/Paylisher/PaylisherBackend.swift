@@ -18,6 +18,8 @@ extension BackendID {
 /// short-link host; keys are encoded; a campaign payload with a plain string `_id` still decodes.
 public struct PaylisherBackend: EventTrackingBackend {
     public let configuration: Configuration
+    /// When each link held for sign-in was held, by link id: for "… Completed" and its peers.
+    private let holds = Locked([String: Date]())
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -79,7 +81,8 @@ public struct PaylisherBackend: EventTrackingBackend {
             apiKey: configuration.apiKey,
             batch: [
                 PaylisherMapping.batchEvent(
-                    event, distinctID: distinctID, device: context.device, session: context.sessionAttribution)
+                    event, distinctID: distinctID, device: context.device,
+                    session: configuration.autoRegisterCampaignKeys ? context.sessionAttribution : nil)
             ],
             sentAt: ISO8601Timestamp.string(from: context.clock.currentDate, fractional: true))
         let json: Data
@@ -125,9 +128,66 @@ public struct PaylisherBackend: EventTrackingBackend {
         guard let link = try? PaylisherMapping.parse(enriched, configuration: configuration) else {
             return InstallMatch(attribution: attribution, link: nil)
         }
-        var deepLink = PaylisherMapping.deepLink(link, campaign: nil, origin: .deferred)
+        // As Paylisher's auto-handling does, the matched link's campaign is looked up; a failed
+        // lookup leaves the link as matched.
+        var deepLink = (try? await resolve(enriched, context: context)) ?? PaylisherMapping.deepLink(link, campaign: nil)
+        deepLink.origin = .deferred
+        deepLink.id = PaylisherMapping.deepLink(link, campaign: nil, origin: .deferred).id
         deepLink.resolution = .server
-        if let metadata = decoded.metadata { deepLink.metadata["deferred_metadata"] = .object(metadata) }
+        deepLink.metadata["deferred_url"] = .string(text)
+        var answer: [String: JSONValue] = [:]
+        if let key = decoded.campaignKey { answer["campaign_key"] = .string(key) }
+        if let jid = decoded.jid { answer["jid"] = .string(jid) }
+        if let window = decoded.attributionWindow { answer["attribution_window_seconds"] = .int(window) }
+        if let clicked = decoded.clickTimestamp { answer["click_timestamp"] = .string(clicked) }
+        if let method = decoded.attributionMethod { answer["attribution_method"] = .string(method) }
+        if let metadata = decoded.metadata { answer["metadata"] = .object(metadata) }
+        deepLink.metadata["deferred"] = .object(answer)
         return InstallMatch(attribution: attribution, link: deepLink)
+    }
+
+    // MARK: Lifecycle events
+
+    /// Paylisher's lifecycle events for what the client published, queued through the client's
+    /// persisted event queue: "Deep Link Opened" when a link is delivered or held for sign-in;
+    /// "… Completed", "… Cancelled", "… Timeout" when a held link is released or dropped;
+    /// "… Failed" for a link that could not be parsed; the "Deferred Deep Link" events for the
+    /// install outcome; and the diagnostics when enabled.
+    public func didPublish(_ event: DeepLinkEvent, at now: Date, context: BackendContext) async {
+        var events: [PaylisherMapping.LifecycleEvent] = []
+        let capture = configuration.captureDeepLinkEvents
+        switch event {
+        case .authenticationRequired(let link):
+            holds.withLock { $0[link.id] = now }
+            if capture { events.append(PaylisherMapping.opened(link)) }
+            if configuration.captureDeepLinkDiagnostics, let diagnostic = PaylisherMapping.diagnostic(link, at: now) { events.append(diagnostic) }
+        case .link(let link) where PaylisherMapping.isUnparseable(link):
+            if capture { events.append(PaylisherMapping.failed(link.url)) }
+        case .link(let link):
+            if let heldAt = holds.withLock({ $0.removeValue(forKey: link.id) }) {
+                if capture { events.append(PaylisherMapping.holdEnded(link, as: "Deep Link Completed", after: now.timeIntervalSince(heldAt))) }
+            } else {
+                if capture { events.append(PaylisherMapping.opened(link)) }
+                if configuration.captureDeepLinkDiagnostics, let diagnostic = PaylisherMapping.diagnostic(link, at: now) { events.append(diagnostic) }
+            }
+        case .pendingLinkDropped(let link, let reason):
+            let heldAt = holds.withLock { $0.removeValue(forKey: link.id) } ?? now
+            let name: String? =
+                switch reason {
+                case .cancelled: "Deep Link Cancelled"
+                case .expired: "Deep Link Timeout"
+                case .replaced: nil  // Paylisher's SDK replaces a held link silently
+                }
+            if capture, let name { events.append(PaylisherMapping.holdEnded(link, as: name, after: now.timeIntervalSince(heldAt))) }
+        case .failure(let error):
+            if capture, error.code == .invalidURL, let url = error.url { events.append(PaylisherMapping.failed(url)) }
+        case .install(let outcome):
+            if let deferred = PaylisherMapping.deferred(outcome) { events.append(deferred) }
+        }
+        for lifecycle in events {
+            var properties = lifecycle.properties
+            for (key, value) in configuration.additionalEventProperties { properties[key] = value }
+            await context.enqueueEvent(ConversionEvent(name: lifecycle.name, properties: properties, timestamp: now))
+        }
     }
 }

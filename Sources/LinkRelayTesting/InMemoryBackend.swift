@@ -112,7 +112,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
         await observationWaiters.wait(until: count) { [state] in state.withLock { $0.observed.count } }
     }
 
-    public func didPublish(_ event: DeepLinkEvent, context: BackendContext) async {
+    public func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async {
         let count = state.withLock { state -> Int in
             state.observed.append(event)
             return state.observed.count

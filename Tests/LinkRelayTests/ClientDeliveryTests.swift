@@ -224,7 +224,7 @@ private struct HangingObserverBackend: DeepLinkBackend {
         try LinkParser.parse(url).deepLink(provider: id, resolution: .server)
     }
     func matchInstall(context: BackendContext) async throws -> InstallMatch { .organic() }
-    func didPublish(_ event: DeepLinkEvent, context: BackendContext) async {
+    func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async {
         await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
     }
 }

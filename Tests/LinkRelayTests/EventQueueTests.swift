@@ -273,3 +273,56 @@ struct RetryTests {
         #expect(error.retryAfter == expected)
     }
 }
+
+@Suite("Backend events and session attribution", .timeLimit(.minutes(1)))
+struct BackendEventTests {
+    @Test("events a backend enqueues go through the persisted queue, in order, once started")
+    func backendEnqueuedEvents() async throws {
+        let backend = EnqueuingBackend()
+        let client = makeClient(backend)
+        let links = client.deepLinks()
+        client.handle(url("myapp://one"))
+        client.handle(url("myapp://two"))
+        _ = await links.prefixArray(2)
+        await client.start()
+        await backend.waiters.wait(until: 2) { [backend] in backend.sentNames.count }
+        #expect(backend.sentNames == ["opened /one", "opened /two"])
+        await client.flushEvents()
+        #expect(await client.queuedEventCount == 0)
+    }
+
+    @Test("the link that opens the app defines the session's campaign; one without a campaign ends it")
+    func sessionAttributionFollowsLinks() async throws {
+        let backend = InMemoryBackend(schemes: ["myapp"], hosts: [])
+        let client = makeClient(backend)
+        let links = client.deepLinks()
+        client.handle(url("myapp://promo?k=SUMMER"))
+        _ = await links.prefixArray(1)
+        #expect(await client.sessionAttribution?.key == "SUMMER")
+        client.handle(url("myapp://home"))
+        _ = await links.prefixArray(1)
+        #expect(await client.sessionAttribution == nil)
+    }
+}
+
+/// Reports each delivered link as an event of its own, and records what it sends.
+final class EnqueuingBackend: EventTrackingBackend {
+    let waiters = ConditionWaiters()
+    private let sent = Locked<[String]>([])
+    var sentNames: [String] { sent.withLock { $0 } }
+    var id: BackendID { "enqueuing" }
+    func canHandle(_ url: URL) -> Bool { url.scheme == "myapp" }
+    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        try LinkParser.parse(url).deepLink(provider: id, resolution: .server)
+    }
+    func matchInstall(context: BackendContext) async throws -> InstallMatch { .organic() }
+    func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async {
+        if case .link(let link) = event {
+            await context.enqueueEvent(ConversionEvent(name: "opened \(link.path)", timestamp: context.clock.currentDate))
+        }
+    }
+    func send(_ event: ConversionEvent, context: BackendContext) async throws {
+        let count = sent.withLock { $0.append(event.name); return $0.count }
+        waiters.update(count)
+    }
+}

@@ -20,6 +20,10 @@ public struct BackendContext: Sendable {
     /// The campaign of the link that opened the current session, for providers that stamp
     /// events with it.
     public var sessionAttribution: Campaign?
+    /// Puts an event of the backend's own (a provider's lifecycle analytics) into the client's
+    /// persisted event queue: it is sent through ``EventTrackingBackend/send(_:context:)`` like
+    /// any tracked event, once `start()` has run, and survives outages and restarts.
+    public var enqueueEvent: @Sendable (ConversionEvent) async -> Void
 
     /// A context; the client makes one for every backend call, tests make their own.
     public init(
@@ -30,7 +34,8 @@ public struct BackendContext: Sendable {
         storage: BackendStorage? = nil,
         installID: String? = nil,
         externalUserID: String? = nil,
-        sessionAttribution: Campaign? = nil
+        sessionAttribution: Campaign? = nil,
+        enqueueEvent: @escaping @Sendable (ConversionEvent) async -> Void = { _ in }
     ) {
         self.transport = transport
         self.clock = clock
@@ -40,6 +45,7 @@ public struct BackendContext: Sendable {
         self.installID = installID
         self.externalUserID = externalUserID
         self.sessionAttribution = sessionAttribution
+        self.enqueueEvent = enqueueEvent
     }
 }
 

@@ -50,14 +50,15 @@ public protocol DeepLinkBackend: Sendable {
     ///
     /// Calls come one at a time from a task of their own, each cut off after
     /// ``DeepLinkClient/Configuration/requestTimeout``: nothing a backend does here can delay or
-    /// undo what the app receives. Default: nothing.
-    func didPublish(_ event: DeepLinkEvent, context: BackendContext) async
+    /// undo what the app receives. `date` is when the event was published (the call may come
+    /// later). Default: nothing.
+    func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async
 }
 
 extension DeepLinkBackend {
     public var appSchemes: Set<String> { [] }
     public var secrets: [String] { [] }
-    public func didPublish(_ event: DeepLinkEvent, context: BackendContext) async {}
+    public func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async {}
 }
 
 /// A backend that reports ``ConversionEvent``s to its provider.

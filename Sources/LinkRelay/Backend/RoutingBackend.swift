@@ -57,14 +57,14 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend {
 
     /// Tells the backend a link came from (its ``DeepLink/provider``); everything else goes to
     /// the primary.
-    public func didPublish(_ event: DeepLinkEvent, context: BackendContext) async {
+    public func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async {
         let provider: BackendID? =
             switch event {
             case .link(let link), .authenticationRequired(let link), .pendingLinkDropped(let link, _): link.provider
             case .install, .failure: nil
             }
         let owner = provider.flatMap { id in ([primary] + others).first { $0.id == id } } ?? primary
-        await owner.didPublish(event, context: context)
+        await owner.didPublish(event, at: date, context: context)
     }
 
     public func send(_ event: ConversionEvent, context: BackendContext) async throws {

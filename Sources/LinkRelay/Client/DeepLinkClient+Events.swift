@@ -68,8 +68,19 @@ extension DeepLinkClient {
         guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw DeepLinkError(.invalidArgument, "An event needs a name.", backend: backend.id)
         }
+        append(ConversionEvent(name: name, properties: properties, timestamp: clock.currentDate, revenue: revenue))
+    }
+
+    /// An event a backend reports of its own (``BackendContext/enqueueEvent``).
+    func enqueueBackendEvent(_ event: ConversionEvent) {
+        guard eventTracker != nil, !isShutDown else { return }
+        append(event)
+    }
+
+    /// Appends to the persisted queue (dropping the oldest when full) and sends once started.
+    private func append(_ event: ConversionEvent) {
         var queue = loadQueue()
-        queue.append(ConversionEvent(name: name, properties: properties, timestamp: clock.currentDate, revenue: revenue))
+        queue.append(event)
         let capacity = max(configuration.eventQueueCapacity, 1)
         if queue.count > capacity {
             let dropped = queue.prefix(queue.count - capacity)

@@ -29,7 +29,7 @@ public actor DeepLinkClient {
     nonisolated let broadcaster: EventBroadcaster
     private nonisolated let inbox: AsyncStream<InboxItem>.Continuation
     /// Published events on their way to the backend (see ``publish(_:replayable:)``).
-    private nonisolated let published: AsyncStream<DeepLinkEvent>.Continuation
+    private nonisolated let published: AsyncStream<(DeepLinkEvent, Date)>.Continuation
     nonisolated let clock: any LinkRelayClock
     let redactor: Redactor
     private let policy: DestinationPolicy
@@ -95,7 +95,7 @@ public actor DeepLinkClient {
         self.duplicates = DuplicateFilter(window: configuration.duplicateWindow)
         let (stream, continuation) = AsyncStream<InboxItem>.makeStream(bufferingPolicy: .unbounded)
         self.inbox = continuation
-        let (publishedStream, publishedContinuation) = AsyncStream<DeepLinkEvent>.makeStream(bufferingPolicy: .unbounded)
+        let (publishedStream, publishedContinuation) = AsyncStream<(DeepLinkEvent, Date)>.makeStream(bufferingPolicy: .unbounded)
         self.published = publishedContinuation
         // One task drains the inbox in order. It holds the client weakly, so dropping the
         // client ends it.
@@ -108,9 +108,9 @@ public actor DeepLinkClient {
         // A second task tells the backend about published events, so that what the backend does
         // with them never holds up the next link.
         Task { [weak self] in
-            for await event in publishedStream {
+            for await (event, date) in publishedStream {
                 guard let self else { return }
-                await self.tellBackend(event)
+                await self.tellBackend(event, publishedAt: date)
             }
         }
     }
@@ -188,7 +188,9 @@ public actor DeepLinkClient {
             publishFailure(refusal, url: url)
             return
         }
-        if let campaign = link.campaign { sessionAttribution = campaign }
+        // The link that opens the app defines the session's attribution; one without a campaign
+        // ends the previous link's.
+        sessionAttribution = link.campaign
         if link.requiresAuthentication {
             hold(link)
         } else {
@@ -201,11 +203,11 @@ public actor DeepLinkClient {
     /// through here.
     func publish(_ event: DeepLinkEvent, replayable: Bool = false) {
         broadcaster.publish(event, replayable: replayable)
-        published.yield(event)
+        published.yield((event, clock.currentDate))
     }
 
     /// Tells the backend about published events, one at a time, each within `requestTimeout`.
-    private func tellBackend(_ event: DeepLinkEvent) async {
+    private func tellBackend(_ event: DeepLinkEvent, publishedAt date: Date) async {
         guard !isShutDown else { return }
         let backend = self.backend
         let context = await makeContext()
@@ -214,7 +216,7 @@ public actor DeepLinkClient {
             try await withDeadline(
                 clock.uptime + timeout, on: clock,
                 timeoutError: { DeepLinkError(.timedOut, "The backend took longer than \(timeout) s to take in an event.") },
-                operation: { await backend.didPublish(event, context: context) })
+                operation: { await backend.didPublish(event, at: date, context: context) })
         } catch {
             logger.info("The backend did not finish taking in a published event: \(error)")
         }
@@ -318,7 +320,8 @@ public actor DeepLinkClient {
         return BackendContext(
             transport: transport(), clock: clock, logger: logger, device: device,
             storage: BackendStorage(store: store(), logger: logger), installID: loadInstallRecord().installID,
-            externalUserID: externalUserID, sessionAttribution: sessionAttribution)
+            externalUserID: externalUserID, sessionAttribution: sessionAttribution,
+            enqueueEvent: { [weak self] event in await self?.enqueueBackendEvent(event) })
     }
 
     /// The store, opened on first use. When the default folder cannot be found, values are kept

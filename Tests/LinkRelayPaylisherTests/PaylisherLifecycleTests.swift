@@ -1,0 +1,141 @@
+import Foundation
+import LinkRelay
+import LinkRelaySimulator
+import LinkRelayTesting
+import Testing
+
+@testable import LinkRelayPaylisher
+
+@Suite("Paylisher lifecycle events", .timeLimit(.minutes(1)))
+struct PaylisherLifecycleTests {
+    let clock = ManualClock()
+    let simulator: ProviderSimulator
+    let server: PaylisherEmulation
+
+    init() {
+        simulator = ProviderSimulator(clock: clock)
+        server = simulator.addPaylisher(apiKey: apiKey)
+        server.createCampaign(keyName: "SUMMER", title: "Summer Sale", scheme: "diyetim://products/42", jid: "jrn_1", metaData: ["tier": 2])
+    }
+
+    func client(_ configure: (inout PaylisherBackend.Configuration) throws -> Void = { _ in }) throws -> DeepLinkClient {
+        var backendConfiguration = try PaylisherBackend.Configuration(
+            apiKey: apiKey, appSchemes: ["diyetim"], authRequiredDestinations: ["wallet"])
+        try configure(&backendConfiguration)
+        var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: clock, transport: simulator)
+        configuration.deviceInfo = StaticDeviceInfo(istanbulPhone)
+        configuration.retryPolicy = .none
+        return DeepLinkClient(backend: PaylisherBackend(backendConfiguration), configuration: configuration)
+    }
+
+    /// The events the server has received once `count` batches arrived.
+    func received(_ count: Int) async -> [PaylisherEmulation.ReceivedEvent] {
+        await simulator.waitForRequests(path: "/batch", count: count)
+        return server.events
+    }
+
+    @Test("opened (with the campaign), completed after sign-in, cancelled, timed out; the deferred check")
+    func catalogue() async throws {
+        let client = try client()
+        let events = client.events()
+        await client.start()  // organic: "Deferred Deep Link Check"
+        client.handle(url("diyetim://products/42?keyName=SUMMER&utm_source=ig&utm_medium=paid&campaign=summer25"))
+        client.handle(url("diyetim://wallet?campaign=cashback"))
+        var iterator = events.makeAsyncIterator()
+        while let event = await iterator.next() { if case .authenticationRequired = event { break } }
+        clock.advance(by: 42.5)
+        await client.completePendingLink()
+        client.handle(url("diyetim://wallet?auth=required&n=2"))
+        while let event = await iterator.next() { if case .authenticationRequired(let link) = event, link.parameters["n"] == "2" { break } }
+        await client.cancelPendingLink()
+        client.handle(url("diyetim://wallet?n=3"))
+        while let event = await iterator.next() { if case .authenticationRequired(let link) = event, link.parameters["n"] == "3" { break } }
+        // Everything so far has reached the server before time jumps past the sign-in timeout
+        // (a jump with requests in flight would time them out on this manual clock).
+        _ = await received(7)
+        clock.advance(by: 300)
+
+        let all = await received(8)
+        #expect(all.map(\.event) == [
+            "Deferred Deep Link Check", "Deep Link Opened", "Deep Link Opened", "Deep Link Completed", "Deep Link Opened",
+            "Deep Link Cancelled", "Deep Link Opened", "Deep Link Timeout",
+        ])
+        let opened = try #require(all.first { $0.event == "Deep Link Opened" }?.properties)
+        #expect(opened["destination"] == "products")
+        #expect(opened["campaign_key"] == "SUMMER")
+        #expect(opened["has_campaign_key"] == true)
+        #expect(opened["campaign_resolved"] == true)
+        #expect(opened["campaign_source"] == "instagram")
+        #expect(opened["utm_medium"] == "paid")
+        #expect(opened["campaign_id"] == "summer25")
+        #expect(opened["title"] == "Summer Sale")
+        #expect(opened["scheme"] == "diyetim://products/42")  // the payload's scheme wins, as in Paylisher's SDK
+        #expect(opened["meta_tier"] == 2)
+        #expect(opened["jid"] == "jrn_1")
+        let completed = try #require(all.first { $0.event == "Deep Link Completed" }?.properties)
+        #expect(completed["was_pending"] == true)
+        #expect(completed["time_to_complete"] == 42.5)
+        #expect(completed["campaign_id"] == "cashback")
+        let timeout = try #require(all.first { $0.event == "Deep Link Timeout" }?.properties)
+        #expect(timeout["waited_seconds"] == 300)
+        #expect(all.first { $0.event == "Deferred Deep Link Check" }?.properties["status"] == "no_match")
+        await client.shutdown()
+    }
+
+    @Test("a deferred match reports the match and then opens the link once; additional properties are merged")
+    func deferredMatch() async throws {
+        server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
+        let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], additionalEventProperties: ["app": "diyetim"]) }
+        await client.start()
+        let all = await received(2)
+        #expect(all.map(\.event) == ["Deferred Deep Link Match", "Deep Link Opened"])
+        let match = all[0].properties
+        #expect(match["url"] == "diyetim://products/42?color=red")
+        #expect(match["campaign_key"] == "SUMMER")
+        // As in Paylisher's SDK, the session's journey is stamped over the event's own `jid`: here
+        // the campaign's (looked up for the matched link) wins over the click's `jrn_9`.
+        #expect(match["jid"] == "jrn_1")
+        #expect(match["source"] == "deferred_deeplink")
+        #expect(match["attribution_window_seconds"] == 1800)
+        #expect(match["attribution_confidence"] == 0.3)
+        #expect(match["app"] == "diyetim")
+        #expect(all[1].properties["campaign_resolved"] == true)  // the matched link's campaign was looked up
+        await client.shutdown()
+    }
+
+    @Test("with captureDeepLinkEvents off only the deferred events go out; diagnostics when asked")
+    func switches() async throws {
+        let quiet = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkEvents: false) }
+        await quiet.start()
+        var links = quiet.deepLinks().makeAsyncIterator()
+        quiet.handle(url("diyetim://products/42?keyName=SUMMER"))
+        _ = await links.next()
+        try await quiet.track("marker")
+        let events = await received(2)
+        #expect(events.map(\.event) == ["Deferred Deep Link Check", "marker"])
+        await quiet.shutdown()
+
+        let verbose = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkDiagnostics: true) }
+        await verbose.start()
+        var verboseLinks = verbose.deepLinks().makeAsyncIterator()
+        verbose.handle(url("diyetim://products/42?keyName=SUMMER"))
+        _ = await verboseLinks.next()
+        let more = await received(5)
+        #expect(Array(more.map(\.event).suffix(3)) == ["Deferred Deep Link Check", "Deep Link Opened", "deeplink_resolved"])
+        #expect(more.last?.properties["has_custom_scheme"] == true)
+        await verbose.shutdown()
+    }
+
+    @Test("an unparseable link is reported as Deep Link Failed")
+    func failed() async throws {
+        let client = try client()
+        await client.start()
+        client.handle(url("diyetim:///products"))
+        let all = await received(2)
+        let failed = try #require(all.first { $0.event == "Deep Link Failed" }?.properties)
+        #expect(failed["failure_reason"] == "parse_error")
+        #expect(failed["scheme"] == "diyetim")
+        #expect(failed["attempted_destination"] == "products")
+        await client.shutdown()
+    }
+}
