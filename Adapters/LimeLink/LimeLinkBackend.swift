@@ -20,7 +20,7 @@ extension BackendID {
 /// own query parameters are kept; stats say `first_run` for the first link of an install; and a
 /// deferred match survives a failed second step. LimeLink has no event or link-creation API, so
 /// `track` and `createLink` throw `.unsupported` with this backend.
-public struct LimeLinkBackend: DeepLinkBackend {
+public struct LimeLinkBackend: EventObservingBackend {
     public let configuration: Configuration
 
     public init(_ configuration: Configuration) {

@@ -16,7 +16,7 @@ extension BackendID {
 /// Where Paylisher's SDK is wrong, this adapter is right: only the app's schemes and domains
 /// (and the short-link hosts) are claimed; a bare single path segment is a campaign key only on a
 /// short-link host; keys are encoded; a campaign payload with a plain string `_id` still decodes.
-public struct PaylisherBackend: EventTrackingBackend {
+public struct PaylisherBackend: EventTrackingBackend, EventObservingBackend {
     public let configuration: Configuration
     /// When each link held for sign-in was held, by link id: for "… Completed" and its peers.
     private let holds = Locked([String: Date]())
@@ -130,9 +130,10 @@ public struct PaylisherBackend: EventTrackingBackend {
         }
         // As Paylisher's auto-handling does, the matched link's campaign is looked up; a failed
         // lookup leaves the link as matched.
-        var deepLink = (try? await resolve(enriched, context: context)) ?? PaylisherMapping.deepLink(link, campaign: nil)
+        let matchedLink = PaylisherMapping.deepLink(link, campaign: nil, origin: .deferred)
+        var deepLink = (try? await resolve(enriched, context: context)) ?? matchedLink
         deepLink.origin = .deferred
-        deepLink.id = PaylisherMapping.deepLink(link, campaign: nil, origin: .deferred).id
+        deepLink.id = matchedLink.id
         deepLink.resolution = .server
         deepLink.metadata["deferred_url"] = .string(text)
         var answer: [String: JSONValue] = [:]

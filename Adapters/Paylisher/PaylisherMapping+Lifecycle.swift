@@ -129,14 +129,11 @@ extension PaylisherMapping {
         properties["has_fallback_url"] = has("fallbackUrl")
         properties["has_custom_scheme"] = has("scheme")
         properties["has_webhook"] = has("webhookUrl")
-        properties["has_metadata"] = .bool(!(campaign["metaData"]?.objectValueOrEmpty.isEmpty ?? true))
+        if case .object(let metadata)? = campaign["metaData"] {
+            properties["has_metadata"] = .bool(!metadata.isEmpty)
+        } else {
+            properties["has_metadata"] = false
+        }
         return LifecycleEvent(name: "deeplink_resolved", properties: properties)
-    }
-}
-
-extension JSONValue {
-    var objectValueOrEmpty: [String: JSONValue] {
-        if case .object(let object) = self { return object }
-        return [:]
     }
 }

@@ -72,7 +72,7 @@ public struct LinkFortyMatcher: Sendable {
     static func score(_ install: Fingerprint, _ click: Fingerprint) -> (Int, [String]) {
         var score = 0
         var factors: [String] = []
-        if let a = install.ip, let b = click.ip, sameNetwork(a, b) {
+        if let a = install.ip, let b = click.ip, IPAddressRules.sameNetwork(a, b) {
             score += 40
             factors.append("ip")
         }
@@ -111,7 +111,4 @@ public struct LinkFortyMatcher: Sendable {
             + first(of: ["Chrome", "Safari", "Firefox", "Edge", "Opera"])
     }
 
-    static func sameNetwork(_ a: String, _ b: String) -> Bool { IPAddressRules.sameNetwork(a, b) }
-
-    static func isAttributable(_ address: String) -> Bool { IPAddressRules.isAttributable(address) }
 }

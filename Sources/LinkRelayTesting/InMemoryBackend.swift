@@ -12,7 +12,7 @@ import LinkRelay
 /// ```
 ///
 /// A URL without a script resolves according to ``unscriptedLinks``.
-public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, Sendable {
+public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, EventObservingBackend, Sendable {
     /// What resolving a URL gives.
     public enum Resolution: Sendable {
         /// This link.
@@ -100,7 +100,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, S
     public var calls: [Call] { state.withLock { $0.calls } }
 
     /// Every event the client told this backend it published
-    /// (``DeepLinkBackend/didPublish(_:context:)``), in order.
+    /// (``EventObservingBackend/didPublish(_:at:context:)``), in order.
     public var observedEvents: [DeepLinkEvent] { state.withLock { $0.observed } }
 
     /// The links among ``observedEvents``: what the client delivered.

@@ -16,16 +16,16 @@ struct LinkFortyMatcherTests {
         ("2001:db8:1:2::5", true), ("not an ip", false),
     ])
     func attributable(_ address: String, _ expected: Bool) {
-        #expect(LinkFortyMatcher.isAttributable(address) == expected)
+        #expect(IPAddressRules.isAttributable(address) == expected)
     }
 
     @Test("IPv4 compares /24, IPv6 the first four groups")
     func networks() {
-        #expect(LinkFortyMatcher.sameNetwork("203.0.113.10", "203.0.113.250"))
-        #expect(!LinkFortyMatcher.sameNetwork("203.0.113.10", "203.0.114.10"))
-        #expect(LinkFortyMatcher.sameNetwork("2001:db8:1:2::5", "2001:db8:1:2:ffff::9"))
-        #expect(!LinkFortyMatcher.sameNetwork("2001:db8:1:2::5", "2001:db8:1:3::5"))
-        #expect(!LinkFortyMatcher.sameNetwork("192.168.1.1", "192.168.1.1"))
+        #expect(IPAddressRules.sameNetwork("203.0.113.10", "203.0.113.250"))
+        #expect(!IPAddressRules.sameNetwork("203.0.113.10", "203.0.114.10"))
+        #expect(IPAddressRules.sameNetwork("2001:db8:1:2::5", "2001:db8:1:2:ffff::9"))
+        #expect(!IPAddressRules.sameNetwork("2001:db8:1:2::5", "2001:db8:1:3::5"))
+        #expect(!IPAddressRules.sameNetwork("192.168.1.1", "192.168.1.1"))
     }
 
     @Test("user agents normalise to platform|browser", arguments: [

@@ -217,7 +217,7 @@ struct PublishedEventObservationTests {
 }
 
 /// Resolves locally and never finishes taking in a published event.
-private struct HangingObserverBackend: DeepLinkBackend {
+private struct HangingObserverBackend: EventObservingBackend {
     var id: BackendID { "hanging" }
     func canHandle(_ url: URL) -> Bool { true }
     func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {

@@ -306,7 +306,7 @@ struct BackendEventTests {
 }
 
 /// Reports each delivered link as an event of its own, and records what it sends.
-final class EnqueuingBackend: EventTrackingBackend {
+final class EnqueuingBackend: EventTrackingBackend, EventObservingBackend {
     let waiters = ConditionWaiters()
     private let sent = Locked<[String]>([])
     var sentNames: [String] { sent.withLock { $0 } }

@@ -42,23 +42,30 @@ public protocol DeepLinkBackend: Sendable {
     /// A missing match is ``InstallMatch/organic(_:)``, not an error.
     func matchInstall(context: BackendContext) async throws -> InstallMatch
 
-    /// Every event the client published to the app, after it was published, in order: for
-    /// providers that hear about a link's life (LimeLink's stats after `.link`, Paylisher's
-    /// "Deep Link Opened", "… Completed" (a `.link` whose ``DeepLink/requiresAuthentication``
-    /// is set), "… Cancelled" and "… Timeout" (`.pendingLinkDropped`), "… Failed", "Deferred
-    /// Deep Link Match" (`.install`)).
-    ///
-    /// Calls come one at a time from a task of their own, each cut off after
-    /// ``DeepLinkClient/Configuration/requestTimeout``: nothing a backend does here can delay or
-    /// undo what the app receives. `date` is when the event was published (the call may come
-    /// later). Default: nothing.
-    func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async
+    /// The backend a link belongs to, for a link the client delivers parsed on the device.
+    /// Default: ``id``; ``RoutingBackend`` names the member that claims the URL.
+    func provider(for url: URL) -> BackendID
 }
 
 extension DeepLinkBackend {
     public var appSchemes: Set<String> { [] }
     public var secrets: [String] { [] }
-    public func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async {}
+    public func provider(for url: URL) -> BackendID { id }
+}
+
+/// A backend that hears about every event the client published to the app: for providers that
+/// follow a link's life (LimeLink's stats after `.link`; Paylisher's "Deep Link Opened",
+/// "… Completed" (a `.link` whose ``DeepLink/requiresAuthentication`` is set), "… Cancelled" and
+/// "… Timeout" (`.pendingLinkDropped`), "… Failed", "Deferred Deep Link Match" (`.install`)).
+///
+/// Only backends that conform are told, so the others cost nothing per event.
+public protocol EventObservingBackend: DeepLinkBackend {
+    /// Called after `event` was published, in order, one call at a time from a task of its own,
+    /// each cut off after ``DeepLinkClient/Configuration/requestTimeout``: nothing a backend does
+    /// here can delay or undo what the app receives. `date` is when the event was published (the
+    /// call may come later). Events of the backend's own go into the client's queue through
+    /// ``BackendContext/enqueueEvent``.
+    func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async
 }
 
 /// A backend that reports ``ConversionEvent``s to its provider.

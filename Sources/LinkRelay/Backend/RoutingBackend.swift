@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Its ``id`` is the primary's, so persisted values stay where they are when you add or remove
 /// the others.
-public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend {
+public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventObservingBackend {
     /// The backend that matches installs and receives events and link requests.
     public let primary: any DeepLinkBackend
     /// The backends tried after the primary, in order.
@@ -32,6 +32,11 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend {
 
     public var secrets: [String] {
         others.reduce(primary.secrets) { $0 + $1.secrets }
+    }
+
+    /// The member that claims `url`, or the primary.
+    public func provider(for url: URL) -> BackendID {
+        backend(for: url)?.id ?? id
     }
 
     /// The backend that claims `url`, if any.
@@ -64,7 +69,7 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend {
             case .install, .failure: nil
             }
         let owner = provider.flatMap { id in ([primary] + others).first { $0.id == id } } ?? primary
-        await owner.didPublish(event, at: date, context: context)
+        await (owner as? any EventObservingBackend)?.didPublish(event, at: date, context: context)
     }
 
     public func send(_ event: ConversionEvent, context: BackendContext) async throws {

@@ -28,8 +28,9 @@ public actor DeepLinkClient {
     nonisolated let logger: LinkRelayLogger
     nonisolated let broadcaster: EventBroadcaster
     private nonisolated let inbox: AsyncStream<InboxItem>.Continuation
-    /// Published events on their way to the backend (see ``publish(_:replayable:)``).
-    private nonisolated let published: AsyncStream<(DeepLinkEvent, Date)>.Continuation
+    /// Published events on their way to an observing backend (see ``publish(_:replayable:)``);
+    /// `nil` when the backend does not observe them.
+    private nonisolated let published: AsyncStream<(DeepLinkEvent, Date)>.Continuation?
     nonisolated let clock: any LinkRelayClock
     let redactor: Redactor
     private let policy: DestinationPolicy
@@ -95,8 +96,9 @@ public actor DeepLinkClient {
         self.duplicates = DuplicateFilter(window: configuration.duplicateWindow)
         let (stream, continuation) = AsyncStream<InboxItem>.makeStream(bufferingPolicy: .unbounded)
         self.inbox = continuation
+        let observer = backend as? any EventObservingBackend
         let (publishedStream, publishedContinuation) = AsyncStream<(DeepLinkEvent, Date)>.makeStream(bufferingPolicy: .unbounded)
-        self.published = publishedContinuation
+        self.published = observer == nil ? nil : publishedContinuation
         // One task drains the inbox in order. It holds the client weakly, so dropping the
         // client ends it.
         Task { [weak self] in
@@ -105,19 +107,21 @@ public actor DeepLinkClient {
                 await self.process(item)
             }
         }
-        // A second task tells the backend about published events, so that what the backend does
-        // with them never holds up the next link.
-        Task { [weak self] in
-            for await (event, date) in publishedStream {
-                guard let self else { return }
-                await self.tellBackend(event, publishedAt: date)
+        // A second task tells an observing backend about published events, so that what the
+        // backend does with them never holds up the next link.
+        if let observer {
+            Task { [weak self] in
+                for await (event, date) in publishedStream {
+                    guard let self else { return }
+                    await self.tell(observer, event, publishedAt: date)
+                }
             }
         }
     }
 
     deinit {
         inbox.finish()
-        published.finish()
+        published?.finish()
         broadcaster.finishAll()
         pendingExpiry?.cancel()
         flushTask?.cancel()
@@ -198,18 +202,18 @@ public actor DeepLinkClient {
         }
     }
 
-    /// Publishes `event` to the app, then queues it for the backend's
-    /// ``DeepLinkBackend/didPublish(_:context:)``. Every event the client publishes goes
+    /// Publishes `event` to the app, then, for an ``EventObservingBackend``, queues it for
+    /// ``EventObservingBackend/didPublish(_:at:context:)``. Every event the client publishes goes
     /// through here.
     func publish(_ event: DeepLinkEvent, replayable: Bool = false) {
         broadcaster.publish(event, replayable: replayable)
-        published.yield((event, clock.currentDate))
+        published?.yield((event, clock.currentDate))
     }
 
-    /// Tells the backend about published events, one at a time, each within `requestTimeout`.
-    private func tellBackend(_ event: DeepLinkEvent, publishedAt date: Date) async {
+    /// Tells the observing backend about published events, one at a time, each within
+    /// `requestTimeout`.
+    private func tell(_ backend: any EventObservingBackend, _ event: DeepLinkEvent, publishedAt date: Date) async {
         guard !isShutDown else { return }
-        let backend = self.backend
         let context = await makeContext()
         let timeout = max(configuration.requestTimeout, 0)
         do {
@@ -285,8 +289,7 @@ public actor DeepLinkClient {
                 default: .failed(failure)
                 }
             logger.info("Delivering the locally parsed link (\(reason)): \(url.absoluteString)")
-            let provider = (backend as? RoutingBackend)?.backend(for: url)?.id ?? backend.id
-            link = parsed.deepLink(provider: provider, resolution: .local(reason))
+            link = parsed.deepLink(provider: backend.provider(for: url), resolution: .local(reason))
         }
         if !link.requiresAuthentication, isGatedPath(link) { link.requiresAuthentication = true }
         return link
@@ -367,7 +370,7 @@ public actor DeepLinkClient {
         guard !isShutDown else { return }
         isShutDown = true
         inbox.finish()
-        published.finish()
+        published?.finish()
         pendingExpiry?.cancel()
         pendingExpiry = nil
         pendingLink = nil
