@@ -62,7 +62,7 @@ public struct LimeLinkBackend: EventObservingBackend {
             let request = HTTPRequest(
                 method: .get, url: LimeLinkEndpoints.legacy(configuration.legacyResolveURL, subdomain: subdomain, path: path))
             let response = try await context.transport.send(request)
-            let decoded = try decode(LimeLinkLegacyResponse.self, from: response, what: "the legacy resolve", url: url)
+            let decoded = try decode(LimeLinkLegacyResponse.self, from: response, what: "the legacy resolve", url: url, context: context)
             guard let target = decoded.deeplinkURL else {
                 throw LimeLinkMapping.unresolved(response, url: url, now: context.clock.currentDate)
             }
@@ -100,7 +100,7 @@ public struct LimeLinkBackend: EventObservingBackend {
                 base: configuration.apiBaseURL, suffix: suffix, fullRequestURL: url.absoluteString, setup: false),
             headers: requestHeaders)
         let response = try await context.transport.send(request)
-        let decoded = try decode(LimeLinkResolveResponse.self, from: response, what: "the resolve request", url: url)
+        let decoded = try decode(LimeLinkResolveResponse.self, from: response, what: "the resolve request", url: url, context: context)
         guard let uri = decoded.uri else {
             throw LimeLinkMapping.unresolved(response, url: url, now: context.clock.currentDate)
         }
@@ -109,14 +109,16 @@ public struct LimeLinkBackend: EventObservingBackend {
 
     /// A resolve body: JSON (whatever the status), or, for a 2xx, a decoding error; an error
     /// status with a body that is not JSON is classified by its status.
-    private func decode<Body: Decodable>(_ type: Body.Type, from response: HTTPResponse, what: String, url: URL) throws -> Body {
+    private func decode<Body: Decodable>(
+        _ type: Body.Type, from response: HTTPResponse, what: String, url: URL, context: BackendContext
+    ) throws -> Body {
         do {
             return try JSONDecoder().decode(Body.self, from: response.body)
         } catch {
             if response.isSuccess {
                 throw LimeLinkMapping.decodingError(what, status: response.status, url: url, underlying: error)
             }
-            throw LimeLinkMapping.unresolved(response, url: url, now: Date())
+            throw LimeLinkMapping.unresolved(response, url: url, now: context.clock.currentDate)
         }
     }
 

@@ -84,10 +84,9 @@ public actor DeepLinkClient {
         self.backend = backend
         self.configuration = configuration
         self.clock = configuration.clock
-        let redactor = Redactor(secrets: backend.secrets)
-        self.redactor = redactor
         let logger = LinkRelayLogger(sink: configuration.logSink, secrets: backend.secrets, backend: backend.id)
         self.logger = logger
+        self.redactor = logger.redactor
         self.broadcaster = EventBroadcaster(heldLimit: configuration.undeliveredEventLimit, logger: logger)
         self.policy = DestinationPolicy(
             allowedSchemes: configuration.allowedDestinationSchemes.union(backend.appSchemes))
