@@ -19,18 +19,68 @@ import LinkRelay
 /// is a network error, as a DNS failure would be. Faults can be set per route, and the whole
 /// world can be made unreachable.
 public final class ProviderSimulator: HTTPTransport {
-    /// What a route does instead of answering normally.
-    public enum Fault: Sendable, Hashable {
+    /// What a route does instead of answering normally. A faulted request never reaches the
+    /// emulation, so nothing it carries is recorded.
+    ///
+    /// Faults are `Codable` as the Sandbox's admin API writes them: `{"kind": "delay",
+    /// "seconds": 5}`, `{"kind": "status", "status": 503, "body": "…", "headers": {…}}`,
+    /// `{"kind": "malformedBody"}`, `{"kind": "oversizedBody", "bytes": 5000000}`,
+    /// `{"kind": "drop"}`.
+    public enum Fault: Sendable, Hashable, Codable {
         /// Answer normally, after this many seconds on the simulator's clock.
         case delay(TimeInterval)
-        /// Answer with this status and body instead.
-        case status(Int, body: String = "")
+        /// Answer with this status, body and headers instead (`Content-Type: application/json`
+        /// unless `headers` names one).
+        case status(Int, body: String = "", headers: [String: String] = [:])
         /// Answer 200 with a body that is not JSON.
         case malformedBody
-        /// Answer 200 with a body of this many bytes.
+        /// Answer 200 with a JSON body of this many bytes (an array of zeros).
         case oversizedBody(Int)
-        /// Drop the connection: no response.
+        /// Drop the connection before the response is complete. In process this is a
+        /// `.network` error; the Sandbox sends the headers and part of the body, then closes.
         case drop
+
+        private enum CodingKeys: String, CodingKey {
+            case kind, seconds, status, body, headers, bytes
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let kind = try container.decode(String.self, forKey: .kind)
+            switch kind {
+            case "delay": self = .delay(try container.decode(TimeInterval.self, forKey: .seconds))
+            case "status":
+                self = .status(
+                    try container.decode(Int.self, forKey: .status), body: try container.decodeIfPresent(String.self, forKey: .body) ?? "",
+                    headers: try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:])
+            case "malformedBody": self = .malformedBody
+            case "oversizedBody": self = .oversizedBody(try container.decode(Int.self, forKey: .bytes))
+            case "drop": self = .drop
+            default:
+                throw DecodingError.dataCorruptedError(
+                    forKey: .kind, in: container,
+                    debugDescription: "Unknown fault kind '\(kind)'; use delay, status, malformedBody, oversizedBody or drop.")
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .delay(let seconds):
+                try container.encode("delay", forKey: .kind)
+                try container.encode(seconds, forKey: .seconds)
+            case .status(let status, let body, let headers):
+                try container.encode("status", forKey: .kind)
+                try container.encode(status, forKey: .status)
+                try container.encode(body, forKey: .body)
+                try container.encode(headers, forKey: .headers)
+            case .malformedBody: try container.encode("malformedBody", forKey: .kind)
+            case .oversizedBody(let bytes):
+                try container.encode("oversizedBody", forKey: .kind)
+                try container.encode(bytes, forKey: .bytes)
+            case .drop: try container.encode("drop", forKey: .kind)
+            }
+        }
     }
 
     /// A request as an emulation sees it: the HTTP request, the address it came from, and when.
@@ -44,12 +94,19 @@ public final class ProviderSimulator: HTTPTransport {
 
     private struct Route: Hashable, Sendable {
         let method: HTTPMethod?
+        let host: String?
         let path: String
+    }
+
+    private struct ScheduledFault: Sendable {
+        var fault: Fault
+        /// How many more requests it applies to; `nil` for all.
+        var remaining: Int?
     }
 
     private struct State: Sendable {
         var emulations: [String: any ProviderEmulation] = [:]
-        var faults: [Route: Fault] = [:]
+        var faults: [Route: ScheduledFault] = [:]
         var clientIP = "203.0.113.10"
         var isReachable = true
         var requests: [HTTPRequest] = []
@@ -60,10 +117,25 @@ public final class ProviderSimulator: HTTPTransport {
         func emulation(for host: String) -> (any ProviderEmulation)? {
             if let exact = emulations[host] { return exact }
             return emulations.first { pattern, _ in
-                pattern.hasPrefix("*.") && host.hasSuffix(pattern.dropFirst(1)) && host.count > pattern.count - 1
+                pattern.hasPrefix("*.") && HostPattern.matches(host, anyOf: [pattern])
             }?.value
         }
 
+        /// The fault for a request, most specific route first; a counted fault is used up.
+        mutating func takeFault(for request: HTTPRequest) -> Fault? {
+            let host = request.url.host?.lowercased()
+            let path = request.url.path
+            let candidates = [
+                Route(method: request.method, host: host, path: path), Route(method: nil, host: host, path: path),
+                Route(method: request.method, host: nil, path: path), Route(method: nil, host: nil, path: path),
+            ]
+            guard let route = candidates.first(where: { faults[$0] != nil }), var scheduled = faults[route] else { return nil }
+            if let remaining = scheduled.remaining {
+                scheduled.remaining = remaining - 1
+                faults[route] = remaining > 1 ? scheduled : nil
+            }
+            return scheduled.fault
+        }
     }
 
     private let state = Locked(State())
@@ -99,10 +171,18 @@ public final class ProviderSimulator: HTTPTransport {
         set { state.withLock { $0.isReachable = newValue } }
     }
 
-    /// Makes requests to `path` (with `method`, or any method when `nil`) fail with `fault`;
-    /// `nil` clears it.
-    public func setFault(_ fault: Fault?, method: HTTPMethod? = nil, path: String) {
-        state.withLock { $0.faults[Route(method: method, path: path)] = fault }
+    /// Makes requests to `path` (with `method`, or any method when `nil`; on `host`, or any
+    /// host when `nil`) fail with `fault`, for the next `times` requests or, when `nil`, until
+    /// cleared; `nil` clears it. The most specific route wins.
+    public func setFault(_ fault: Fault?, method: HTTPMethod? = nil, host: String? = nil, path: String, times: Int? = nil) {
+        let route = Route(method: method, host: host?.lowercased(), path: path)
+        state.withLock { state in
+            if let fault, (times ?? 1) > 0 {
+                state.faults[route] = ScheduledFault(fault: fault, remaining: times)
+            } else {
+                state.faults[route] = nil
+            }
+        }
     }
 
     /// Clears every fault.
@@ -112,6 +192,11 @@ public final class ProviderSimulator: HTTPTransport {
 
     /// Every request received, in order.
     public var requests: [HTTPRequest] { state.withLock { $0.requests } }
+
+    /// Whether an emulation serves `host` (exactly or through a `*.suffix` registration).
+    public func serves(host: String) -> Bool {
+        state.withLock { $0.emulation(for: host.lowercased()) != nil }
+    }
 
     /// How many requests went to `path`.
     public func requestCount(path: String) -> Int {
@@ -133,8 +218,7 @@ public final class ProviderSimulator: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let (emulation, fault, clientIP, reachable) = state.withLock { state in
             state.requests.append(request)
-            let fault = state.faults[Route(method: request.method, path: request.url.path)]
-                ?? state.faults[Route(method: nil, path: request.url.path)]
+            let fault = state.takeFault(for: request)
             return (state.emulation(for: request.url.host?.lowercased() ?? ""), fault, state.clientIP, state.isReachable)
         }
         // Those waiting for this request resume once it has been handled (or has failed).
@@ -160,12 +244,14 @@ public final class ProviderSimulator: HTTPTransport {
             } catch {
                 throw DeepLinkError(.cancelled, "The request was cancelled.")
             }
-        case .status(let status, let body):
-            response = HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        case .status(let status, let body, let headers):
+            var fields = HTTPHeaders(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            if fields["Content-Type"] == nil { fields["Content-Type"] = "application/json" }
+            response = HTTPResponse(status: status, headers: fields, body: Data(body.utf8))
         case .malformedBody:
             response = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data("{\"truncated\": [1, 2".utf8))
         case .oversizedBody(let size):
-            response = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(repeating: 0x20, count: size))
+            response = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Self.jsonFiller(size))
         case .drop:
             throw DeepLinkError(.network, "The connection was lost before the response was complete.")
         case nil:
@@ -179,6 +265,27 @@ public final class ProviderSimulator: HTTPTransport {
             throw DeepLinkError(.responseTooLarge, "The response is larger than \(maximumResponseSize) bytes and was refused.")
         }
         return answer
+    }
+}
+
+extension ProviderSimulator {
+    /// A JSON array of zeros `size` bytes long (`[0,0,…,0]`), so an oversized body is valid JSON
+    /// and only its size is wrong.
+    static func jsonFiller(_ size: Int) -> Data {
+        guard size >= 3 else { return Data(repeating: 0x20, count: max(size, 0)) }
+        var data = Data(capacity: size)
+        data.append(UInt8(ascii: "["))
+        var remaining = size - 2
+        data.append(UInt8(ascii: "0"))
+        remaining -= 1
+        while remaining >= 2 {
+            data.append(UInt8(ascii: ","))
+            data.append(UInt8(ascii: "0"))
+            remaining -= 2
+        }
+        if remaining == 1 { data.append(UInt8(ascii: " ")) }
+        data.append(UInt8(ascii: "]"))
+        return data
     }
 }
 

@@ -108,4 +108,10 @@ struct URLSessionTransportTests {
     func classification(_ code: URLError.Code, _ expected: DeepLinkError.Code) {
         #expect(URLSessionTransport.classify(URLError(code)).code == expected)
     }
+
+    @Test("an unknown failure once the status line arrived is a connection lost mid-response (Linux reports -1)")
+    func lostMidResponse() {
+        #expect(URLSessionTransport.classify(URLError(.unknown), responseStarted: true).message == "The connection was lost before the response was complete.")
+        #expect(URLSessionTransport.classify(URLError(.unknown)).message == "The request failed (URL error -1).")
+    }
 }

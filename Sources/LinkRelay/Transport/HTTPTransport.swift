@@ -82,7 +82,7 @@ public struct HTTPHeaders: Sendable, Hashable, Codable, ExpressibleByDictionaryL
 }
 
 /// A request for an ``HTTPTransport``.
-public struct HTTPRequest: Sendable, Hashable {
+public struct HTTPRequest: Sendable, Hashable, Codable {
     /// The method.
     public var method: HTTPMethod
     /// The absolute URL, query included.

@@ -49,8 +49,8 @@ public final class URLSessionTransport: HTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
-    static func classify(_ error: any Error) -> DeepLinkError {
-        SessionDelegate.classify(error)
+    static func classify(_ error: any Error, responseStarted: Bool = false) -> DeepLinkError {
+        SessionDelegate.classify(error, responseStarted: responseStarted)
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -143,7 +143,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let error {
-            complete(task, with: .failure(Self.classify(error)))
+            // A connection that breaks after the status line arrived is reported by Linux's
+            // URLSession as an unknown error (-1); say what happened.
+            let responseStarted = pending.withLock { ($0[task.taskIdentifier]?.status ?? 0) != 0 }
+            complete(task, with: .failure(Self.classify(error, responseStarted: responseStarted)))
             return
         }
         let entry = pending.withLock { $0[task.taskIdentifier] }
@@ -153,7 +156,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// URL loading errors as ``DeepLinkError``s. The message names the condition only: the
     /// system's own text can carry the request URL, and with it a key in a query.
-    static func classify(_ error: any Error) -> DeepLinkError {
+    static func classify(_ error: any Error, responseStarted: Bool = false) -> DeepLinkError {
         let code = (error as? URLError)?.code ?? URLError.Code(rawValue: (error as NSError).code) ?? .unknown
         switch code {
         case .cancelled:
@@ -166,7 +169,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return DeepLinkError(.network, "The server's host name could not be resolved.", underlying: error)
         case .notConnectedToInternet:
             return DeepLinkError(.network, "The device is offline.", underlying: error)
-        case .networkConnectionLost:
+        case .networkConnectionLost, .unknown where responseStarted:
             return DeepLinkError(.network, "The connection was lost before the response was complete.", underlying: error)
         case .badServerResponse:
             return DeepLinkError(.network, "The server sent a response that is not valid HTTP.", underlying: error)

@@ -1,0 +1,74 @@
+import Foundation
+import LinkRelaySandbox
+import LinkRelaySimulator
+
+/// linkrelay-sandbox: the four providers' emulations over HTTP on loopback, for tests and for a
+/// Debug build of an app. See the README's Sandbox section.
+@main
+struct SandboxTool {
+    static let usage = """
+        usage: linkrelay-sandbox [--host 127.0.0.1] [--port 8642] [--quiet]
+                                 [--linkforty-host HOST] [--limelink-key KEY] [--limelink-domain DOMAIN]
+                                 [--dynalinks-key KEY] [--dynalinks-project-host HOST] [--paylisher-key KEY]
+        """
+
+    static func main() async {
+        var host = "127.0.0.1"
+        var port: UInt16 = 8642
+        var quiet = false
+        var settings = SandboxSettings()
+        var arguments = CommandLine.arguments.dropFirst()
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--quiet":
+                quiet = true
+                continue
+            case "--help", "-h":
+                write(usage)
+                exit(0)
+            default:
+                break
+            }
+            guard let value = arguments.popFirst() else { fail("\(argument) needs a value") }
+            switch argument {
+            case "--host": host = value
+            case "--port":
+                guard let number = UInt16(value) else { fail("--port takes a number from 0 to 65535") }
+                port = number
+            case "--linkforty-host": settings.linkFortyHost = value.lowercased()
+            case "--limelink-key": settings.limeLinkAPIKey = value
+            case "--limelink-domain": settings.limeLinkDomain = value.lowercased()
+            case "--dynalinks-key": settings.dynalinksAPIKey = value
+            case "--dynalinks-project-host": settings.dynalinksProjectHost = value.lowercased()
+            case "--paylisher-key": settings.paylisherAPIKey = value
+            default: fail("unknown option \(argument)")
+            }
+        }
+
+        let sandbox = Sandbox(settings: settings)
+        let log: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable line in write(line) }
+        do {
+            let server = try SandboxServer(sandbox: sandbox, host: host, port: port, log: log)
+            let baseURL = try await server.start()
+            write("LinkRelay Sandbox listening on \(baseURL.absoluteString)")
+            for provider in try await sandbox.describe().providers {
+                let name = provider.name.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+                write("  \(name) \(provider.baseURL.absoluteString)   hosts: \(provider.hosts.joined(separator: ", "))")
+            }
+            write("  admin      \(baseURL.absoluteString)/_admin")
+            await server.wait()
+        } catch {
+            fail("could not start on \(host):\(port): \(error)")
+        }
+    }
+
+    /// One line to standard output, unbuffered, so a log piped to a file is current.
+    static func write(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("linkrelay-sandbox: \(message)\n\(usage)\n".utf8))
+        exit(2)
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+import LinkRelay
+
+/// The four providers' emulations on one ``ProviderSimulator``, with the routing and the admin
+/// API that the `linkrelay-sandbox` server puts on a real socket. It is independent of any HTTP
+/// server: the server hands each request to ``handle(_:)`` and sends back what it answers.
+///
+/// A request reaches a provider in one of three ways, tried in this order:
+/// 1. **Path prefix**: `/linkforty/…`, `/limelink/…`, `/dynalinks/…`, `/paylisher/…`. The
+///    prefix is removed and the provider sees the request on its API host (or on the
+///    `X-Forwarded-Host`, when that is one of the provider's hosts). For adapters that take a
+///    base URL.
+/// 2. **`X-Forwarded-Host`**, as ``HostRewritingTransport`` sets it: for providers whose hosts
+///    are fixed (LimeLink's project hosts, Paylisher's short-link hosts).
+/// 3. **`Host`**, when it is a provider's host (a device whose DNS points a provider's name at
+///    the sandbox).
+///
+/// `/_admin/…` is the admin API (see ``SandboxControl``); anything else is a 404 that says how
+/// to route.
+public final class Sandbox: SandboxControl {
+    /// What the server does with a request.
+    public enum Outcome: Sendable, Hashable {
+        /// Send this response.
+        case respond(HTTPResponse)
+        /// Send a response's headers and part of its body, then close the connection (the
+        /// ``ProviderSimulator/Fault/drop`` fault, an outage).
+        case closeMidResponse
+    }
+
+    /// One request, handled.
+    public struct Exchange: Sendable, Hashable {
+        public var outcome: Outcome
+        /// Who answered: a provider's name, `admin`, or `none`.
+        public var handler: String
+        /// The URL the provider's emulation saw, when one did.
+        public var routedURL: URL?
+    }
+
+    public let settings: SandboxSettings
+    /// The simulator the emulations run in (faults, client IP, received requests).
+    public let simulator: ProviderSimulator
+    public let linkForty: LinkFortyEmulation
+    public let limeLink: LimeLinkEmulation
+    public let dynalinks: DynalinksEmulation
+    public let paylisher: PaylisherEmulation
+    private let address = Locked(URL(string: "http://127.0.0.1:8642")!)
+
+    /// A sandbox with `settings`, running delays and stamping times on `clock`. Responses are
+    /// not size-limited here: an oversized-body fault reaches the client, which must refuse it.
+    public init(settings: SandboxSettings = SandboxSettings(), clock: any LinkRelayClock = SystemClock()) {
+        self.settings = settings
+        let simulator = ProviderSimulator(clock: clock, maximumResponseSize: .max)
+        self.simulator = simulator
+        linkForty = simulator.addLinkForty(host: settings.linkFortyHost)
+        limeLink = simulator.addLimeLink(apiKey: settings.limeLinkAPIKey, linkDomain: settings.limeLinkDomain)
+        dynalinks = simulator.addDynalinks(
+            clientAPIKey: settings.dynalinksAPIKey, projectHost: settings.dynalinksProjectHost, apiHost: settings.dynalinksAPIHost)
+        paylisher = simulator.addPaylisher(
+            apiKey: settings.paylisherAPIKey, apiHost: settings.paylisherAPIHost, shortLinkHosts: settings.paylisherShortLinkHosts,
+            analyticsHost: settings.paylisherAnalyticsHost)
+    }
+
+    /// The address the sandbox is reached at, for ``describe()``; the server sets it once it
+    /// listens. Default `http://127.0.0.1:8642`.
+    public var baseURL: URL {
+        get { address.withLock { $0 } }
+        set { address.withLock { $0 = newValue } }
+    }
+
+    // MARK: Serving
+
+    /// Handles one request as it arrived: `request.url` is `http://{Host}{path}?{query}`.
+    public func handle(_ request: HTTPRequest) async -> Exchange {
+        let components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
+        let path = components?.percentEncodedPath ?? request.url.path
+        if path == "/_admin" || path.hasPrefix("/_admin/") {
+            let response = await admin(request, path: String(path.dropFirst("/_admin".count)))
+            return Exchange(outcome: .respond(response), handler: "admin", routedURL: nil)
+        }
+        guard let (provider, routed) = route(request, path: path, query: components?.percentEncodedQuery) else {
+            let routes = SandboxProvider.allCases.map { "/\($0.rawValue)" }.joined(separator: ", ")
+            let message =
+                "Nothing is served here. Prefix the path with a provider (\(routes)), send X-Forwarded-Host with a provider's host (HostRewritingTransport does), or see GET /_admin."
+            return Exchange(outcome: .respond(Self.json(SandboxAPI.Failure(error: message), status: 404)), handler: "none", routedURL: nil)
+        }
+        do {
+            let response = try await simulator.send(routed)
+            return Exchange(outcome: .respond(response), handler: provider, routedURL: routed.url)
+        } catch {
+            // A dropped connection, an outage, or a delay cut short: the connection closes.
+            return Exchange(outcome: .closeMidResponse, handler: provider, routedURL: routed.url)
+        }
+    }
+
+    /// The request as a provider sees it (`https://{provider host}{path}`), and the provider's
+    /// name; `nil` when no provider is addressed.
+    private func route(_ request: HTTPRequest, path: String, query: String?) -> (String, HTTPRequest)? {
+        let forwarded = request.headers["X-Forwarded-Host"].map(Self.hostName)
+        var host: String?
+        var providerPath = path
+        var name: String?
+        for provider in SandboxProvider.allCases {
+            let prefix = "/" + provider.rawValue
+            guard path == prefix || path.hasPrefix(prefix + "/") else { continue }
+            providerPath = String(path.dropFirst(prefix.count))
+            let hosts = Set(settings.hosts(of: provider))
+            host = forwarded.flatMap { HostPattern.matches($0, anyOf: hosts) ? $0 : nil } ?? settings.apiHost(of: provider)
+            name = provider.rawValue
+            break
+        }
+        if host == nil {
+            guard let candidate = forwarded ?? request.headers["Host"].map(Self.hostName), simulator.serves(host: candidate) else {
+                return nil
+            }
+            host = candidate
+            name = SandboxProvider.allCases.first { HostPattern.matches(candidate, anyOf: Set(settings.hosts(of: $0))) }?.rawValue
+        }
+        guard let host, let name,
+            let url = URL(string: "https://\(host)\(providerPath.isEmpty ? "/" : providerPath)\(query.map { "?" + $0 } ?? "")")
+        else { return nil }
+        var routed = request
+        routed.url = url
+        for header in ["X-Forwarded-Host", "X-Forwarded-Proto", "Host"] { routed.headers[header] = nil }
+        return (name, routed)
+    }
+
+    /// `shop.limelink.org:443` → `shop.limelink.org`.
+    private static func hostName(_ value: String) -> String {
+        let trimmed = value.trimmingCharacters(in: .whitespaces).lowercased()
+        if trimmed.hasPrefix("[") { return String(trimmed.prefix { $0 != "]" }.dropFirst()) }
+        return String(trimmed.prefix { $0 != ":" })
+    }
+
+    // MARK: Admin API
+
+    private func admin(_ request: HTTPRequest, path: String) async -> HTTPResponse {
+        let segments = path.split(separator: "/").map(String.init)
+        do {
+            switch (request.method, segments.count) {
+            case (.get, 0):
+                var description = try await describe()
+                if let host = request.headers["Host"], let url = URL(string: "http://\(host)") {
+                    description = Self.description(settings: settings, baseURL: url)
+                }
+                return Self.json(description)
+            case (.put, 1) where segments[0] == "faults":
+                try await setFault(try Self.decode(SandboxAPI.FaultRule.self, from: request))
+                return HTTPResponse(status: 204)
+            case (.delete, 1) where segments[0] == "faults":
+                try await clearFaults()
+                return HTTPResponse(status: 204)
+            case (.put, 1) where segments[0] == "client-ip":
+                try await setClientIP(try Self.decode(SandboxAPI.ClientIP.self, from: request).ip)
+                return HTTPResponse(status: 204)
+            case (.get, 1) where segments[0] == "requests":
+                return Self.json(try await receivedRequests())
+            case (_, 2):
+                guard let provider = SandboxProvider(rawValue: segments[0]) else { break }
+                return try await admin(request, provider: provider, resource: segments[1])
+            default:
+                break
+            }
+        } catch let failure as SandboxAPI.Failure {
+            return Self.json(failure, status: 400)
+        } catch {
+            return Self.json(SandboxAPI.Failure(error: "\(error)"), status: 400)
+        }
+        return Self.json(
+            SandboxAPI.Failure(error: "No admin route \(request.method) /_admin\(path). See the README's Sandbox section."), status: 404)
+    }
+
+    private func admin(_ request: HTTPRequest, provider: SandboxProvider, resource: String) async throws -> HTTPResponse {
+        switch (request.method, resource) {
+        case (.post, "links"):
+            switch provider {
+            case .linkForty: try await createLink(try Self.decode(SandboxAPI.LinkFortyLink.self, from: request))
+            case .limeLink: try await createLink(try Self.decode(SandboxAPI.LimeLinkLink.self, from: request))
+            case .dynalinks: try await createLink(try Self.decode(SandboxAPI.DynalinksLink.self, from: request))
+            case .paylisher: try await createCampaign(try Self.decode(SandboxAPI.PaylisherCampaign.self, from: request))
+            }
+            return HTTPResponse(status: 201)
+        case (.post, "clicks"):
+            try await recordWebClick(try Self.decode(SandboxAPI.WebClick.self, from: request), on: provider)
+            return HTTPResponse(status: 201)
+        case (.get, "events"):
+            return Self.json(try await receivedEvents(provider))
+        default:
+            return Self.json(
+                SandboxAPI.Failure(error: "No admin route \(request.method) /_admin/\(provider.rawValue)/\(resource)."), status: 404)
+        }
+    }
+
+    private static func decode<Body: Decodable>(_ type: Body.Type, from request: HTTPRequest) throws -> Body {
+        do {
+            return try JSONDecoder().decode(type, from: request.body ?? Data())
+        } catch {
+            throw SandboxAPI.Failure(error: "The body is not a valid \(type): \(error)")
+        }
+    }
+
+    static func json<Body: Encodable>(_ body: Body, status: Int = 200) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
+        return HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: data)
+    }
+
+    static func description(settings: SandboxSettings, baseURL: URL) -> SandboxAPI.Description {
+        let base = baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
+        return SandboxAPI.Description(
+            baseURL: baseURL, settings: settings,
+            providers: SandboxProvider.allCases.map { provider in
+                .init(name: provider, baseURL: URL(string: base + "/" + provider.rawValue) ?? baseURL, hosts: settings.hosts(of: provider))
+            })
+    }
+
+    // MARK: SandboxControl, in process
+
+    public func describe() async throws -> SandboxAPI.Description {
+        Self.description(settings: settings, baseURL: baseURL)
+    }
+
+    public func createLink(_ link: SandboxAPI.LinkFortyLink) async throws {
+        linkForty.createLink(
+            shortCode: link.shortCode, templateSlug: link.templateSlug, originalURL: link.originalURL ?? "https://example.com/",
+            deepLinkPath: link.deepLinkPath, appScheme: link.appScheme, utmParameters: link.utmParameters,
+            deepLinkParameters: link.deepLinkParameters)
+    }
+
+    public func createLink(_ link: SandboxAPI.LimeLinkLink) async throws {
+        limeLink.createLink(project: link.project, suffix: link.suffix, uri: link.uri)
+    }
+
+    public func createLink(_ link: SandboxAPI.DynalinksLink) async throws {
+        dynalinks.createLink(path: link.path, url: link.url, deepLinkValue: link.deepLinkValue)
+    }
+
+    public func createCampaign(_ campaign: SandboxAPI.PaylisherCampaign) async throws {
+        paylisher.createCampaign(
+            keyName: campaign.keyName, title: campaign.title, scheme: campaign.scheme, iosUniversalUrl: campaign.iosUniversalUrl,
+            jid: campaign.jid)
+    }
+
+    public func recordWebClick(_ click: SandboxAPI.WebClick, on provider: SandboxProvider) async throws {
+        let ip = click.ip ?? simulator.clientIP
+        let now = simulator.clock.currentDate
+        switch provider {
+        case .linkForty:
+            guard let code = click.url.path.split(separator: "/").last.map(String.init),
+                linkForty.links.contains(where: { $0.shortCode == code })
+            else { throw SandboxAPI.Failure(error: "LinkForty has no link for \(click.url.absoluteString).") }
+            linkForty.recordWebClick(shortCode: code, from: click.device, ip: ip, at: now)
+        case .limeLink:
+            limeLink.recordWebClick(url: click.url, from: click.device)
+        case .dynalinks:
+            let path = click.url.path
+            guard dynalinks.links.contains(where: { $0.path == path || "/" + $0.shortenedPath == path || $0.shortenedPath == path })
+            else { throw SandboxAPI.Failure(error: "Dynalinks has no link at \(path).") }
+            dynalinks.recordWebClick(path: path, from: click.device, ip: ip, at: now)
+        case .paylisher:
+            paylisher.recordWebClick(url: click.url, campaignKey: click.campaignKey, jid: click.jid, from: click.device, at: now)
+        }
+    }
+
+    public func receivedEvents(_ provider: SandboxProvider) async throws -> [SandboxAPI.ReceivedEvent] {
+        switch provider {
+        case .linkForty:
+            linkForty.events.map { .init(name: $0.name, properties: $0.data) }
+        case .limeLink:
+            limeLink.statsEvents.map { event in
+                var properties: [String: JSONValue] = ["suffix": .string(event.suffix), "operating_system": .string(event.operatingSystem)]
+                if let handle = event.handle { properties["handle"] = .string(handle) }
+                return .init(name: event.eventType, properties: properties)
+            }
+        case .dynalinks:
+            []
+        case .paylisher:
+            paylisher.events.map { event in
+                var properties = event.properties
+                properties["distinct_id"] = .string(event.distinctID)
+                properties["uuid"] = .string(event.uuid)
+                return .init(name: event.event, properties: properties)
+            }
+        }
+    }
+
+    public func setFault(_ rule: SandboxAPI.FaultRule) async throws {
+        simulator.setFault(rule.fault, method: rule.method, host: rule.host, path: rule.path, times: rule.times)
+    }
+
+    public func clearFaults() async throws {
+        simulator.clearFaults()
+    }
+
+    public func setClientIP(_ ip: String) async throws {
+        simulator.clientIP = ip
+    }
+
+    public func receivedRequests() async throws -> [HTTPRequest] {
+        simulator.requests
+    }
+}
+
+extension SandboxAPI.Failure: Error, CustomStringConvertible {
+    public var description: String { error }
+}
