@@ -169,7 +169,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return DeepLinkError(.network, "The server's host name could not be resolved.", underlying: error)
         case .notConnectedToInternet:
             return DeepLinkError(.network, "The device is offline.", underlying: error)
-        case .networkConnectionLost, .unknown where responseStarted:
+        case .networkConnectionLost:
+            return DeepLinkError(.network, "The connection was lost before the response was complete.", underlying: error)
+        case .unknown where responseStarted:
             return DeepLinkError(.network, "The connection was lost before the response was complete.", underlying: error)
         case .badServerResponse:
             return DeepLinkError(.network, "The server sent a response that is not valid HTTP.", underlying: error)
