@@ -116,7 +116,7 @@ struct ProviderFixture: Sendable, CustomTestStringConvertible {
                     shortCode: "p42", originalURL: "https://shop.example/product/42", deepLinkPath: "/product/42", appScheme: appScheme,
                     utmParameters: ["source": "instagram"], deepLinkParameters: ["productId": "42"]))
         },
-        webClick: .init(url: url("https://go.sandbox.test/p42"), device: phone, ip: "198.51.100.23"),
+        webClick: .init(url: url("https://go.sandbox.test/p42"), device: phone),
         universalLink: url("https://go.sandbox.test/p42?utm_source=newsletter"), destination: url("shopapp://product/42"),
         resolvePath: "/api/sdk/v1/resolve/p42", notFoundBody: #"{"error":"Link not found"}"#, eventPath: "/api/sdk/v1/event")
 
@@ -151,7 +151,7 @@ struct ProviderFixture: Sendable, CustomTestStringConvertible {
             try await sandbox.createLink(
                 SandboxAPI.DynalinksLink(path: "/p42", url: "https://shop.example/product/42", deepLinkValue: "/product/42"))
         },
-        webClick: .init(url: url("https://sandbox.dynalinks.app/p42"), device: phone, ip: "198.51.100.23"),
+        webClick: .init(url: url("https://sandbox.dynalinks.app/p42"), device: phone),
         universalLink: url("https://sandbox.dynalinks.app/p42"), destination: url("https://shop.example/product/42"),
         resolvePath: "/api/v1/links/attribute", notFoundBody: #"{"error":"Not found"}"#, notFoundError: .server(status: 404),
         eventPath: nil)
