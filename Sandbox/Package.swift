@@ -6,7 +6,7 @@ import PackageDescription
 // the root package keeps zero dependencies.
 let package = Package(
     name: "LinkRelaySandbox",
-    platforms: [.macOS(.v12)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "LinkRelaySandbox", targets: ["LinkRelaySandbox"]),
         .executable(name: "linkrelay-sandbox", targets: ["SandboxTool"]),

@@ -102,6 +102,8 @@ public final class LimeLinkEmulation: ProviderEmulation {
         state.withLock { $0.clicks.append(click) }
     }
 
+    /// Every link, in creation order.
+    public var links: [Link] { state.withLock { $0.links } }
     public var statsEvents: [StatsEvent] { state.withLock { $0.stats } }
     public var setups: [Setup] { state.withLock { $0.setups } }
     public var clicks: [Click] { state.withLock { $0.clicks } }

@@ -3,6 +3,7 @@ import FlyingSocks
 import Foundation
 import LinkRelay
 import LinkRelaySimulator
+import Synchronization
 
 /// A ``Sandbox`` on a real socket: FlyingFox serving the four provider emulations and the admin
 /// API over HTTP/1.1.
@@ -43,13 +44,20 @@ public actor SandboxServer {
     public func start() async throws -> URL {
         let task = Task { [server] in try await server.run() }
         runner = task
-        do {
-            try await server.waitUntilListening(timeout: 10)
-        } catch {
-            task.cancel()
-            // The run task's error (a port in use) says more than the wait's timeout.
-            if case .failure(let failure) = await task.result { throw failure }
-            throw error
+        // Whichever comes first: the server listens, or run() ends (a port in use).
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let once = ResumeOnce(continuation)
+            Task { [server] in
+                do {
+                    try await server.waitUntilListening(timeout: 10)
+                    once.resume(with: .success(()))
+                } catch {
+                    once.resume(with: .failure(error))
+                }
+            }
+            Task {
+                if case .failure(let error) = await task.result { once.resume(with: .failure(error)) }
+            }
         }
         guard case .ip4(_, let bound)? = await server.listeningAddress, let url = URL(string: "http://\(host):\(bound)") else {
             throw DeepLinkError(.network, "The sandbox started but its address could not be read.")
@@ -139,6 +147,23 @@ private struct Handler: HTTPHandler {
         case 503: "Service Unavailable"
         default: "Status \(status)"
         }
+    }
+}
+
+/// A continuation resumed by the first of several tasks.
+private final class ResumeOnce: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Void, any Error>?>
+
+    init(_ continuation: CheckedContinuation<Void, any Error>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(with result: Result<Void, any Error>) {
+        continuation.withLock { pending in
+            let taken = pending
+            pending = nil
+            return taken
+        }?.resume(with: result)
     }
 }
 
