@@ -3,8 +3,9 @@ import ShopApp
 
 /// linkrelay-demo: the main job. By default it tells the LinkForty, LimeLink and Dynalinks
 /// stories over the provider simulator, then runs one and the same app code against each of
-/// the four providers side by side. `--provider NAME` runs one provider's story and column; `--local` tours
-/// link delivery with `LocalBackend`.
+/// the four providers side by side. `--provider NAME` runs one provider's story and column;
+/// `--sandbox URL` runs the side-by-side story against a running `linkrelay-sandbox` over HTTP;
+/// `--local` tours link delivery with `LocalBackend`.
 @main
 struct Demo {
     static func main() async {
@@ -24,6 +25,14 @@ struct Demo {
             providers = [chosen]
         }
         do {
+            if let index = arguments.firstIndex(of: "--sandbox") {
+                guard index + 1 < arguments.count, let sandboxURL = URL(string: arguments[index + 1]), sandboxURL.host != nil else {
+                    FileHandle.standardError.write(Data("linkrelay-demo: --sandbox takes the sandbox's URL, e.g. http://127.0.0.1:8642\n".utf8))
+                    exit(2)
+                }
+                try await SwitchDemo.run(providers, sandboxURL: sandboxURL)
+                return
+            }
             for provider in providers {
                 switch provider {
                 case .linkForty: try await LinkFortyDemo.run()

@@ -5,8 +5,9 @@ import LinkRelayTesting
 import ShopApp
 
 /// The proof that app code does not change between providers: `ShopApp` (written once, against
-/// `DeepLinkClient` only) runs against every provider in turn; only `ShopWorld`, the simulator's
-/// setup, knows which provider it is.
+/// `DeepLinkClient` only) runs against every provider in turn; only `ShopWorld`, the sandbox's
+/// setup, knows which provider it is. The sandbox is in process, or a running
+/// `linkrelay-sandbox` reached over the network (`--sandbox URL`).
 enum SwitchDemo {
     struct Column {
         var provider: String
@@ -18,14 +19,31 @@ enum SwitchDemo {
         "after sign-in", "a purchase event",
     ]
 
-    static func run(_ providers: [ShopWorld.Provider]) async throws {
+    static func run(_ providers: [ShopWorld.Provider], sandboxURL: URL? = nil) async throws {
         var columns: [Column] = []
+        var remote: SandboxAdminClient?
+        if let sandboxURL {
+            let admin = SandboxAdminClient(baseURL: sandboxURL)
+            let description = try await admin.describe()
+            print("LinkRelay demo against the LinkRelay Sandbox at \(description.baseURL.absoluteString), over HTTP")
+            remote = admin
+        }
         for provider in providers {
-            let simulator = ProviderSimulator()
-            let world = try ShopWorld(provider, simulator: simulator, phone: StaticDeviceInfo.iPhone)
-            world.recordWebClick()
+            // Where the provider runs: a running sandbox over the network, or one in process.
+            let sandbox: any SandboxControl
+            let transport: any HTTPTransport
+            if let remote {
+                sandbox = remote
+                transport = ShopWorld.transport(to: try await remote.describe())
+            } else {
+                let local = Sandbox(settings: ShopWorld.settings)
+                sandbox = local
+                transport = local.simulator
+            }
+            let world = try await ShopWorld(provider, sandbox: sandbox, phone: StaticDeviceInfo.iPhone)
+            try await world.recordWebClick()
             var configuration = DeepLinkClient.Configuration()
-            configuration.transport = simulator
+            configuration.transport = transport
             configuration.store = InMemoryStore()
             configuration.deviceInfo = StaticDeviceInfo()
             configuration.authenticationRequiredPaths = ["wallet"]
@@ -58,6 +76,13 @@ enum SwitchDemo {
         print(line(String(repeating: "─", count: firstWidth), widths.map { String(repeating: "─", count: $0) }))
         for (index, title) in rowTitles.enumerated() {
             print(line(title, columns.map { $0.rows[index] }))
+        }
+        if let remote {
+            let hosts = Dictionary(grouping: try await remote.receivedRequests(), by: { $0.url.host ?? "" })
+            print("\nThe sandbox has received, by provider host:")
+            for (host, requests) in hosts.sorted(by: { $0.key < $1.key }) {
+                print("   \(host): \(requests.count) request\(requests.count == 1 ? "" : "s")")
+            }
         }
     }
 }

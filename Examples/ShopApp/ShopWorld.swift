@@ -6,9 +6,12 @@ import LinkRelayLinkForty
 import LinkRelayPaylisher
 import LinkRelaySimulator
 
-/// One provider, set up in the simulator with the shop's links: product 42 (also the link
-/// clicked before install), and the wallet, gated behind sign-in. Only this setup differs
-/// between providers; ``ShopApp`` does not.
+/// One provider, set up in a sandbox with the shop's links: product 42 (also the link clicked
+/// before install), and the wallet, gated behind sign-in. Only this setup differs between
+/// providers; ``ShopApp`` does not.
+///
+/// The sandbox is either LinkRelaySimulator's ``Sandbox`` in process, or a running
+/// `linkrelay-sandbox` scripted over its admin API (``SandboxAdminClient``): the same calls.
 public struct ShopWorld: Sendable {
     public enum Provider: String, CaseIterable, Sendable {
         case linkForty = "LinkForty"
@@ -19,6 +22,11 @@ public struct ShopWorld: Sendable {
 
     public static let appScheme = "shopapp"
 
+    /// The shop's hosts and keys, for an in-process sandbox.
+    public static let settings = SandboxSettings(
+        linkFortyHost: "go.shop.example", limeLinkAPIKey: "lk_key", dynalinksAPIKey: "dyn_key", dynalinksProjectHost: "shop.dynalinks.app",
+        paylisherAPIKey: "phc_key")
+
     public let provider: Provider
     public let backend: any DeepLinkBackend
     /// A universal link to product 42, as this provider's links look.
@@ -28,50 +36,68 @@ public struct ShopWorld: Sendable {
     /// The app's own custom-scheme link to the cart.
     public let cartLink = URL(string: "shopapp://cart?coupon=SPRING")!
     /// Records the tap on the product link before the app was installed.
-    public let recordWebClick: @Sendable () -> Void
+    public let recordWebClick: @Sendable () async throws -> Void
 
-    public init(_ provider: Provider, simulator: ProviderSimulator, phone: DeviceInfo) throws {
+    /// Creates the shop's links for `provider` in `sandbox`, and the backend an app would build
+    /// with the sandbox's hosts and keys.
+    public init(_ provider: Provider, sandbox: any SandboxControl, phone: DeviceInfo) async throws {
         self.provider = provider
-        let now = simulator.clock.currentDate
+        let settings = try await sandbox.describe().settings
         switch provider {
         case .linkForty:
-            let server = simulator.addLinkForty(host: "go.shop.example")
-            server.createLink(
-                shortCode: "p42", deepLinkPath: "/product/42", appScheme: Self.appScheme,
-                deepLinkParameters: ["route": "product", "productId": "42"])
-            server.createLink(shortCode: "wallet", deepLinkPath: "/wallet", appScheme: Self.appScheme)
-            backend = LinkFortyBackend(
-                try .init(baseURL: URL(string: "https://go.shop.example")!, apiKey: "lf_key", appSchemes: [Self.appScheme]))
-            productLink = URL(string: "https://go.shop.example/p42")!
-            walletLink = URL(string: "https://go.shop.example/wallet")!
-            recordWebClick = { server.recordWebClick(shortCode: "p42", from: phone, ip: simulator.clientIP, at: now) }
+            let host = settings.linkFortyHost
+            try await sandbox.createLink(
+                SandboxAPI.LinkFortyLink(
+                    shortCode: "p42", deepLinkPath: "/product/42", appScheme: Self.appScheme,
+                    deepLinkParameters: ["route": "product", "productId": "42"]))
+            try await sandbox.createLink(SandboxAPI.LinkFortyLink(shortCode: "wallet", deepLinkPath: "/wallet", appScheme: Self.appScheme))
+            backend = LinkFortyBackend(try .init(baseURL: URL(string: "https://\(host)")!, apiKey: "lf_key", appSchemes: [Self.appScheme]))
+            productLink = URL(string: "https://\(host)/p42")!
+            walletLink = URL(string: "https://\(host)/wallet")!
         case .limeLink:
-            let server = simulator.addLimeLink(apiKey: "lk_key")
-            server.createLink(project: "shop", suffix: "p42", uri: "shopapp://product/42")
-            server.createLink(project: "shop", suffix: "wallet", uri: "shopapp://wallet")
-            backend = LimeLinkBackend(try .init(apiKey: "lk_key", appSchemes: [Self.appScheme]))
-            productLink = URL(string: "https://shop.limelink.org/link/p42")!
-            walletLink = URL(string: "https://shop.limelink.org/link/wallet")!
-            recordWebClick = { server.recordWebClick(url: URL(string: "https://shop.limelink.org/link/p42")!, from: phone) }
+            let domain = settings.limeLinkDomain
+            try await sandbox.createLink(SandboxAPI.LimeLinkLink(project: "shop", suffix: "p42", uri: "shopapp://product/42"))
+            try await sandbox.createLink(SandboxAPI.LimeLinkLink(project: "shop", suffix: "wallet", uri: "shopapp://wallet"))
+            backend = LimeLinkBackend(
+                try .init(
+                    apiKey: settings.limeLinkAPIKey, apiBaseURL: URL(string: "https://\(domain)/")!, linkDomain: domain,
+                    appSchemes: [Self.appScheme]))
+            productLink = URL(string: "https://shop.\(domain)/link/p42")!
+            walletLink = URL(string: "https://shop.\(domain)/link/wallet")!
         case .dynalinks:
-            let server = simulator.addDynalinks(clientAPIKey: "dyn_key", projectHost: "shop.dynalinks.app")
-            server.createLink(path: "/p42", url: "https://shop.example/product/42", deepLinkValue: "/product/42")
-            server.createLink(path: "/w", url: "https://shop.example/wallet", deepLinkValue: "/wallet")
+            let host = settings.dynalinksProjectHost
+            try await sandbox.createLink(
+                SandboxAPI.DynalinksLink(path: "/p42", url: "https://shop.example/product/42", deepLinkValue: "/product/42"))
+            try await sandbox.createLink(SandboxAPI.DynalinksLink(path: "/w", url: "https://shop.example/wallet", deepLinkValue: "/wallet"))
             backend = DynalinksBackend(
-                try .init(clientAPIKey: "dyn_key", linkDomains: ["shop.dynalinks.app"], appSchemes: [Self.appScheme]))
-            productLink = URL(string: "https://shop.dynalinks.app/p42")!
-            walletLink = URL(string: "https://shop.dynalinks.app/w")!
-            recordWebClick = { server.recordWebClick(path: "/p42", from: phone, ip: simulator.clientIP, at: now) }
+                try .init(
+                    clientAPIKey: settings.dynalinksAPIKey, baseURL: URL(string: "https://\(settings.dynalinksAPIHost)/api/v1")!,
+                    linkDomains: [host], appSchemes: [Self.appScheme]))
+            productLink = URL(string: "https://\(host)/p42")!
+            walletLink = URL(string: "https://\(host)/w")!
         case .paylisher:
-            let server = simulator.addPaylisher(apiKey: "phc_key")
-            server.createCampaign(keyName: "p42", title: "Product 42", scheme: "shopapp://product/42")
+            try await sandbox.createCampaign(SandboxAPI.PaylisherCampaign(keyName: "p42", title: "Product 42", scheme: "shopapp://product/42"))
             backend = PaylisherBackend(
-                try .init(apiKey: "phc_key", appSchemes: [Self.appScheme], universalLinkDomains: ["shop.example"]))
-            productLink = URL(string: "https://link.paylisher.com/p42")!
+                try .init(
+                    apiKey: settings.paylisherAPIKey, analyticsHost: URL(string: "https://\(settings.paylisherAnalyticsHost)")!,
+                    campaignResolveBaseURL: URL(string: "https://\(settings.paylisherAPIHost)")!,
+                    shortLinkHosts: settings.paylisherShortLinkHosts, appSchemes: [Self.appScheme], universalLinkDomains: ["shop.example"]))
+            productLink = URL(string: "https://\(settings.paylisherShortLinkHosts.sorted().first ?? "link.paylisher.com")/p42")!
             walletLink = URL(string: "https://shop.example/wallet")!
-            recordWebClick = {
-                server.recordWebClick(url: URL(string: "shopapp://product/42")!, campaignKey: "p42", from: phone, at: now)
-            }
         }
+        let click: (SandboxAPI.WebClick, SandboxProvider) =
+            switch provider {
+            case .linkForty: (.init(url: productLink, device: phone), .linkForty)
+            case .limeLink: (.init(url: productLink, device: phone), .limeLink)
+            case .dynalinks: (.init(url: productLink, device: phone), .dynalinks)
+            case .paylisher: (.init(url: URL(string: "shopapp://product/42")!, device: phone, campaignKey: "p42"), .paylisher)
+            }
+        recordWebClick = { try await sandbox.recordWebClick(click.0, on: click.1) }
+    }
+
+    /// The transport a Debug build uses to reach a running sandbox: every provider host it
+    /// serves is sent there by ``HostRewritingTransport``.
+    public static func transport(to sandbox: SandboxAPI.Description) -> HostRewritingTransport {
+        HostRewritingTransport(hosts: Set(sandbox.providers.flatMap(\.hosts)), to: sandbox.baseURL)
     }
 }

@@ -21,11 +21,11 @@ func shopClient(_ backend: any DeepLinkBackend, simulator: ProviderSimulator) ->
 struct ProviderSwitchTests {
     @Test("the same app code gives the same routes on every provider", arguments: ShopWorld.Provider.allCases)
     func sameRoutes(_ provider: ShopWorld.Provider) async throws {
-        let simulator = ProviderSimulator(clock: ManualClock())
-        let world = try ShopWorld(provider, simulator: simulator, phone: phone)
-        world.recordWebClick()
+        let sandbox = Sandbox(settings: ShopWorld.settings, clock: ManualClock())
+        let world = try await ShopWorld(provider, sandbox: sandbox, phone: phone)
+        try await world.recordWebClick()
         // From here on, only app code: nothing below names the provider.
-        var app = ShopApp(client: shopClient(world.backend, simulator: simulator), appScheme: ShopWorld.appScheme)
+        var app = ShopApp(client: shopClient(world.backend, simulator: sandbox.simulator), appScheme: ShopWorld.appScheme)
         let launch = await app.launch()
         #expect(launch.route == .product("42"), "\(provider): \(launch.outcome)")
         #expect(await app.open(world.productLink) == .shown(.product("42")))
