@@ -27,6 +27,21 @@ struct ReadmeTests {
         #expect(await routed.value == ["product", "42", "red"])
     }
 
+    @Test("the Debug-only sandbox transport sends the listed hosts to the sandbox and nothing else")
+    func sandboxTransport() async throws {
+        let stub = StubTransport()
+        stub.stub(.get, "/link/p42", .json("{}"))
+        stub.stub(.get, "/other", .json("{}"))
+        var configuration = DeepLinkClient.Configuration()
+        configuration.transport = HostRewritingTransport(
+            hosts: ["go.acme.app", "limelink.org", "*.limelink.org"],
+            to: URL(string: "http://127.0.0.1:8642")!, over: stub)
+        let transport = try #require(configuration.transport)
+        _ = try await transport.send(HTTPRequest(method: .get, url: url("https://shop.limelink.org/link/p42?utm_source=x")))
+        _ = try await transport.send(HTTPRequest(method: .get, url: url("https://example.com/other")))
+        #expect(stub.requests.map(\.url.absoluteString) == ["http://127.0.0.1:8642/link/p42?utm_source=x", "https://example.com/other"])
+    }
+
     @Test("the testing example: a slow provider still opens the product")
     func slowProviderStillOpensTheProduct() async throws {
         let clock = ManualClock()
