@@ -138,11 +138,9 @@ public final class Sandbox: SandboxControl {
         do {
             switch (request.method, segments.count) {
             case (.get, 0):
-                var description = try await describe()
-                if let host = request.headers["Host"], let url = URL(string: "http://\(host)") {
-                    description = Self.description(settings: settings, baseURL: url)
-                }
-                return Self.json(description)
+                // The address the caller used, so the base URLs work from where it is.
+                let address = request.headers["Host"].flatMap { URL(string: "http://\($0)") } ?? baseURL
+                return Self.json(Self.description(settings: settings, baseURL: address))
             case (.put, 1) where segments[0] == "faults":
                 try await setFault(try Self.decode(SandboxAPI.FaultRule.self, from: request))
                 return HTTPResponse(status: 204)
@@ -200,7 +198,7 @@ public final class Sandbox: SandboxControl {
 
     static func json<Body: Encodable>(_ body: Body, status: Int = 200) -> HTTPResponse {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
         return HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: data)
     }
