@@ -201,3 +201,48 @@ struct IdentityTests {
         #expect(await client.externalUserID == nil)
     }
 }
+
+@Suite("UserDefaultsStore", .timeLimit(.minutes(1)))
+struct UserDefaultsStoreTests {
+    /// A suite of its own, removed afterwards.
+    private func withSuite(_ body: (String) async throws -> Void) async throws {
+        let suite = "org.linkrelay.tests.\(UUID().uuidString)"
+        defer { UserDefaults(suiteName: suite)?.removePersistentDomain(forName: suite) }
+        try await body(suite)
+    }
+
+    @Test("values round-trip under the namespace; removeAll leaves the app's own keys")
+    func roundTripAndNamespace() async throws {
+        try await withSuite { suite in
+            let store = try #require(UserDefaultsStore(suiteName: suite, namespace: "LR"))
+            let defaults = try #require(UserDefaults(suiteName: suite))
+            defaults.set("mine", forKey: "appSetting")
+            try store.setData(Data("one".utf8), forKey: "install")
+            try store.setData(Data("two".utf8), forKey: "events")
+            #expect(try store.data(forKey: "install") == Data("one".utf8))
+            #expect(defaults.data(forKey: "LR.install") == Data("one".utf8))
+            try store.removeData(forKey: "install")
+            #expect(try store.data(forKey: "install") == nil)
+            try store.removeAll()
+            #expect(try store.data(forKey: "events") == nil)
+            #expect(defaults.string(forKey: "appSetting") == "mine")
+        }
+    }
+
+    @Test("a client keeps its install outcome across a restart in UserDefaults")
+    func restart() async throws {
+        try await withSuite { suite in
+            let backend = InMemoryBackend(schemes: ["acme"])
+            backend.scriptInstall(.success(.organic(.organic(installID: "i-ud"))))
+            let first = makeClient(backend, store: try #require(UserDefaultsStore(suiteName: suite)))
+            await first.start()
+            #expect(await first.installOutcome() == .organic(.organic(installID: "i-ud")))
+            await first.shutdown()
+            let second = makeClient(backend, store: try #require(UserDefaultsStore(suiteName: suite)))
+            await second.start()
+            #expect(await second.installOutcome() == .organic(.organic(installID: "i-ud")))
+            #expect(backend.calls.filter { $0 == .matchInstall }.count == 1)
+            await second.shutdown()
+        }
+    }
+}
