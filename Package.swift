@@ -20,12 +20,12 @@ let package = Package(
         .executable(name: "linkrelay-demo", targets: ["LinkRelayDemo"]),
     ],
     targets: [
-        .target(name: "LinkRelay"),
+        .target(name: "LinkRelay", resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "LinkRelayTesting", dependencies: ["LinkRelay"]),
-        .target(name: "LinkRelayLinkForty", dependencies: ["LinkRelay"], path: "Adapters/LinkForty"),
-        .target(name: "LinkRelayLimeLink", dependencies: ["LinkRelay"], path: "Adapters/LimeLink"),
-        .target(name: "LinkRelayDynalinks", dependencies: ["LinkRelay"], path: "Adapters/Dynalinks"),
-        .target(name: "LinkRelayPaylisher", dependencies: ["LinkRelay"], path: "Adapters/Paylisher"),
+        .target(name: "LinkRelayLinkForty", dependencies: ["LinkRelay"], path: "Adapters/LinkForty", resources: [.copy("PrivacyInfo.xcprivacy")]),
+        .target(name: "LinkRelayLimeLink", dependencies: ["LinkRelay"], path: "Adapters/LimeLink", resources: [.copy("PrivacyInfo.xcprivacy")]),
+        .target(name: "LinkRelayDynalinks", dependencies: ["LinkRelay"], path: "Adapters/Dynalinks", resources: [.copy("PrivacyInfo.xcprivacy")]),
+        .target(name: "LinkRelayPaylisher", dependencies: ["LinkRelay"], path: "Adapters/Paylisher", resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay"]),
         .target(
             name: "ShopApp",
