@@ -173,3 +173,24 @@ struct LinkFortyReadmeTests {
         await client.shutdown()
     }
 }
+
+@Suite("The testing article's LinkForty example", .timeLimit(.minutes(1)))
+struct TestingArticleExample {
+    @Test func campaignLinkOpensTheSale() async throws {
+        let simulator = ProviderSimulator(clock: ManualClock())
+        let server = simulator.addLinkForty(host: "go.acme.app")
+        server.createLink(shortCode: "spring", deepLinkPath: "/sale/spring", appScheme: "acme")
+
+        var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), transport: simulator)
+        configuration.deviceInfo = StaticDeviceInfo()
+        let client = DeepLinkClient(
+            backend: LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!, appSchemes: ["acme"])),
+            configuration: configuration)
+        var links = client.deepLinks().makeAsyncIterator()
+
+        client.handle(URL(string: "https://go.acme.app/spring")!)
+        #expect(await links.next()?.pathSegments == ["sale", "spring"])
+        #expect(simulator.requestCount(path: "/api/sdk/v1/resolve/spring") == 1)
+        await client.shutdown()
+    }
+}

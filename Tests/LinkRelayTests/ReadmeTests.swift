@@ -42,6 +42,23 @@ struct ReadmeTests {
         #expect(stub.requests.map(\.url.absoluteString) == ["http://127.0.0.1:8642/link/p42?utm_source=x", "https://example.com/other"])
     }
 
+    @Test("the install attribution article's example: a campaign install opens the sale")
+    func campaignInstallOpensTheSale() async throws {
+        let backend = InMemoryBackend(schemes: ["acme"])
+        let clicked = DeepLink.fixture(path: "/sale/spring", origin: .deferred)
+        backend.scriptInstall(.success(InstallMatch(
+            attribution: InstallAttribution(isAttributed: true, confidence: .init(score: 90), method: .fingerprint),
+            link: clicked)))
+        let client = DeepLinkClient(backend: backend, configuration: .init(store: InMemoryStore()))
+        let links = client.deepLinks()
+
+        await client.start()
+
+        var iterator = links.makeAsyncIterator()
+        #expect(await iterator.next()?.pathSegments == ["sale", "spring"])
+        await client.shutdown()
+    }
+
     @Test("the testing example: a slow provider still opens the product")
     func slowProviderStillOpensTheProduct() async throws {
         let clock = ManualClock()

@@ -2,7 +2,7 @@
     import SwiftUI
 
     /// Forwards `onOpenURL` and universal links to a client, and puts the client in the
-    /// environment. The rules live in ``DeepLinkClient/forward(_:)-(IncomingLink)``; this only translates.
+    /// environment. The rules live in ``DeepLinkClient/forward(_:)->Bool``; this only translates.
     @available(iOS 14.0, macOS 11.0, tvOS 14.0, watchOS 7.0, *)
     struct LinkRelayModifier: ViewModifier {
         let client: DeepLinkClient

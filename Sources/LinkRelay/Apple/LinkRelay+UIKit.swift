@@ -2,7 +2,7 @@
     import UIKit
 
     /// Forwarding helpers for UIKit's app and scene delegates. Each translates UIKit's types into
-    /// ``IncomingLink`` and calls ``DeepLinkClient/forward(_:)-(IncomingLink)``; each says what was claimed, so an app
+    /// ``IncomingLink`` and calls ``DeepLinkClient/forward(_:)->Bool``; each says what was claimed, so an app
     /// with several link handlers can give the rest to the next one. No swizzling: call them from
     /// your delegate methods.
     ///

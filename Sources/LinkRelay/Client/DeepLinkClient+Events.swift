@@ -21,6 +21,7 @@ extension DeepLinkClient {
     /// - Parameters:
     ///   - amount: zero or more.
     ///   - currency: an ISO 4217 code of three letters (`EUR`); upper-cased.
+    ///   - properties: more values sent with the event (`sku`, `quantity`).
     /// - Throws: ``DeepLinkError`` `.invalidArgument` for a negative amount or a currency that is
     ///   not three letters, `.unsupported` when the backend does not report events.
     public func trackRevenue(amount: Decimal, currency: String, properties: [String: JSONValue] = [:]) async throws {

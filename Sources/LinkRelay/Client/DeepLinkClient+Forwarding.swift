@@ -5,7 +5,7 @@ import Foundation
 /// arrives as `NSUserActivityTypeBrowsingWeb` with a `webpageURL`).
 ///
 /// The SwiftUI and UIKit helpers translate the system's types into these and call
-/// ``DeepLinkClient/forward(_:)``, so every rule about what is a link lives here, in code that is
+/// ``DeepLinkClient/forward(_:)->Bool``, so every rule about what is a link lives here, in code that is
 /// tested on every platform.
 public enum IncomingLink: Sendable, Hashable {
     /// The activity type of a universal link: `NSUserActivityTypeBrowsingWeb`.
