@@ -228,3 +228,67 @@ private struct HangingObserverBackend: EventObservingBackend {
         await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
     }
 }
+
+@Suite("Bounded buffers", .timeLimit(.minutes(1)))
+struct BoundedBufferTests {
+    @Test("the duplicate filter remembers at most its capacity, and still catches a recent duplicate")
+    func duplicateFilterIsBounded() {
+        var filter = DuplicateFilter(window: 2, capacity: 8)
+        var admitted = 0
+        for index in 0..<10_000 where filter.admit(url("https://go.acme.app/p/\(index)"), at: 0.5) { admitted += 1 }
+        #expect(admitted == 10_000)
+        #expect(filter.count <= 8)
+        let again = filter.admit(url("https://go.acme.app/p/9999"), at: 0.6)
+        #expect(!again)
+        // Outside the window, the same URL is a new link.
+        let later = filter.admit(url("https://go.acme.app/p/9999"), at: 3)
+        #expect(later)
+    }
+
+    @Test("the inbox drops its oldest link past the limit, never a barrier, and asks for one drain per idle spell")
+    func inboxIsBounded() async {
+        let dropped = Locked([URL]())
+        let inbox = Inbox(
+            limit: 3,
+            isDroppable: { item in
+                if case .link = item { return true }
+                return false
+            },
+            dropped: { item in
+                if case .link(let url, _) = item { dropped.withLock { $0.append(url) } }
+            })
+        await withCheckedContinuation { (barrier: CheckedContinuation<Void, Never>) in
+            #expect(inbox.put(.barrier(barrier)) == .startDrain)
+            for index in 0..<4 {
+                #expect(inbox.put(.link(url("https://go.acme.app/p/\(index)"), arrivedAt: 0)) == .queued)
+            }
+            let batch = inbox.takeAll()
+            #expect(batch.count == 3)
+            if case .barrier(let kept) = batch.first { kept.resume() }
+        }
+        let droppedURLs = dropped.withLock { $0 }
+        #expect(droppedURLs == [url("https://go.acme.app/p/0"), url("https://go.acme.app/p/1")])
+        #expect(inbox.takeAll().isEmpty)
+        #expect(inbox.put(.link(url("https://go.acme.app/p/9"), arrivedAt: 0)) == .startDrain)
+        #expect(inbox.close().count == 1)
+        #expect(inbox.put(.link(url("https://go.acme.app/p/10"), arrivedAt: 0)) == .closed)
+    }
+
+    @Test("a subscriber that falls behind by more than its buffer keeps the newest events, with a warning")
+    func subscriberBufferIsBounded() async throws {
+        let warnings = Locked([String]())
+        let logger = LinkRelayLogger(
+            sink: LogSink(minimumLevel: .warning) { record in warnings.withLock { $0.append(record.message) } }, secrets: [],
+            backend: nil)
+        let broadcaster = EventBroadcaster(heldLimit: 0, bufferLimit: 4, logger: logger)
+        let links = broadcaster.subscribe { event -> DeepLink? in
+            if case .link(let link) = event { return link }
+            return nil
+        }
+        for index in 0..<10 { broadcaster.publish(.link(.fixture(path: "/p/\(index)"))) }
+        let delivered = await links.prefixArray(4)
+        #expect(delivered.map(\.path) == ["/p/6", "/p/7", "/p/8", "/p/9"])
+        let messages = warnings.withLock { $0 }
+        #expect(messages.filter { $0.contains("events behind") }.count == 6)
+    }
+}

@@ -38,6 +38,13 @@ public protocol DeepLinkBackend: Sendable {
     /// client then delivers the locally parsed link.
     func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink
 
+    /// A link this backend answers on the device, with no request (a ``LocalBackend``'s links,
+    /// an app-scheme link that is already the route). The client delivers it at once, without a
+    /// context, a deadline or retries. Return `nil` for links that need
+    /// ``resolve(_:context:)``. Called from the client's own task: it must be fast and must not
+    /// block. Default: `nil` for every link.
+    func resolveOnDevice(_ url: URL) -> DeepLink?
+
     /// Asks the provider whether this install matches a click (deferred deep linking).
     /// A missing match is ``InstallMatch/organic(_:)``, not an error.
     func matchInstall(context: BackendContext) async throws -> InstallMatch
@@ -51,6 +58,7 @@ extension DeepLinkBackend {
     public var appSchemes: Set<String> { [] }
     public var secrets: [String] { [] }
     public func provider(for url: URL) -> BackendID { id }
+    public func resolveOnDevice(_ url: URL) -> DeepLink? { nil }
 }
 
 /// A backend that hears about every event the client published to the app: for providers that

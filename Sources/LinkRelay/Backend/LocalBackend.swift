@@ -52,6 +52,15 @@ public struct LocalBackend: DeepLinkBackend {
     }
 
     public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        try link(for: url)
+    }
+
+    /// Every link is answered on the device.
+    public func resolveOnDevice(_ url: URL) -> DeepLink? {
+        try? link(for: url)
+    }
+
+    private func link(for url: URL) throws -> DeepLink {
         var link = try LinkParser.parse(url).deepLink(provider: id, resolution: .local(.offlineBackend))
         if let name = configuration.destinationParameter, let value = link.parameters[name],
             let destination = URL(string: value), destination.scheme != nil

@@ -49,6 +49,10 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventOb
         backend(for: url) != nil
     }
 
+    public func resolveOnDevice(_ url: URL) -> DeepLink? {
+        backend(for: url)?.resolveOnDevice(url)
+    }
+
     public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
         guard let backend = backend(for: url) else {
             throw DeepLinkError(.invalidURL, "No backend claims this link.", backend: id, url: url)

@@ -39,6 +39,12 @@ extension DeepLinkClient {
         /// log line. Default 32.
         public var undeliveredEventLimit: Int = 32
 
+        /// How many links may wait to be processed, and how many events may wait in one
+        /// subscriber's stream while it is busy; past it the oldest is dropped with a warning.
+        /// It keeps memory bounded when links arrive faster than they are taken, which no user
+        /// can do by tapping. Default 1,000.
+        public var linkBufferLimit: Int = 1000
+
         /// Where log lines go. Default: nowhere.
         public var logSink: LogSink = .silent
 

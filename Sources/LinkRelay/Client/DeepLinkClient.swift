@@ -27,7 +27,7 @@ public actor DeepLinkClient {
 
     nonisolated let logger: LinkRelayLogger
     nonisolated let broadcaster: EventBroadcaster
-    private nonisolated let inbox: AsyncStream<InboxItem>.Continuation
+    private nonisolated let inbox: Inbox
     /// Published events on their way to an observing backend (see ``publish(_:replayable:)``);
     /// `nil` when the backend does not observe them.
     private nonisolated let published: AsyncStream<(DeepLinkEvent, Date)>.Continuation?
@@ -87,25 +87,27 @@ public actor DeepLinkClient {
         let logger = LinkRelayLogger(sink: configuration.logSink, secrets: backend.secrets, backend: backend.id)
         self.logger = logger
         self.redactor = logger.redactor
-        self.broadcaster = EventBroadcaster(heldLimit: configuration.undeliveredEventLimit, logger: logger)
+        self.broadcaster = EventBroadcaster(
+            heldLimit: configuration.undeliveredEventLimit, bufferLimit: configuration.linkBufferLimit, logger: logger)
         self.policy = DestinationPolicy(
             allowedSchemes: configuration.allowedDestinationSchemes.union(backend.appSchemes))
         self.gatedPaths = Set(
             configuration.authenticationRequiredPaths.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) })
         self.duplicates = DuplicateFilter(window: configuration.duplicateWindow)
-        let (stream, continuation) = AsyncStream<InboxItem>.makeStream(bufferingPolicy: .unbounded)
-        self.inbox = continuation
+        self.inbox = Inbox(
+            limit: configuration.linkBufferLimit,
+            isDroppable: { item in
+                if case .link = item { return true }
+                return false
+            },
+            dropped: { item in
+                if case .link(let url, _) = item {
+                    logger.warning("More links are waiting than linkBufferLimit allows; dropped the oldest: \(url.absoluteString)")
+                }
+            })
         let observer = backend as? any EventObservingBackend
         let (publishedStream, publishedContinuation) = AsyncStream<(DeepLinkEvent, Date)>.makeStream(bufferingPolicy: .unbounded)
         self.published = observer == nil ? nil : publishedContinuation
-        // One task drains the inbox in order. It holds the client weakly, so dropping the
-        // client ends it.
-        Task { [weak self] in
-            for await item in stream {
-                guard let self else { return }
-                await self.process(item)
-            }
-        }
         // A second task tells an observing backend about published events, so that what the
         // backend does with them never holds up the next link.
         if let observer {
@@ -119,7 +121,7 @@ public actor DeepLinkClient {
     }
 
     deinit {
-        inbox.finish()
+        Self.release(inbox.close())
         published?.finish()
         broadcaster.finishAll()
         pendingExpiry?.cancel()
@@ -143,18 +145,45 @@ public actor DeepLinkClient {
             return false
         }
         directLinkReceived.withLock { $0 = true }
-        if case .terminated = inbox.yield(.link(url, arrivedAt: clock.uptime)) {
+        guard enqueue(.link(url, arrivedAt: clock.uptime)) else {
             logger.warning("The client is shut down; the link was not taken: \(url.absoluteString)")
             return false
         }
         return true
     }
 
+    /// Queues an inbox item, starting a drain when the inbox was idle; `false` after shutdown.
+    private nonisolated func enqueue(_ item: InboxItem) -> Bool {
+        switch inbox.put(item) {
+        case .closed:
+            return false
+        case .queued:
+            return true
+        case .startDrain:
+            Task { await self.drainInbox() }
+            return true
+        }
+    }
+
+    /// Processes the inbox in order, a batch at a time, until it is empty.
+    private func drainInbox() async {
+        while true {
+            let batch = inbox.takeAll()
+            if batch.isEmpty { return }
+            for item in batch { await process(item) }
+        }
+    }
+
+    /// Resumes the barriers among items that will not be processed.
+    private nonisolated static func release(_ items: [InboxItem]) {
+        for case .barrier(let continuation) in items { continuation.resume() }
+    }
+
     /// Returns once every URL handed over before the call has been processed (published, held
     /// or dropped as a duplicate). For tests and the demo.
     nonisolated func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
-            if case .terminated = inbox.yield(.barrier(continuation)) { continuation.resume() }
+            if !enqueue(.barrier(continuation)) { continuation.resume() }
         }
     }
 
@@ -264,6 +293,16 @@ public actor DeepLinkClient {
     /// link, or misses the deadline. Throws only when the URL cannot be parsed at all, or when
     /// the calling task is cancelled.
     private func resolveWithFallback(_ url: URL) async throws -> DeepLink {
+        let backend = self.backend
+        var link: DeepLink
+        if let onDevice = backend.resolveOnDevice(url) {
+            // Answered without the provider: no context, no deadline, no task.
+            link = onDevice
+            if !link.requiresAuthentication, isGatedPath(link) { link.requiresAuthentication = true }
+            return link
+        }
+        // Parsed first: an unparseable link never reaches the provider, and the parse is the
+        // fallback if the provider fails.
         let parsed: ParsedLink
         do {
             parsed = try LinkParser.parse(url)
@@ -271,8 +310,6 @@ public actor DeepLinkClient {
             error.backend = error.backend ?? backend.id
             throw error
         }
-        let backend = self.backend
-        var link: DeepLink
         do {
             link = try await request("Resolving the link", timeout: configuration.resolutionTimeout, url: url) { context in
                 try await backend.resolve(url, context: context)
@@ -368,7 +405,7 @@ public actor DeepLinkClient {
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
-        inbox.finish()
+        Self.release(inbox.close())
         published?.finish()
         pendingExpiry?.cancel()
         pendingExpiry = nil

@@ -19,7 +19,12 @@ final class EventBroadcaster: Sendable {
     }
 
     private struct State: Sendable {
-        var subscribers: [UInt64: Subscriber] = [:]
+        var subscribers: [UInt64: Subscriber] = [:] {
+            didSet { receivers = Array(subscribers.values) }
+        }
+        /// The subscribers as an array, rebuilt only when they change, so publishing an event
+        /// allocates nothing.
+        var receivers: [Subscriber] = []
         var nextID: UInt64 = 0
         var held: [DeepLinkEvent] = []
         var replay: DeepLinkEvent?
@@ -28,10 +33,16 @@ final class EventBroadcaster: Sendable {
 
     private let state = Locked(State())
     private let heldLimit: Int
+    private let bufferLimit: Int
     private let logger: LinkRelayLogger
 
-    init(heldLimit: Int, logger: LinkRelayLogger) {
+    /// - Parameters:
+    ///   - heldLimit: events held while nobody subscribes.
+    ///   - bufferLimit: events waiting in one subscriber's stream; past it the oldest is
+    ///     dropped with a warning.
+    init(heldLimit: Int, bufferLimit: Int = .max, logger: LinkRelayLogger) {
         self.heldLimit = max(heldLimit, 0)
+        self.bufferLimit = max(bufferLimit, 1)
         self.logger = logger
     }
 
@@ -39,10 +50,17 @@ final class EventBroadcaster: Sendable {
     func subscribe<Element: Sendable>(
         _ transform: @escaping @Sendable (DeepLinkEvent) -> Element?
     ) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
+        let limit = max(bufferLimit, heldLimit)
+        let (stream, continuation) = AsyncStream<Element>.makeStream(
+            bufferingPolicy: limit == .max ? .unbounded : .bufferingNewest(limit))
+        let logger = self.logger
         let subscriber = Subscriber(
             deliver: { event in
-                if let element = transform(event) { continuation.yield(element) }
+                guard let element = transform(event) else { return }
+                if case .dropped = continuation.yield(element) {
+                    logger.warning(
+                        "A subscriber is \(limit) events behind; dropped the oldest waiting for it (linkBufferLimit).")
+                }
             },
             finish: { continuation.finish() })
         let id: UInt64? = state.withLock { state in
@@ -82,7 +100,7 @@ final class EventBroadcaster: Sendable {
                 if state.held.count > heldLimit { dropped = state.held.removeFirst() }
                 return []
             }
-            return Array(state.subscribers.values)
+            return state.receivers
         }
         if let dropped {
             logger.warning(

@@ -140,10 +140,19 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
     /// `hashValue`.
     static func stableID(url: URL, origin: Origin, provider: BackendID) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(provider.rawValue)|\(origin.rawValue)|\(url.absoluteString)".utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
+        func add(_ bytes: String.UTF8View) {
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01b3
+            }
         }
+        // The same bytes as hashing "provider|origin|url", without building that string.
+        let separator = "|".utf8
+        add(provider.rawValue.utf8)
+        add(separator)
+        add(origin.rawValue.utf8)
+        add(separator)
+        add(url.absoluteString.utf8)
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }

@@ -101,6 +101,13 @@ public enum LinkParser {
         var items: [ParsedLink.QueryItem] = []
         if index < bytes.count, bytes[index] == UInt8(ascii: "?") {
             index += 1
+            // One allocation for the items: count the separators first.
+            var separators = 0
+            for byte in UnsafeBufferPointer(rebasing: bytes[index...]) {
+                if byte == UInt8(ascii: "#") { break }
+                if byte == UInt8(ascii: "&") { separators += 1 }
+            }
+            items.reserveCapacity(separators + 1)
             var itemStart = index
             while index <= bytes.count {
                 let atEnd = index == bytes.count || bytes[index] == UInt8(ascii: "#")
@@ -132,20 +139,38 @@ public enum LinkParser {
         var parameters: [String: String] = [:]
         parameters.reserveCapacity(items.count)
         var utm = UTMParameters()
+        // The campaign's fields in one pass: for each, the first non-empty value of the
+        // preferred name, else of its alias.
+        var campaignID: (preferred: String?, alias: String?)
+        var campaignKey: (preferred: String?, alias: String?, short: String?)
+        var journeyID: String?
+        var source: (preferred: String?, alias: String?)
         for item in items {
             parameters[item.name] = item.value
-            if item.name.hasPrefix("utm_") { utm.setIfAbsent(queryName: item.name, value: item.value) }
+            guard !item.value.isEmpty else { continue }
+            switch item.name {
+            case "campaign_id": campaignID.preferred = campaignID.preferred ?? item.value
+            case "campaign": campaignID.alias = campaignID.alias ?? item.value
+            case "keyName": campaignKey.preferred = campaignKey.preferred ?? item.value
+            case "key": campaignKey.alias = campaignKey.alias ?? item.value
+            case "k": campaignKey.short = campaignKey.short ?? item.value
+            case "jid": journeyID = journeyID ?? item.value
+            case "source": source.preferred = source.preferred ?? item.value
+            case "utm_source": source.alias = source.alias ?? item.value
+            default: break
+            }
         }
+        for item in items where item.name.hasPrefix("utm_") { utm.setIfAbsent(queryName: item.name, value: item.value) }
         var parsed = ParsedLink(
             url: url, scheme: scheme, host: host, origin: isWeb ? .universalLink : .customScheme,
             pathSegments: segments, queryItems: items, parameters: parameters, utm: utm, campaign: nil,
             requiresAuthentication: parameters["auth"]?.lowercased() == "required", fragment: fragment)
         if !items.isEmpty {
             let campaign = Campaign(
-                id: parsed.firstValue(of: "campaign_id", "campaign"),
-                key: parsed.firstValue(of: "keyName", "key", "k"),
-                journeyID: parsed.firstValue(of: "jid"),
-                source: parsed.firstValue(of: "source", "utm_source"))
+                id: campaignID.preferred ?? campaignID.alias,
+                key: campaignKey.preferred ?? campaignKey.alias ?? campaignKey.short,
+                journeyID: journeyID,
+                source: source.preferred ?? source.alias)
             parsed.campaign = campaign.isEmpty ? nil : campaign
         }
         return parsed
@@ -229,17 +254,10 @@ public enum LinkParser {
 extension String {
     /// The string these bytes spell in UTF-8, or `nil` when they are not valid UTF-8.
     fileprivate init?(validatingUTF8Bytes bytes: [UInt8]) {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var scalars = String.UnicodeScalarView()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput:
-                self = String(scalars)
-                return
-            case .error: return nil
-            }
-        }
+        // Decoding repairs invalid sequences with U+FFFD, so the bytes come back unchanged
+        // exactly when they were valid: one fast decode and one comparison, no per-scalar work.
+        let decoded = String(decoding: bytes, as: UTF8.self)
+        guard decoded.utf8.elementsEqual(bytes) else { return nil }
+        self = decoded
     }
 }

@@ -6,7 +6,7 @@
 enum Punycode {
     /// `host` with each `xn--` label decoded; a label that does not decode is kept as it is.
     static func decodeHost(_ host: String) -> String {
-        guard host.lowercased().contains("xn--") else { return host }
+        guard containsACEPrefix(host) else { return host }
         return host.split(separator: ".", omittingEmptySubsequences: false)
             .map { label in
                 guard label.lowercased().hasPrefix("xn--"), let decoded = decodeLabel(label.dropFirst(4)) else {
@@ -15,6 +15,24 @@ enum Punycode {
                 return decoded
             }
             .joined(separator: ".")
+    }
+
+    /// Whether `host` has `xn--` in any case, without building a lower-cased copy (this runs
+    /// for every custom-scheme link).
+    private static func containsACEPrefix(_ host: String) -> Bool {
+        let pattern: [UInt8] = [UInt8(ascii: "x"), UInt8(ascii: "n"), UInt8(ascii: "-"), UInt8(ascii: "-")]
+        var matched = 0
+        for byte in host.utf8 {
+            // `| 0x20` lower-cases the two letters and leaves "-" as it is.
+            let folded = byte | 0x20
+            if folded == pattern[matched] {
+                matched += 1
+                if matched == pattern.count { return true }
+            } else {
+                matched = folded == pattern[0] ? 1 : 0
+            }
+        }
+        return false
     }
 
     private static let base = 36, tMin = 1, tMax = 26, skew = 38, damp = 700
