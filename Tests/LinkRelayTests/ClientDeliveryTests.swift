@@ -274,6 +274,16 @@ struct BoundedBufferTests {
         #expect(inbox.put(.link(url("https://go.acme.app/p/10"), arrivedAt: 0)) == .closed)
     }
 
+    @Test("with no drain running, an inbox flooded with links keeps at most twice its limit in memory")
+    func inboxMemoryIsBoundedWithoutADrain() {
+        let inbox = Inbox(limit: 16, isDroppable: { _ in true }, dropped: { _ in })
+        for index in 0..<10_000 { _ = inbox.put(.link(url("https://go.acme.app/p/\(index)"), arrivedAt: 0)) }
+        #expect(inbox.retainedCount <= 32)
+        let kept = inbox.takeAll()
+        #expect(kept.count == 16)
+        if case .link(let last, _)? = kept.last { #expect(last == url("https://go.acme.app/p/9999")) }
+    }
+
     @Test("a subscriber that falls behind by more than its buffer keeps the newest events, with a warning")
     func subscriberBufferIsBounded() async throws {
         let warnings = Locked([String]())

@@ -35,6 +35,19 @@ struct EventQueueTests {
         #expect(await client.queuedEventCount == 0)
     }
 
+    @Test("the stored queue is byte for byte the JSON of the whole queue, though each event is encoded once")
+    func storedBytesMatchAWholeEncoding() async throws {
+        let client = launch()
+        try await client.track("signup", properties: ["plan": "pro"])
+        try await client.trackRevenue(amount: 9.5, currency: "eur", properties: ["sku": "A-1", "tags": ["x", 2]])
+        try await client.track("share")
+        let stored = try #require(try store.data(forKey: "events"))
+        let events = try JSONDecoder.linkRelay().decode([ConversionEvent].self, from: stored)
+        #expect(events.map(\.name) == ["signup", "revenue", "share"])
+        #expect(stored == (try JSONEncoder.linkRelay().encode(events)))
+        await client.shutdown()
+    }
+
     @Test("the queue persists across a restart and is sent in order once the network returns")
     func persistsAcrossRestart() async throws {
         backend.scriptEventSending(.failure(DeepLinkError(.network, "offline")))

@@ -246,3 +246,34 @@ struct UserDefaultsStoreTests {
         }
     }
 }
+
+@Suite("Deferred queue writes", .timeLimit(.minutes(1)))
+struct DeferredWriterTests {
+    @Test("snapshots reach the store in order, the newest last, coalesced while a write is under way")
+    func newestWinsInOrder() {
+        let written = Locked([Int]())
+        let writer = DeferredWriter { data in
+            let value = data.withUnsafeBytes { Int($0.load(as: UInt16.self)) }
+            written.withLock { $0.append(value) }
+        }
+        for value in 0..<2000 { writer.submit(withUnsafeBytes(of: UInt16(value)) { Data($0) }) }
+        writer.flush()
+        let values = written.withLock { $0 }
+        #expect(values.last == 1999)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(!writer.hasPending)
+    }
+
+    @Test("a client on a FileStore writes its queue off the caller's path, and shutdown leaves it on disk for the next launch")
+    func fileStoreQueueSurvivesShutdown() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-deferred-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let backend = InMemoryBackend(schemes: ["myapp"])
+        let first = makeClient(backend, store: FileStore(directory: folder))
+        for index in 0..<50 { try await first.track("event-\(index)") }
+        await first.shutdown()
+        let second = makeClient(backend, store: FileStore(directory: folder))
+        #expect(await second.queuedEventCount == 50)
+        await second.shutdown()
+    }
+}

@@ -5,4 +5,6 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .cpuTotal, .mallocCountTotal], scalingFactor: .kilo, maxDuration: .seconds(2), maxIterations: 30)
     DeliveryBenchmarks.register()
     ParsingBenchmarks.register()
+    AdapterBenchmarks.register()
+    ClientBenchmarks.register()
 }

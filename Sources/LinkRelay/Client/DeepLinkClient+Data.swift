@@ -40,6 +40,8 @@ extension DeepLinkClient {
     ///
     /// Use it when the user deletes their account or asks for their data to be erased.
     public func clearData() {
+        // A queue write still under way must land before everything is removed, not after.
+        eventQueueWriter?.flush()
         do {
             try store().removeAll()
         } catch {
@@ -51,6 +53,7 @@ extension DeepLinkClient {
         currentOutcome = nil
         directLinkReceived.withLock { $0 = false }
         eventQueue = []
+        encodedEvents = [:]
         flushTask?.cancel()
         flushTask = nil
         externalUserID = nil

@@ -6,7 +6,9 @@ extension DeepLinkClient {
     /// Tracks a conversion event (`signup`, `level_complete`) for the backend to report.
     ///
     /// The event gets a UUID and a timestamp and goes into a persisted queue, so it survives a
-    /// restart and an outage. Once ``start()`` has run, the queue is sent in order; an event is
+    /// restart and an outage. With a ``FileStore`` the queue file is written off the caller's
+    /// path (one write under way at a time, the newest queue winning), so `track` never waits
+    /// for the disk; ``shutdown()`` writes what is still pending. Once ``start()`` has run, the queue is sent in order; an event is
     /// removed only after the backend accepted it, and never sent twice at once.
     ///
     /// - Throws: ``DeepLinkError`` `.unsupported` when the backend does not report events,
@@ -99,9 +101,57 @@ extension DeepLinkClient {
         return queue
     }
 
+    /// Saves the queue: the same bytes as encoding the array, built from each event's JSON,
+    /// encoded once, so a `track` costs one event's encoding and one write, not the whole
+    /// queue's encoding.
     private func saveQueue(_ queue: [ConversionEvent]) {
         eventQueue = queue
-        store().save(queue, forKey: Self.eventQueueKey, logger: logger)
+        let encoder = JSONEncoder.linkRelay()
+        var encoded: [UUID: Data] = [:]
+        encoded.reserveCapacity(queue.count)
+        var file = Data("[".utf8)
+        for (index, event) in queue.enumerated() {
+            let json: Data
+            if let known = encodedEvents[event.id] {
+                json = known
+            } else {
+                do {
+                    json = try encoder.encode(event)
+                } catch {
+                    logger.error("Could not save '\(Self.eventQueueKey)': it is kept in memory only until the next successful save.")
+                    return
+                }
+            }
+            encoded[event.id] = json
+            if index > 0 { file.append(UInt8(ascii: ",")) }
+            file.append(json)
+        }
+        file.append(UInt8(ascii: "]"))
+        encodedEvents = encoded
+        if let writer = queueWriter() {
+            writer.submit(file)
+            return
+        }
+        Self.writeQueue(file, to: store(), logger: logger)
+    }
+
+    private static func writeQueue(_ file: Data, to store: any PersistentStore, logger: LinkRelayLogger) {
+        do {
+            try store.setData(file, forKey: eventQueueKey)
+        } catch {
+            logger.error("Could not save '\(eventQueueKey)': it is kept in memory only until the next successful save.")
+        }
+    }
+
+    /// The writer for a store that prefers deferred writes; `nil` for one written at once.
+    private func queueWriter() -> DeferredWriter? {
+        if let eventQueueWriter { return eventQueueWriter }
+        let store = store()
+        guard store.prefersDeferredWrites else { return nil }
+        let logger = self.logger
+        let writer = DeferredWriter { file in Self.writeQueue(file, to: store, logger: logger) }
+        eventQueueWriter = writer
+        return writer
     }
 
     // MARK: - Sending

@@ -57,6 +57,11 @@ public actor DeepLinkClient {
 
     // Events (see DeepLinkClient+Events.swift).
     var eventQueue: [ConversionEvent]?
+    /// Each queued event's JSON, encoded once: saving the queue joins them instead of encoding
+    /// every event again on every change.
+    var encodedEvents: [UUID: Data] = [:]
+    /// Writes the event queue off the caller's path, for stores that prefer it (files).
+    var eventQueueWriter: DeferredWriter?
     var flushTask: Task<Void, Never>?
 
     /// The app's id for the signed-in user, attached to link requests and handed to the backend.
@@ -121,6 +126,7 @@ public actor DeepLinkClient {
     }
 
     deinit {
+        eventQueueWriter?.flush()
         Self.release(inbox.close())
         published?.finish()
         broadcaster.finishAll()
@@ -405,6 +411,7 @@ public actor DeepLinkClient {
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
+        eventQueueWriter?.flush()
         Self.release(inbox.close())
         published?.finish()
         pendingExpiry?.cancel()

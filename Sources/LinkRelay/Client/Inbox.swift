@@ -58,6 +58,12 @@ final class Inbox: Sendable {
                 victim = state.items[index]
                 if index == state.head {
                     state.head += 1
+                    // Release the dropped prefix once it is as long as the limit, so memory
+                    // stays bounded even when no drain runs for a while.
+                    if state.head >= limit {
+                        state.items.removeFirst(state.head)
+                        state.head = 0
+                    }
                 } else {
                     state.items.remove(at: index)
                 }
@@ -88,6 +94,9 @@ final class Inbox: Sendable {
             return batch
         }
     }
+
+    /// How many items the inbox holds in memory, the dropped ones not yet released included.
+    var retainedCount: Int { state.withLock { $0.items.count } }
 
     /// Refuses further items and returns those still queued.
     func close() -> [Item] {

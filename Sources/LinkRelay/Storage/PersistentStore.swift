@@ -19,6 +19,14 @@ public protocol PersistentStore: Sendable {
     func removeData(forKey key: String) throws
     /// Removes every value of this store.
     func removeAll() throws
+
+    /// Whether writes are slow enough (a file synced to disk) that the client should make
+    /// frequent ones, the event queue's, off the caller's path. Default `false`: written at once.
+    var prefersDeferredWrites: Bool { get }
+}
+
+extension PersistentStore {
+    public var prefersDeferredWrites: Bool { false }
 }
 
 extension PersistentStore {
