@@ -106,28 +106,40 @@ extension DeepLinkClient {
     /// queue's encoding.
     private func saveQueue(_ queue: [ConversionEvent]) {
         eventQueue = queue
-        let encoder = JSONEncoder.linkRelay()
-        var encoded: [UUID: Data] = [:]
-        encoded.reserveCapacity(queue.count)
-        var file = Data("[".utf8)
+        // Work on local copies: the actor's properties are checked for exclusive access on
+        // every use, which in this loop would cost more than the copying.
+        var cache = encodedEvents
+        encodedEvents = [:]
+        var encoder: JSONEncoder?
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(cache.values.first.map { ($0.count + 1) * (queue.count + 1) } ?? 64)
+        bytes.append(UInt8(ascii: "["))
         for (index, event) in queue.enumerated() {
-            let json: Data
-            if let known = encodedEvents[event.id] {
+            let json: [UInt8]
+            if let known = cache[event.id] {
                 json = known
             } else {
                 do {
-                    json = try encoder.encode(event)
+                    if encoder == nil { encoder = JSONEncoder.linkRelay() }
+                    json = Array(try encoder?.encode(event) ?? Data())
                 } catch {
+                    encodedEvents = cache
                     logger.error("Could not save '\(Self.eventQueueKey)': it is kept in memory only until the next successful save.")
                     return
                 }
+                cache[event.id] = json
             }
-            encoded[event.id] = json
-            if index > 0 { file.append(UInt8(ascii: ",")) }
-            file.append(json)
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: json)
         }
-        file.append(UInt8(ascii: "]"))
-        encodedEvents = encoded
+        bytes.append(UInt8(ascii: "]"))
+        // Forget the JSON of events that left the queue, now and then rather than on every save.
+        if cache.count > 2 * queue.count + 16 {
+            let live = Set(queue.map(\.id))
+            cache = cache.filter { live.contains($0.key) }
+        }
+        encodedEvents = cache
+        let file = Data(bytes)
         if let writer = queueWriter() {
             writer.submit(file)
             return

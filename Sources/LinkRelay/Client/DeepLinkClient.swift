@@ -59,7 +59,7 @@ public actor DeepLinkClient {
     var eventQueue: [ConversionEvent]?
     /// Each queued event's JSON, encoded once: saving the queue joins them instead of encoding
     /// every event again on every change.
-    var encodedEvents: [UUID: Data] = [:]
+    var encodedEvents: [UUID: [UInt8]] = [:]
     /// Writes the event queue off the caller's path, for stores that prefer it (files).
     var eventQueueWriter: DeferredWriter?
     var flushTask: Task<Void, Never>?
