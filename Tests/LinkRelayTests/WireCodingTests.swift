@@ -86,3 +86,59 @@ struct GzipTests {
         return output
     }
 }
+
+@Suite("ISO8601Timestamp against Foundation's formatter", .timeLimit(.minutes(1)))
+struct ISO8601TimestampTests {
+    /// Dates from 1970 to 2100 with milliseconds, the same every run.
+    static let dates: [Date] = {
+        var state: UInt64 = 0x1234_5678_9ABC_DEF0
+        return (0..<2000).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let milliseconds = Int64(state >> 22) % 4_102_444_800_000
+            return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        } + [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 951_782_400), Date(timeIntervalSince1970: 4_107_542_399.999)]
+    }()
+
+    @Test("writes what ISO8601DateFormatter writes, with and without milliseconds")
+    func writes() {
+        let whole = ISO8601DateFormatter()
+        whole.timeZone = TimeZone(identifier: "UTC")
+        let fractional = ISO8601DateFormatter()
+        fractional.timeZone = TimeZone(identifier: "UTC")
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let mismatches = Self.dates.filter { date in
+            ISO8601Timestamp.string(from: date) != whole.string(from: date)
+                || ISO8601Timestamp.string(from: date, fractional: true) != fractional.string(from: date)
+        }
+        #expect(mismatches.isEmpty, "first: \(mismatches.first.map { "\($0.timeIntervalSince1970)" } ?? "")")
+    }
+
+    @Test("reads back what it writes, to the millisecond")
+    func roundTrips() {
+        let mismatches = Self.dates.filter { date in
+            guard let back = ISO8601Timestamp.parse(ISO8601Timestamp.string(from: date, fractional: true)) else { return true }
+            return abs(back.timeIntervalSince1970 - (date.timeIntervalSince1970 * 1000).rounded() / 1000) > 0.0005
+        }
+        #expect(mismatches.isEmpty)
+    }
+
+    @Test("offsets, lower-case letters and any number of fraction digits", arguments: [
+        ("2026-03-02T08:05:00Z", 1_772_438_700.0), ("2026-03-02T09:05:00+01:00", 1_772_438_700.0),
+        ("2026-03-02T00:05:00-0800", 1_772_438_700.0), ("2026-03-02t08:05:00z", 1_772_438_700.0),
+        ("2026-03-02T08:05:00.5Z", 1_772_438_700.5), ("2026-03-02T08:05:00.123456Z", 1_772_438_700.123456),
+        ("2024-02-29T23:59:59Z", 1_709_251_199.0),
+    ])
+    func reads(_ text: String, _ expected: Double) throws {
+        let date = try #require(ISO8601Timestamp.parse(text))
+        #expect(abs(date.timeIntervalSince1970 - expected) < 0.000_001)
+    }
+
+    @Test("refuses what is not an RFC 3339 date-time", arguments: [
+        "", "2026-03-02", "2026-03-02T08:05:00", "2026-02-30T08:05:00Z", "2025-02-29T08:05:00Z", "2026-13-01T00:00:00Z",
+        "2026-03-02T24:00:00Z", "2026-03-02T08:60:00Z", "2026-03-02T08:05:00.Z", "2026-03-02T08:05:00Zjunk",
+        "2026-03-02 08:05:00Z", "20260302T080500Z", "2026-03-02T08:05:00+5:00", "twenty-twenty-six",
+    ])
+    func refuses(_ text: String) {
+        #expect(ISO8601Timestamp.parse(text) == nil)
+    }
+}

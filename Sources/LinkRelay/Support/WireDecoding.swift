@@ -31,21 +31,122 @@ package struct ProviderErrorBody: Decodable {
 
 /// ISO 8601 timestamps as providers send them: with or without fractional seconds.
 package enum ISO8601Timestamp {
-    /// The date `string` denotes, or `nil` when it is not ISO 8601.
+    // A hand-written RFC 3339 reader and writer: `ISO8601DateFormatter` builds an ICU formatter
+    // each time (hundreds of allocations, tens of microseconds), and it is not `Sendable` to
+    // share. Dates are proleptic Gregorian, as RFC 3339's are.
+
+    /// The date `string` denotes, or `nil` when it is not an RFC 3339 date-time:
+    /// `2026-03-02T08:05:00Z`, with optional fractional seconds and a `Z` or `±hh:mm` (or
+    /// `±hhmm`) offset.
     package static func parse(_ string: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: string) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: string)
+        var text = string
+        return text.withUTF8 { parse(bytes: $0) }
     }
 
     /// `2026-03-02T08:05:00Z` (UTC), with milliseconds when `fractional` is true.
     package static func string(from date: Date, fractional: Bool = false) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.formatOptions = fractional ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
-        return formatter.string(from: date)
+        // As Foundation's formatter does: to the nearest millisecond, then whole seconds cut.
+        let totalMilliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard totalMilliseconds.isFinite, abs(totalMilliseconds) < 1e17 else { return "" }
+        let milliseconds = Int64(totalMilliseconds)
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let millis = Int(milliseconds - seconds * 1000)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = Int(seconds - days * 86_400)
+        let (year, month, day) = civil(fromDays: Int(days))
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        text += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        if fractional { text += "." + pad(millis, 3) }
+        return text + "Z"
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        func number(_ start: Int, _ count: Int) -> Int? {
+            guard start + count <= bytes.count else { return nil }
+            var value = 0
+            for index in start..<(start + count) {
+                let byte = bytes[index]
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        func byte(_ index: Int) -> UInt8? { index < bytes.count ? bytes[index] : nil }
+        guard let year = number(0, 4), byte(4) == UInt8(ascii: "-"), let month = number(5, 2), byte(7) == UInt8(ascii: "-"),
+            let day = number(8, 2), byte(10) == UInt8(ascii: "T") || byte(10) == UInt8(ascii: "t"),
+            let hour = number(11, 2), byte(13) == UInt8(ascii: ":"), let minute = number(14, 2), byte(16) == UInt8(ascii: ":"),
+            let second = number(17, 2),
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60, second < 60
+        else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if byte(index) == UInt8(ascii: ".") {
+            index += 1
+            var scale = 0.1
+            let start = index
+            while let digit = byte(index), digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") {
+                fraction += Double(digit - UInt8(ascii: "0")) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+        var offset = 0
+        switch byte(index) {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            index += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            let sign = byte(index) == UInt8(ascii: "-") ? -1 : 1
+            guard let hours = number(index + 1, 2), hours < 24 else { return nil }
+            var minutesAt = index + 3
+            if byte(minutesAt) == UInt8(ascii: ":") { minutesAt += 1 }
+            guard let minutes = number(minutesAt, 2), minutes < 60 else { return nil }
+            offset = sign * (hours * 3600 + minutes * 60)
+            index = minutesAt + 2
+        default:
+            return nil
+        }
+        guard index == bytes.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let monthIndex = (month + 9) % 12
+        let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01.
+    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 
