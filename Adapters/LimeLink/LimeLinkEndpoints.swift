@@ -91,21 +91,19 @@ enum LimeLinkEndpoints {
     /// Query values keep only unreserved characters and `/ ? : @` literal, so a server decoding
     /// by RFC 3986 or as a form recovers `full_request_url` byte for byte: `&`, `=`, `#`, `+`,
     /// spaces, `%` and non-ASCII are all escaped.
-    private static let queryAllowed = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/?:@")
-    private static let segmentAllowed = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static let queryAllowed = PercentEncodingSet(unreservedPlus: "/?:@")
+    private static let segmentAllowed = PercentEncodingSet.unreserved
 
     static func encodeQuery(_ items: [(String, String)]) -> String {
         items.map { name, value in
-            "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? "")"
+            "\(name)=\(queryAllowed.encode(value))"
         }.joined(separator: "&")
     }
 
     /// Each `/`-separated segment percent-encoded (spaces, unicode and all), the slashes kept.
     static func encodePath(_ suffix: String) -> String {
         suffix.split(separator: "/", omittingEmptySubsequences: false)
-            .map { $0.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? String($0) }
+            .map { segmentAllowed.encode(String($0)) }
             .joined(separator: "/")
     }
 }

@@ -47,10 +47,9 @@ enum LinkFortyEndpoints {
         return headers
     }
 
-    private static let segmentAllowed = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static let segmentAllowed = PercentEncodingSet.unreserved
 
     private static func encodeSegment(_ segment: String) -> String {
-        segment.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? segment
+        segmentAllowed.encode(segment)
     }
 }

@@ -43,11 +43,10 @@ enum PaylisherEndpoints {
         "Accept-Encoding": "gzip", "Content-Encoding": "gzip",
     ]
 
-    private static let segmentAllowed = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static let segmentAllowed = PercentEncodingSet.unreserved
 
     /// A key is one path segment: spaces, `/` and `?` are escaped (Paylisher's SDK breaks on them).
     static func encodeSegment(_ key: String) -> String {
-        key.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? key
+        segmentAllowed.encode(key)
     }
 }

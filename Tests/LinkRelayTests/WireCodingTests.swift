@@ -142,3 +142,19 @@ struct ISO8601TimestampTests {
         #expect(ISO8601Timestamp.parse(text) == nil)
     }
 }
+
+@Suite("PercentEncodingSet against Foundation", .timeLimit(.minutes(1)))
+struct PercentEncodingSetTests {
+    @Test("encodes exactly as addingPercentEncoding does with the same characters allowed", arguments: ["", "/", "/?:@"])
+    func matchesFoundation(_ extra: String) {
+        let set = PercentEncodingSet(unreservedPlus: extra)
+        let foundation = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~" + extra)
+        let samples = [
+            "plain", "a b+c&d=e#f?g/h:i@j", "café crème", "商品/1", "emoji 🎉 ok", "100%", "%zz", "Etc/GMT+5",
+            "https://abc.limelink.org/link/s?x=1&y=a+b", "\u{0}\u{7F}\u{80}", String((32..<127).map { Character(UnicodeScalar($0)!) }),
+        ]
+        for sample in samples {
+            #expect(set.encode(sample) == sample.addingPercentEncoding(withAllowedCharacters: foundation), "\(sample)")
+        }
+    }
+}

@@ -150,15 +150,59 @@ package enum ISO8601Timestamp {
     }
 }
 
+/// The characters left as they are when percent-encoding: RFC 3986's unreserved ones
+/// (`A–Z a–z 0–9 - . _ ~`) plus any ASCII characters named. Everything else is encoded as
+/// `%XX` (upper-case hex) of its UTF-8 bytes, as `addingPercentEncoding(withAllowedCharacters:)`
+/// does, without its per-call character-set and UTF-16 work.
+package struct PercentEncodingSet: Sendable {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+
+    /// The unreserved characters and the ASCII characters of `extra`.
+    package init(unreservedPlus extra: String = "") {
+        for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8 { insert(byte) }
+        for byte in extra.utf8 where byte < 128 { insert(byte) }
+    }
+
+    private mutating func insert(_ byte: UInt8) {
+        if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
+    }
+
+    private func contains(_ byte: UInt8) -> Bool {
+        if byte < 64 { return low & (1 << UInt64(byte)) != 0 }
+        if byte < 128 { return high & (1 << UInt64(byte - 64)) != 0 }
+        return false
+    }
+
+    /// `value` with every byte outside this set percent-encoded.
+    package func encode(_ value: String) -> String {
+        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(value.utf8.count)
+        for byte in value.utf8 {
+            if contains(byte) {
+                output.append(byte)
+            } else {
+                output.append(UInt8(ascii: "%"))
+                output.append(hex[Int(byte >> 4)])
+                output.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// RFC 3986's unreserved characters only: for a path segment.
+    package static let unreserved = PercentEncodingSet()
+}
+
 /// Percent-encoding for query strings that servers decode as HTML forms: only unreserved
 /// characters (and `/`, which such servers read literally) stay as they are, so `+`, `&`, `=`,
 /// `#` and spaces always arrive as written.
 package enum FormEncoding {
-    private static let allowed = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
+    private static let allowed = PercentEncodingSet(unreservedPlus: "/")
 
     package static func encode(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        allowed.encode(value)
     }
 
     /// `name=value&…` in the given order.
