@@ -10,8 +10,8 @@ enum DynalinksMapping {
             screenWidth: device.screen.map { Int($0.width) }, screenHeight: device.screen.map { Int($0.height) },
             devicePixelRatio: device.screen?.scale, osVersion: threePartVersion(device.osVersion),
             timezone: device.timeZoneIdentifier, calendar: device.calendarIdentifier.map(calendarName),
-            language: device.preferredLanguages.first.map { $0.replacingOccurrences(of: "_", with: "-") },
-            languages: device.preferredLanguages.isEmpty ? nil : device.preferredLanguages.map { $0.replacingOccurrences(of: "_", with: "-") },
+            language: device.preferredLanguages.first.map { $0.replacing("_", with: "-") },
+            languages: device.preferredLanguages.isEmpty ? nil : device.preferredLanguages.map { $0.replacing("_", with: "-") },
             countryCode: device.regionCode, deviceModel: device.deviceModel, idfv: device.vendorID?.uuidString,
             appVersion: device.appVersion, appBuild: device.appBuild, simulator: device.isSimulator)
     }
@@ -85,7 +85,7 @@ enum DynalinksMapping {
                 link.destination = absolute
                 link.setPathSegments(routeParsed.pathSegments)
             } else {
-                link.setPathSegments(route.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) })
+                link.setPathSegments(route.split(separator: "/").map { String($0).percentDecoded ?? String($0) })
             }
         }
         for (name, value) in targetParsed?.parameters ?? [:] { link.parameters[name] = value }

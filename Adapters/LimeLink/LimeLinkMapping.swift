@@ -5,7 +5,7 @@ import LinkRelay
 enum LimeLinkMapping {
     /// `"iOS 18_7"`: the OS name and version with `_` for `.`, as LimeLink fingerprints installs.
     static func userAgent(_ device: DeviceInfo) -> String {
-        "\(device.osName) \(device.osVersion.replacingOccurrences(of: ".", with: "_"))"
+        "\(device.osName) \(device.osVersion.replacing(".", with: "_"))"
     }
 
     /// The screen in points, truncated; `nil` when unknown.

@@ -17,7 +17,7 @@ enum LinkFortyMapping {
     static func language(_ device: DeviceInfo) -> String? {
         guard let preferred = device.preferredLanguages.first, !preferred.isEmpty else { return nil }
         let base = preferred.split(separator: "@").first.map(String.init) ?? preferred
-        let icu = base.replacingOccurrences(of: "-", with: "_")
+        let icu = base.replacing("-", with: "_")
         if icu.count <= 10 { return icu }
         let parts = icu.split(separator: "_")
         let short = [parts.first, parts.count > 1 ? parts.last : nil].compactMap { $0 }.joined(separator: "_")
@@ -113,7 +113,7 @@ enum LinkFortyMapping {
     /// (`acmeshop://product/42`).
     private static func applyRoute(_ data: LinkFortyLinkData, to link: inout DeepLink) {
         guard let path = data.deepLinkPath, !path.isEmpty else { return }
-        let segments = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        let segments = path.split(separator: "/").map { String($0).percentDecoded ?? String($0) }
         link.setPathSegments(segments)
         if let scheme = data.appScheme, !scheme.isEmpty {
             let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path

@@ -157,4 +157,11 @@ struct PercentEncodingSetTests {
             #expect(set.encode(sample) == sample.addingPercentEncoding(withAllowedCharacters: foundation), "\(sample)")
         }
     }
+
+    @Test("percentDecoded answers what removingPercentEncoding answers", arguments: [
+        "plain", "a%20b", "caf%C3%A9", "%E5%95%86%E5%93%81", "100%", "%zz", "a%2", "%FF", "%C3", "a+b", "%2F%2f", "",
+    ])
+    func decodesAsFoundation(_ sample: String) {
+        #expect(sample.percentDecoded == sample.removingPercentEncoding)
+    }
 }

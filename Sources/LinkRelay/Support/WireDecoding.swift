@@ -195,6 +195,47 @@ package struct PercentEncodingSet: Sendable {
     package static let unreserved = PercentEncodingSet()
 }
 
+extension String {
+    /// The string with `%XX` escapes decoded, or `nil` when an escape is malformed or the result
+    /// is not UTF-8: what `removingPercentEncoding` answers, without Foundation's `NSString`
+    /// round trip.
+    package var percentDecoded: String? {
+        guard utf8.contains(UInt8(ascii: "%")) else { return self }
+        func hexValue(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        let bytes = Array(utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+                    return nil
+                }
+                output.append(high << 4 | low)
+                index += 3
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
+        }
+        let decoded = String(decoding: output, as: UTF8.self)
+        return decoded.utf8.elementsEqual(output) ? decoded : nil
+    }
+
+    /// The string with every `target` character replaced: `replacingOccurrences(of:with:)` for
+    /// one character, without Foundation.
+    package func replacing(_ target: Character, with replacement: Character) -> String {
+        String(map { $0 == target ? replacement : $0 })
+    }
+}
+
 /// Percent-encoding for query strings that servers decode as HTML forms: only unreserved
 /// characters (and `/`, which such servers read literally) stay as they are, so `+`, `&`, `=`,
 /// `#` and spaces always arrive as written.
