@@ -7,4 +7,5 @@ let benchmarks: @Sendable () -> Void = {
     ParsingBenchmarks.register()
     AdapterBenchmarks.register()
     ClientBenchmarks.register()
+    LoopbackBenchmarks.register()
 }
