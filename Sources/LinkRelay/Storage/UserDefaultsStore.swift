@@ -14,52 +14,51 @@ import Foundation
 ///
 /// Listed in LinkRelay's privacy manifest as `UserDefaults` access for the app's own data
 /// (reason CA92.1).
-public final class UserDefaultsStore: PersistentStore, @unchecked Sendable {
-    // `UserDefaults` is thread-safe on Apple platforms but not `Sendable` everywhere; every use
-    // here goes through `lock`, which makes this type safe to share on any platform.
-    private let defaults: UserDefaults
-    private let lock = NSLock()
+public final class UserDefaultsStore: PersistentStore {
+    /// The suite, or `nil` for the standard defaults. The store keeps the name rather than a
+    /// `UserDefaults` instance (which is not `Sendable` everywhere) and asks for the suite on
+    /// each use; `UserDefaults` shares one storage per suite and is thread-safe.
+    public let suiteName: String?
     /// The prefix of every key, without the trailing dot.
     public let namespace: String
 
-    /// A store in `defaults` under `namespace` (default `LinkRelay`).
-    public init(defaults: UserDefaults, namespace: String = "LinkRelay") {
-        self.defaults = defaults
-        self.namespace = namespace
-    }
-
     /// A store in the standard defaults under `namespace` (default `LinkRelay`).
-    public convenience init(namespace: String = "LinkRelay") {
-        self.init(defaults: UserDefaults.standard, namespace: namespace)
+    public init(namespace: String = "LinkRelay") {
+        self.suiteName = nil
+        self.namespace = namespace
     }
 
     /// A store in the suite `suiteName` (an app group, for instance); `nil` when the suite name
     /// is not allowed (your app's own bundle identifier, or `NSGlobalDomain`).
-    public convenience init?(suiteName: String, namespace: String = "LinkRelay") {
-        guard let defaults = UserDefaults(suiteName: suiteName) else { return nil }
-        self.init(defaults: defaults, namespace: namespace)
+    public init?(suiteName: String, namespace: String = "LinkRelay") {
+        guard UserDefaults(suiteName: suiteName) != nil else { return nil }
+        self.suiteName = suiteName
+        self.namespace = namespace
+    }
+
+    private var defaults: UserDefaults {
+        suiteName.flatMap { UserDefaults(suiteName: $0) } ?? .standard
     }
 
     private func fullKey(_ key: String) -> String { "\(namespace).\(key)" }
 
     public func data(forKey key: String) throws -> Data? {
-        lock.withLock { defaults.data(forKey: fullKey(key)) }
+        defaults.data(forKey: fullKey(key))
     }
 
     public func setData(_ data: Data, forKey key: String) throws {
-        lock.withLock { defaults.set(data, forKey: fullKey(key)) }
+        defaults.set(data, forKey: fullKey(key))
     }
 
     public func removeData(forKey key: String) throws {
-        lock.withLock { defaults.removeObject(forKey: fullKey(key)) }
+        defaults.removeObject(forKey: fullKey(key))
     }
 
     public func removeAll() throws {
-        lock.withLock {
-            let prefix = namespace + "."
-            for key in defaults.dictionaryRepresentation().keys where key.hasPrefix(prefix) {
-                defaults.removeObject(forKey: key)
-            }
+        let defaults = self.defaults
+        let prefix = namespace + "."
+        for key in defaults.dictionaryRepresentation().keys where key.hasPrefix(prefix) {
+            defaults.removeObject(forKey: key)
         }
     }
 }
