@@ -81,7 +81,7 @@ public struct DynalinksBackend: DeepLinkBackend {
             throw DynalinksMapping.error(for: response, what, url: url, now: context.clock.currentDate)
         }
         do {
-            return try JSONDecoder().decode(DynalinksResult.self, from: response.body)
+            return try WireJSON.decode(DynalinksResult.self, from: response.body)
         } catch {
             throw DynalinksMapping.decodingError(what, status: response.status, url: url, underlying: error)
         }

@@ -113,7 +113,7 @@ public struct LimeLinkBackend: EventObservingBackend {
         _ type: Body.Type, from response: HTTPResponse, what: String, url: URL, context: BackendContext
     ) throws -> Body {
         do {
-            return try JSONDecoder().decode(Body.self, from: response.body)
+            return try WireJSON.decode(Body.self, from: response.body)
         } catch {
             if response.isSuccess {
                 throw LimeLinkMapping.decodingError(what, status: response.status, url: url, underlying: error)
@@ -167,7 +167,7 @@ public struct LimeLinkBackend: EventObservingBackend {
             throw LimeLinkMapping.deferredFailure(response, step: step, now: context.clock.currentDate)
         }
         do {
-            return try JSONDecoder().decode(Body.self, from: response.body)
+            return try WireJSON.decode(Body.self, from: response.body)
         } catch {
             throw LimeLinkMapping.decodingError("the deferred \(step)", status: 200, underlying: error)
         }

@@ -61,7 +61,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
             throw LinkFortyMapping.error(for: response, "the resolve request", url: url, now: context.clock.currentDate)
         }
         do {
-            let data = try JSONDecoder().decode(LinkFortyLinkData.self, from: response.body)
+            let data = try WireJSON.decode(LinkFortyLinkData.self, from: response.body)
             return LinkFortyMapping.resolvedLink(data, url: url, parsed: parsed, templateSlug: templateSlug)
         } catch {
             throw LinkFortyMapping.decodingError("the resolve request", status: response.status, url: url, underlying: error)
@@ -81,7 +81,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
             throw LinkFortyMapping.error(for: response, "the install report", now: context.clock.currentDate)
         }
         do {
-            let decoded = try JSONDecoder().decode(LinkFortyInstallResponse.self, from: response.body)
+            let decoded = try WireJSON.decode(LinkFortyInstallResponse.self, from: response.body)
             return LinkFortyMapping.installMatch(decoded, base: configuration.baseURL)
         } catch {
             throw LinkFortyMapping.decodingError("the install report", status: response.status, underlying: error)
@@ -123,7 +123,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
             }
             let response = try await post(body, to: LinkFortyEndpoints.linksPath, context: context, what: "the link creation")
             do {
-                let row = try JSONDecoder().decode(LinkFortyLinkRow.self, from: response.body)
+                let row = try WireJSON.decode(LinkFortyLinkRow.self, from: response.body)
                 let slugPath = request.templateSlug.map { "/\($0)" } ?? ""
                 return CreatedLink(
                     url: LinkFortyEndpoints.url(configuration.baseURL, path: slugPath + "/" + row.shortCode),
@@ -134,7 +134,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
         }
         let response = try await post(body, to: LinkFortyEndpoints.sdkLinksPath, context: context, what: "the link creation")
         do {
-            let created = try JSONDecoder().decode(LinkFortyCreatedLink.self, from: response.body)
+            let created = try WireJSON.decode(LinkFortyCreatedLink.self, from: response.body)
             guard let url = URL(string: created.url) else {
                 throw DeepLinkError(.decoding, "LinkForty returned a link that is not a URL.", backend: id)
             }

@@ -58,7 +58,7 @@ public struct PaylisherBackend: EventTrackingBackend, EventObservingBackend {
         }
         let campaign: PaylisherCampaign
         do {
-            campaign = try JSONDecoder().decode(PaylisherCampaign.self, from: response.body)
+            campaign = try WireJSON.decode(PaylisherCampaign.self, from: response.body)
         } catch {
             throw DeepLinkError(
                 .decoding, "Paylisher's campaign could not be read.", backend: id, status: response.status, url: url, underlying: error)

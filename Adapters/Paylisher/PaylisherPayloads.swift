@@ -85,7 +85,7 @@ struct PaylisherDeferredResponse: Equatable {
     var confidence: Double?
 
     init(json: Data) throws {
-        let object = try JSONDecoder().decode([String: JSONValue].self, from: json)
+        let object = try WireJSON.decode([String: JSONValue].self, from: json)
         func value(_ snake: String, _ camel: String) -> JSONValue? { object[snake] ?? object[camel] }
         guard case .string(let status)? = object["status"] else {
             throw DeepLinkError(.decoding, "Paylisher's deferred answer has no status.", backend: .paylisher)

@@ -165,3 +165,55 @@ struct PercentEncodingSetTests {
         #expect(sample.percentDecoded == sample.removingPercentEncoding)
     }
 }
+
+@Suite("WireJSON against JSONDecoder", .timeLimit(.minutes(1)))
+struct WireJSONTests {
+    @Test("reads what JSONDecoder reads, to the same values", arguments: [
+        #"{"a":1,"b":-2.5,"c":"x","d":true,"e":null,"f":[1,"2",{"g":[]}],"h":{}}"#,
+        #"  [ 1e2 , 0 , -0 , 3.0e-2 , 9223372036854775807 , 9223372036854775808 ]  "#,
+        #"{"s":"caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t","u":"商品 ✓"}"#,
+        #""just a string""#, "42", "null",
+    ])
+    func readsAsFoundation(_ text: String) throws {
+        let data = Data(text.utf8)
+        #expect(try WireJSON.parse(data) == JSONDecoder().decode(JSONValue.self, from: data))
+    }
+
+    @Test("refuses what is not JSON, with where and why", arguments: [
+        "", "[1,]", "{\"a\":1}x", "[\"\\ud800\"]", "[\"\\udc00\"]", "\"a\u{01}b\"", "\"open", "{\"a\" 1}", "[01]", "[1.]",
+        "[.5]", "[1e]", "tru", "{'a':1}", "[\"\\x\"]", String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
+    ])
+    func refuses(_ text: String) {
+        #expect(throws: WireJSON.SyntaxError.self) { try WireJSON.parse(Data(text.utf8)) }
+    }
+
+    @Test("refuses a string that is not UTF-8")
+    func refusesInvalidUTF8() {
+        #expect(throws: WireJSON.SyntaxError.self) { try WireJSON.parse(Data([0x22, 0xFF, 0xFE, 0x22])) }
+    }
+
+    private struct Sample: Decodable, Equatable {
+        var int: Int
+        var small: UInt8?
+        var double: Double
+        var text: String?
+        var list: [String]
+        var nested: [String: JSONValue]?
+    }
+
+    @Test("decodes Decodable types as JSONDecoder does: integral numbers, the first duplicate, missing and mismatched keys", arguments: [
+        #"{"int":1.0,"small":255,"double":1,"list":["a"],"nested":{"x":[1,{"y":null}]}}"#,
+        #"{"int":1e2,"small":null,"double":-0.5,"text":"t","list":[],"int":7}"#,
+        #"{"int":1.5,"double":1,"list":[]}"#,
+        #"{"int":1,"small":300,"double":1,"list":[]}"#,
+        #"{"int":1,"double":"1","list":[]}"#,
+        #"{"double":1,"list":[]}"#,
+        #"{"int":1,"double":1,"list":[1]}"#,
+    ])
+    func decodesAsFoundation(_ text: String) {
+        let data = Data(text.utf8)
+        let ours = try? WireJSON.decode(Sample.self, from: data)
+        let foundation = try? JSONDecoder().decode(Sample.self, from: data)
+        #expect(ours == foundation)
+    }
+}

@@ -24,7 +24,7 @@ package struct ProviderErrorBody: Decodable {
 
     /// `error`, else `message`, from a response body; `nil` when it has neither.
     package static func text(in body: Data) -> String? {
-        guard let decoded = try? JSONDecoder().decode(ProviderErrorBody.self, from: body) else { return nil }
+        guard let decoded = try? WireJSON.decode(ProviderErrorBody.self, from: body) else { return nil }
         return decoded.error ?? decoded.message
     }
 }
