@@ -14,13 +14,13 @@ enum LinkFortyEndpoints {
     /// `base` (its path kept, its query dropped) followed by `path`, itself already
     /// percent-encoded, and `query`.
     static func url(_ base: URL, path: String, query: String? = nil) -> URL {
-        var components = URLComponents(url: base, resolvingAgainstBaseURL: true) ?? URLComponents()
-        let prefix = components.percentEncodedPath.hasSuffix("/")
-            ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
-        components.percentEncodedPath = prefix + path
-        components.percentEncodedQuery = query
-        components.fragment = nil
-        return components.url ?? base
+        // Joined as text: the base's own query and fragment dropped, one slash between.
+        var text = base.absoluteString
+        if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = String(text[..<cut]) }
+        if text.hasSuffix("/") { text.removeLast() }
+        text += path
+        if let query { text += "?" + query }
+        return URL(string: text) ?? base
     }
 
     /// `/api/sdk/v1/resolve/{code}` or `/api/sdk/v1/resolve/{templateSlug}/{code}`, each segment

@@ -176,6 +176,8 @@ package struct PercentEncodingSet: Sendable {
 
     /// `value` with every byte outside this set percent-encoded.
     package func encode(_ value: String) -> String {
+        // Most values need no escape at all: return them as they are.
+        if value.utf8.allSatisfy({ contains($0) }) { return value }
         let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
         var output: [UInt8] = []
         output.reserveCapacity(value.utf8.count)

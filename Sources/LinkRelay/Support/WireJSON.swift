@@ -349,7 +349,15 @@ package enum WireJSON {
         func decode(_ type: UInt32.Type) throws -> UInt32 { try WireJSON.number(value, as: type, path: codingPath) }
         func decode(_ type: UInt64.Type) throws -> UInt64 { try WireJSON.number(value, as: type, path: codingPath) }
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            if T.self == JSONValue.self, let value = value as? T { return value }
+            // The common leaf types without a decoder of their own: adapters decode through
+            // generic entry points, which would otherwise build one per field. `T` is exactly
+            // the type compared, so the bit casts are identity conversions.
+            if T.self == String.self { return unsafeBitCast(try decode(String.self), to: T.self) }
+            if T.self == JSONValue.self { return unsafeBitCast(value, to: T.self) }
+            if T.self == Int.self { return unsafeBitCast(try decode(Int.self), to: T.self) }
+            if T.self == Double.self { return unsafeBitCast(try decode(Double.self), to: T.self) }
+            if T.self == Bool.self { return unsafeBitCast(try decode(Bool.self), to: T.self) }
+            if T.self == [String: JSONValue].self, case .object(let object) = value { return unsafeBitCast(object, to: T.self) }
             return try T(from: ValueDecoder(value: value, codingPath: codingPath))
         }
     }
@@ -388,6 +396,12 @@ package enum WireJSON {
         func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try single(key).decode(type) }
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try single(key).decode(type) }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try single(key).decode(type) }
+
+        /// One lookup instead of the default's three (`contains`, `decodeNil`, `decode`).
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+            guard let value = object[key.stringValue], value != .null else { return nil }
+            return try Single(value: value, codingPath: codingPath + [key]).decode(type)
+        }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
             -> KeyedDecodingContainer<NestedKey>
