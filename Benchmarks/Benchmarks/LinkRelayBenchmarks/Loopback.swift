@@ -13,19 +13,39 @@ import LinkRelayTesting
     import FoundationNetworking
 #endif
 
-/// Records what goes through a transport, as sent.
+/// Records what goes through a transport: the requests as sent, and the responses.
 final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     let base: any HTTPTransport
     private let lock = NSLock()
     private var recorded: [HTTPRequest] = []
+    private var answers: [HTTPResponse] = []
 
     init(_ base: any HTTPTransport) { self.base = base }
 
     var requests: [HTTPRequest] { lock.withLock { recorded } }
+    var responses: [HTTPResponse] { lock.withLock { answers } }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         lock.withLock { recorded.append(request) }
-        return try await base.send(request)
+        let response = try await base.send(request)
+        lock.withLock { answers.append(response) }
+        return response
+    }
+}
+
+/// Answers with recorded responses, in turn: the adapter's own work, and nothing else.
+final class ReplayTransport: HTTPTransport, @unchecked Sendable {
+    private let responses: [HTTPResponse]
+    private let lock = NSLock()
+    private var next = 0
+
+    init(_ responses: [HTTPResponse]) { self.responses = responses }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        lock.withLock {
+            defer { next = (next + 1) % responses.count }
+            return responses[next]
+        }
     }
 }
 
