@@ -114,4 +114,40 @@ struct URLSessionTransportTests {
         #expect(URLSessionTransport.classify(URLError(.unknown), responseStarted: true).message == "The connection was lost before the response was complete.")
         #expect(URLSessionTransport.classify(URLError(.unknown)).message == "The request failed (URL error -1).")
     }
+
+    @Test("a redirect to another host is not followed: the 3xx comes back and nothing is sent there")
+    func redirectElsewhereNotFollowed() async throws {
+        let elsewhere = try LoopbackServer { _ in LoopbackServer.response(status: 200, body: Data("leaked".utf8)) }
+        defer { withExtendedLifetime(elsewhere) {} }
+        let target = elsewhere.url("/steal").absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        let server = try LoopbackServer { _ in LoopbackServer.response(status: 302, headers: ["Location": target], body: Data()) }
+        defer { withExtendedLifetime(server) {} }
+        let response = try await URLSessionTransport().send(
+            HTTPRequest(method: .get, url: server.url("/api"), headers: ["Authorization": "Bearer SECRET"]))
+        #expect(response.status == 302)
+        #expect(elsewhere.requests.isEmpty)
+    }
+
+    @Test("a redirect within the same origin is followed")
+    func sameOriginRedirectFollowed() async throws {
+        let server = try LoopbackServer { request in
+            request.requestLine.hasPrefix("GET /final")
+                ? LoopbackServer.response(status: 200, body: Data("ok".utf8))
+                : LoopbackServer.response(status: 302, headers: ["Location": "/final"], body: Data())
+        }
+        defer { withExtendedLifetime(server) {} }
+        let response = try await URLSessionTransport().send(HTTPRequest(method: .get, url: server.url("/start")))
+        #expect(response.status == 200)
+        #expect(server.requests.map(\.requestLine) == ["GET /start HTTP/1.1", "GET /final HTTP/1.1"])
+    }
+
+    @Test("the redirect rule: same origin, or up to https on the same host; never another host, never down to http", arguments: [
+        ("https://a.example/x", "https://a.example/y", true), ("http://127.0.0.1:8/x", "http://127.0.0.1:8/y", true),
+        ("http://a.example/x", "https://a.example/y", true), ("https://a.example/x", "http://a.example/y", false),
+        ("https://a.example/x", "https://b.example/y", false), ("https://a.example/x", "https://a.example:8443/y", false),
+        ("https://a.example/x", "https://A.EXAMPLE/y", true),
+    ])
+    func redirectRule(_ from: String, _ to: String, _ follows: Bool) {
+        #expect(SessionDelegate.follows(from: URL(string: from), to: URL(string: to)) == follows)
+    }
 }

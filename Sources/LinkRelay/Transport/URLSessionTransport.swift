@@ -141,6 +141,26 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if exceeded { tooLarge(dataTask) }
     }
 
+    /// Redirects are followed only within the same origin (or from `http` to `https` on the same
+    /// host): never to another host, never down to `http`. An API request carries keys; a
+    /// redirect must not carry them elsewhere. A redirect not followed is returned as the 3xx
+    /// response it is.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(Self.follows(from: task.originalRequest?.url, to: request.url) ? request : nil)
+    }
+
+    static func follows(from original: URL?, to target: URL?) -> Bool {
+        guard let original, let target, let from = original.scheme?.lowercased(), let to = target.scheme?.lowercased(),
+            let host = original.host?.lowercased(), target.host?.lowercased() == host
+        else { return false }
+        func port(_ url: URL, _ scheme: String) -> Int? { url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil) }
+        if from == to { return port(original, from) == port(target, to) }
+        return from == "http" && to == "https"
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let error {
             // A connection that breaks after the status line arrived is reported by Linux's
