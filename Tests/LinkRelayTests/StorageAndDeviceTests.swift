@@ -63,6 +63,31 @@ struct FileStoreTests {
         #expect(backend.installMatchCount == 1)
     }
 
+    @Test("a store file emptied, truncated or overwritten with garbage is ignored with a log line; the client starts cleanly", arguments: [
+        Data(), Data(#"[{"id":"0E1C4C3A-1B6A-4E55-9D7E-3F1E2A5B6C7D","name":"sig"#.utf8), Data(#"{"outcome":{"organic":{"_0":{"isAtt"#.utf8),
+        Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }), Data("null".utf8), Data("[1,2,3]".utf8),
+    ])
+    func damagedFilesIgnored(_ content: Data) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-damaged-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try content.write(to: folder.appendingPathComponent("install.json"))
+        try content.write(to: folder.appendingPathComponent("events.json"))
+        let backend = InMemoryBackend()
+        backend.scriptInstall(.success(.organic(.organic(installID: "fresh"))))
+        backend.scriptEventSending(.success(()))
+        let logs = LogCollector()
+        let client = makeClient(backend, store: FileStore(directory: folder)) { $0.logSink = logs.sink }
+        #expect(await client.queuedEventCount == 0)
+        await client.start()
+        #expect(await client.installOutcome() == .organic(.organic(installID: "fresh")))
+        try await client.track("after")
+        await client.flushEvents()
+        #expect(backend.sentEvents.map(\.name) == ["after"])
+        #expect(logs.lines.contains { $0.contains("is corrupt") })
+        await client.shutdown()
+    }
+
     @Test("BackendStorage keeps a backend's values apart and clearData removes them")
     func backendStorage() async throws {
         let store = InMemoryStore()
