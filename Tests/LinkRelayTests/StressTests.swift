@@ -27,19 +27,23 @@ struct StressTests {
             configuration.undeliveredEventLimit = total
             configuration.linkBufferLimit = total
         }
+        var generator = SystemRandomNumberGenerator()
+        // The main subscriber is there from the start and stays: it must get every link.
+        let everything = client.deepLinks()
+        let master = Task { await Self.take(everything, count: total) }
+        // Early visitors subscribe before any link and leave after a random number of links.
+        let early = (0..<6).map { _ in
+            let stream = client.deepLinks()
+            let wanted = Int.random(in: 1..<2_000, using: &generator)
+            return Task { await Self.take(stream, count: wanted) }
+        }
         let producing = (0..<producers).map { producer in
             Task {
                 for index in 0..<perProducer { client.handle(url("https://go.acme.app/p/\(producer)/\(index)")) }
             }
         }
-        // The first subscriber arrives while links are already being handed over; it must
-        // still get all of them, those published before it included.
-        await Task.yield()
-        let everything = client.deepLinks()
-        let master = Task { await Self.take(everything, count: total) }
-        // Others join at random points and leave after a random number of links.
-        var generator = SystemRandomNumberGenerator()
-        let visitors = (0..<12).map { _ in
+        // Late visitors join at random points and leave after a random number of links.
+        let late = (0..<6).map { _ in
             let delay = Int.random(in: 0..<200, using: &generator)
             let wanted = Int.random(in: 1..<2_000, using: &generator)
             return Task { () -> [URL] in
@@ -47,11 +51,15 @@ struct StressTests {
                 return await Self.take(client.deepLinks(), count: wanted)
             }
         }
+        let visitors = early + late
         for task in producing { await task.value }
+        // Everything handed over is published; then shutting down ends every stream, so no
+        // subscriber can wait forever for more (awaiting a task is not cut short by a time limit).
+        await client.waitUntilIdle()
+        await client.shutdown()
         let all = await master.value
         var visits: [[URL]] = []
         for visitor in visitors { visits.append(await visitor.value) }
-        await client.shutdown()
 
         // Every link exactly once.
         #expect(all.count == total)
