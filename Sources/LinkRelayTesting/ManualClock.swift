@@ -43,6 +43,13 @@ public final class ManualClock: LinkRelayClock, Sendable {
     /// How many tasks are sleeping on this clock now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// How many tasks are sleeping on this clock now until `uptime` or later: the long timers
+    /// (a held link's expiry, say), apart from short deadlines that come and go with each
+    /// request.
+    public func sleeperCount(dueAtOrAfter uptime: TimeInterval) -> Int {
+        state.withLock { state in state.sleepers.values.count { $0.deadline >= uptime } }
+    }
+
     public func sleep(untilUptime deadline: TimeInterval) async throws {
         let id = state.withLock { state -> UInt64 in
             defer { state.nextID += 1 }
@@ -90,5 +97,18 @@ public final class ManualClock: LinkRelayClock, Sendable {
     /// is cancelled (so a test's time limit can end a test whose code never goes to sleep).
     public func waitForSleepers(count: Int) async {
         await sleeperWaiters.wait(until: count) { [state] in state.withLock { $0.sleepers.count } }
+    }
+
+    /// Returns once at least `count` tasks are sleeping on this clock until `uptime` or later,
+    /// or when the calling task is cancelled. Use it when other, shorter timers may be running
+    /// at the same time and must not be counted.
+    public func waitForSleepers(count: Int, dueAtOrAfter uptime: TimeInterval) async {
+        // The waiters are woken by the total count, which may run ahead of the count that
+        // matters here: wait again until the filtered count itself is reached.
+        while sleeperCount(dueAtOrAfter: uptime) < count, !Task.isCancelled {
+            await sleeperWaiters.wait(until: count) { [state] in
+                state.withLock { state in state.sleepers.values.count { $0.deadline >= uptime } }
+            }
+        }
     }
 }

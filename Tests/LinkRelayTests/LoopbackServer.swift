@@ -74,7 +74,7 @@ final class LoopbackServer: Sendable {
                         }
                     }
                 }
-                close(connection)
+                LoopbackServer.closeGracefully(connection)
             }
         }
     }
@@ -108,6 +108,18 @@ final class LoopbackServer: Sendable {
             body.append(contentsOf: buffer[0..<count])
         }
         return Request(head: head, body: body)
+    }
+
+    /// Closes after the peer has read everything: a plain `close` with unread bytes in the
+    /// receive buffer sends a reset, which can reach the client before the response it has
+    /// not read yet and turn a good response into a network error.
+    private static func closeGracefully(_ connection: Int32) {
+        shutdown(connection, Int32(SHUT_WR))
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var scratch = [UInt8](repeating: 0, count: 1024)
+        while recv(connection, &scratch, scratch.count, 0) > 0 {}
+        close(connection)
     }
 
     /// A whole response with a Content-Length.
