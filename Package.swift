@@ -73,6 +73,16 @@ let package = Package(
                 "ShopApp", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayLinkForty", "LinkRelayLimeLink",
             ]
         ),
+        // Used only by CrashSafetyTests: a process that tracks events until it is killed.
+        .executableTarget(
+            name: "CrashHelper",
+            dependencies: ["LinkRelay", "LinkRelayPaylisher"],
+            path: "Tests/CrashHelper"
+        ),
+        .testTarget(
+            name: "CrashSafetyTests",
+            dependencies: ["CrashHelper", "LinkRelay", "LinkRelayPaylisher", "LinkRelaySimulator", "LinkRelayTesting"]
+        ),
         .testTarget(
             name: "LinkRelaySimulatorTests",
             dependencies: ["LinkRelaySimulator", "LinkRelay", "LinkRelayTesting"]

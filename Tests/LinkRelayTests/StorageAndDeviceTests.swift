@@ -26,6 +26,27 @@ struct FileStoreTests {
         #expect(try store.data(forKey: "events") == nil)
     }
 
+    @Test("a write leaves only the key's file; a kill's leftover temporary file goes at the next read once a minute old")
+    func temporaryFiles() throws {
+        let store = FileStore(directory: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try store.setData(Data("[1]".utf8), forKey: "events")
+        try store.setData(Data("[1,2]".utf8), forKey: "events")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["events.json"])
+        // What a process killed between writing and renaming leaves behind.
+        let stale = directory.appendingPathComponent(".events.json.A1B2.tmp")
+        let young = directory.appendingPathComponent(".events.json.C3D4.tmp")
+        let otherKey = directory.appendingPathComponent(".install.json.E5F6.tmp")
+        for file in [stale, young, otherKey] { try Data("[1,2,".utf8).write(to: file) }
+        let old = Date().addingTimeInterval(-120)
+        for file in [stale, otherKey] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file.path)
+        }
+        #expect(try store.data(forKey: "events") == Data("[1,2]".utf8))
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(left == ["events.json", ".events.json.C3D4.tmp", ".install.json.E5F6.tmp"])
+    }
+
     @Test("keys and backend ids cannot leave the folder", arguments: [
         ("../../etc/passwd", ".._.._etc_passwd"), ("a/b", "a_b"), ("..", "_.."), ("", "_"), ("ok-1.2_x", "ok-1.2_x"),
     ])

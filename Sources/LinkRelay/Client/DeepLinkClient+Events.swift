@@ -49,6 +49,17 @@ extension DeepLinkClient {
         await startFlush()?.value
     }
 
+    /// Writes the event queue to the store now, and returns once it is written.
+    ///
+    /// With a ``FileStore``, ``track(_:properties:)`` writes the queue in the background, so an
+    /// event tracked a moment before the process is killed (the system ends suspended apps
+    /// without warning) may not be on disk yet. Call this when the app moves to the background,
+    /// or after an event that must survive a kill from the moment it is tracked. With a store
+    /// written at once it has nothing to do.
+    public func saveQueuedEvents() {
+        eventQueueWriter?.flush()
+    }
+
     /// How many events wait to be sent.
     public var queuedEventCount: Int { loadQueue().count }
 

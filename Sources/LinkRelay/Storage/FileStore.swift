@@ -4,8 +4,9 @@ import Foundation
 ///
 /// The default folder for a backend is `Application Support/LinkRelay/<backend id>/` on Apple
 /// platforms and `$XDG_DATA_HOME/LinkRelay/<backend id>/` (or `~/.local/share/…`) on Linux.
-/// Writes are atomic: the data goes to a temporary file that then replaces the old one, so a
-/// crash mid-write leaves the previous value.
+/// Writes are atomic: the data goes to a temporary file in the same folder, is synced, and then
+/// replaces the old file in one rename, so a process killed mid-write leaves the previous value.
+/// A temporary file left by such a kill is removed the next time its key is read.
 public struct FileStore: PersistentStore {
     /// The folder the files live in. Created on the first write.
     public let directory: URL
@@ -32,6 +33,7 @@ public struct FileStore: PersistentStore {
     }
 
     public func data(forKey key: String) throws -> Data? {
+        removeLeftovers(of: key)
         let file = fileURL(for: key)
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         return try Data(contentsOf: file)
@@ -39,14 +41,55 @@ public struct FileStore: PersistentStore {
 
     public func setData(_ data: Data, forKey key: String) throws {
         let file = fileURL(for: key)
+        let temporary = directory.appendingPathComponent(
+            Self.temporaryPrefix(for: key) + UUID().uuidString + ".tmp", isDirectory: false)
         do {
-            try data.write(to: file, options: .atomic)
+            try Self.write(data, via: temporary, to: file)
         } catch {
             // The folder does not exist yet (the first write): create it, then write again.
             // Trying the write first saves the folder checks on every later write.
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try data.write(to: file, options: .atomic)
+            try Self.write(data, via: temporary, to: file)
         }
+    }
+
+    /// Writes `data` to `temporary`, syncs it, and renames it over `file`: readers see the old
+    /// file or the new one, never a part.
+    private static func write(_ data: Data, via temporary: URL, to file: URL) throws {
+        do {
+            try data.write(to: temporary)
+            let handle = try FileHandle(forWritingTo: temporary)
+            defer { try? handle.close() }
+            try handle.synchronize()
+            guard rename(temporary.path, file.path) == 0 else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+
+    /// Removes the temporary files of `key` that a killed process left behind. Only files older
+    /// than a minute: a younger one may be another client's write under way.
+    private func removeLeftovers(of key: String) {
+        let prefix = Self.temporaryPrefix(for: key)
+        guard
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter({ $0.hasPrefix(prefix) && $0.hasSuffix(".tmp") }), !names.isEmpty
+        else { return }
+        let cutoff = Date().addingTimeInterval(-60)
+        for name in names {
+            let path = directory.appendingPathComponent(name).path
+            guard let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
+                modified < cutoff
+            else { continue }
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    private static func temporaryPrefix(for key: String) -> String {
+        "." + safeName(key) + ".json."
     }
 
     /// Files are written atomically and synced, which costs hundreds of microseconds: the

@@ -1,0 +1,59 @@
+// A process for the crash-safety tests, and nothing else: it tracks events into a FileStore in
+// a loop until it is killed. The test kills it with SIGKILL at random moments and starts it
+// again on the same store.
+//
+//     CrashHelper <store folder> <run number>
+//
+// It prints `loaded <count>` once the queue is read back, then `queued <seq>` for each event
+// once `saveQueuedEvents()` has written it. Warnings and errors the client logs go to standard
+// error, one per line, for the test to read.
+import Foundation
+import LinkRelay
+import LinkRelayPaylisher
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, let run = Int(arguments[2]) else {
+    FileHandle.standardError.write(Data("usage: CrashHelper <store folder> <run number>\n".utf8))
+    exit(64)
+}
+
+func say(_ line: String) {
+    // One write per line, straight to the pipe: a buffered line would die with the process.
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let backend = PaylisherBackend(try PaylisherBackend.Configuration(apiKey: "phc_crash_helper", appSchemes: ["diyetim"]))
+var configuration = DeepLinkClient.Configuration()
+configuration.store = FileStore(directory: URL(fileURLWithPath: arguments[1]))
+configuration.eventQueueCapacity = 100_000
+configuration.logSink = LogSink(minimumLevel: .warning) { record in
+    FileHandle.standardError.write(Data("log \(record.level): \(record.message)\n".utf8))
+}
+let client = DeepLinkClient(backend: backend, configuration: configuration)
+
+let done = DispatchSemaphore(value: 0)
+Task.detached {
+    say("loaded \(await client.queuedEventCount)")
+    var index = 0
+    while true {
+        let seq = run * 100_000 + index
+        do {
+            try await client.track("tick", properties: ["seq": .int(seq)])
+        } catch {
+            FileHandle.standardError.write(Data("track failed: \(error)\n".utf8))
+            done.signal()
+            return
+        }
+        await client.saveQueuedEvents()
+        say("queued \(seq)")
+        index += 1
+    }
+}
+done.wait()
+exit(1)

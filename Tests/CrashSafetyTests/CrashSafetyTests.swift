@@ -1,0 +1,171 @@
+import Foundation
+import LinkRelay
+import LinkRelayPaylisher
+import LinkRelaySimulator
+import LinkRelayTesting
+import XCTest
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The event queue survives SIGKILL: a helper process tracks events into a `FileStore` in a
+/// loop and is killed at random moments, then started again on the same store. XCTest, not
+/// Swift Testing: the test blocks on pipes and processes, and XCTest runs it alone on its own
+/// thread before the Swift Testing suites start.
+final class CrashSafetyTests: XCTestCase {
+    static let kills = 100
+
+    func testEventsSurviveSIGKILLExactlyOnce() async throws {
+        let helper = try Self.helperExecutable()
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-crash-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: store) }
+
+        var generator = SplitMix64(seed: UInt64(Date().timeIntervalSince1970))
+        var reported: [Int] = []  // every seq a helper said was queued, over all runs
+        var unreported: Set<Int> = []  // per kill, the seq after the last one reported
+        var loads = 0
+        for run in 0..<Self.kills {
+            // Kill right after launch (during start-up and the first load), or after the
+            // helper has reported 0 to 6 events (somewhere in the next track or write).
+            let reportsBeforeKill = Int(generator.next() % 8) - 1
+            let outcome = try Self.runAndKill(helper, store: store, run: run, afterReports: reportsBeforeKill)
+            XCTAssertEqual(outcome.problems, [], "run \(run): the helper logged warnings or errors")
+            if let loaded = outcome.loaded {
+                // Everything reported before is on disk; at most one more per earlier kill.
+                XCTAssertGreaterThanOrEqual(loaded, reported.count, "run \(run) lost events on load")
+                XCTAssertLessThanOrEqual(loaded, reported.count + unreported.count, "run \(run) loaded events never tracked")
+                loads += 1
+            }
+            reported += outcome.queued
+            unreported.insert(run * 100_000 + outcome.queued.count)
+        }
+
+        // A final client on the same store sends everything to the simulator.
+        let simulator = ProviderSimulator()
+        let server = simulator.addPaylisher(apiKey: "phc_crash_helper")
+        var configuration = DeepLinkClient.Configuration(store: FileStore(directory: store), transport: simulator)
+        configuration.eventQueueCapacity = 100_000
+        configuration.deviceInfo = StaticDeviceInfo()
+        configuration.retryPolicy = .none
+        let client = DeepLinkClient(
+            backend: PaylisherBackend(try PaylisherBackend.Configuration(apiKey: "phc_crash_helper", appSchemes: ["diyetim"])),
+            configuration: configuration)
+        await client.start()
+        await client.flushEvents()
+        let remaining = await client.queuedEventCount
+        await client.shutdown()
+        XCTAssertEqual(remaining, 0)
+
+        let ticks = server.events.filter { $0.event == "tick" }
+        let uuids = Set(ticks.map(\.uuid))
+        let seqs = ticks.compactMap { tick -> Int? in
+            if case .int(let seq)? = tick.properties["seq"] { return seq }
+            return nil
+        }
+        XCTAssertEqual(uuids.count, ticks.count, "an event was received twice")
+        XCTAssertEqual(Set(seqs).count, seqs.count, "a tracked event was received twice")
+        let missing = Set(reported).subtracting(seqs)
+        XCTAssertEqual(missing, [], "events reported as queued were lost")
+        let extra = Set(seqs).subtracting(reported)
+        XCTAssertTrue(extra.isSubset(of: unreported), "received events no helper tracked: \(extra.subtracting(unreported))")
+        print(
+            "Crash safety: \(Self.kills) SIGKILLs, \(loads) clean reloads, \(reported.count) events reported queued, "
+                + "\(ticks.count) received once each (\(extra.count) written at a kill before being reported), "
+                + "\(missing.count) lost, \(ticks.count - uuids.count) duplicated.")
+    }
+
+    // MARK: - Helper process
+
+    struct Outcome {
+        var loaded: Int?
+        var queued: [Int] = []
+        var problems: [String] = []
+    }
+
+    /// Starts the helper, reads its lines until it has reported `afterReports` events (or kills
+    /// it at once for -1), kills it with SIGKILL, then reads what it printed before it died.
+    static func runAndKill(_ helper: URL, store: URL, run: Int, afterReports: Int) throws -> Outcome {
+        let process = Process()
+        process.executableURL = helper
+        process.arguments = [store.path, String(run)]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+
+        var outcome = Outcome()
+        var reader = LineReader(output.fileHandleForReading)
+        func take(_ line: String) {
+            if line.hasPrefix("loaded "), let count = Int(line.dropFirst(7)) { outcome.loaded = count }
+            if line.hasPrefix("queued "), let seq = Int(line.dropFirst(7)) { outcome.queued.append(seq) }
+        }
+        if afterReports >= 0 {
+            while outcome.queued.count < afterReports || outcome.loaded == nil, let line = reader.next() {
+                take(line)
+            }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        // The lines written before the kill are still in the pipe.
+        while let line = reader.next() { take(line) }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        outcome.problems = stderr.split(separator: "\n").map(String.init)
+        return outcome
+    }
+
+    /// The helper is built next to the test bundle (the test target depends on it).
+    static func helperExecutable() throws -> URL {
+        var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        for _ in 0..<5 {
+            folder.deleteLastPathComponent()
+            let candidate = folder.appendingPathComponent("CrashHelper")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "CrashHelper next to the test bundle"])
+    }
+}
+
+/// Lines from a pipe, read as they arrive; `nil` at the end of the stream.
+struct LineReader {
+    private let handle: FileHandle
+    private var buffer = Data()
+    private var ended = false
+
+    init(_ handle: FileHandle) {
+        self.handle = handle
+    }
+
+    mutating func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer = Data(buffer[(newline + 1)...])
+                return line
+            }
+            if ended { return nil }
+            let chunk = handle.availableData
+            if chunk.isEmpty { ended = true } else { buffer.append(chunk) }
+        }
+    }
+}
+
+/// A small seeded generator, so a run's kill points can be repeated from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
