@@ -58,6 +58,9 @@ final class CrashSafetyTests: XCTestCase {
         let remaining = await client.queuedEventCount
         await client.shutdown()
         XCTAssertEqual(remaining, 0)
+        // Temporary files left by kills mid-write are gone once another process read the store.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.path).filter { $0.hasSuffix(".tmp") }
+        XCTAssertEqual(leftovers, [])
 
         let ticks = server.events.filter { $0.event == "tick" }
         let uuids = Set(ticks.map(\.uuid))

@@ -26,25 +26,23 @@ struct FileStoreTests {
         #expect(try store.data(forKey: "events") == nil)
     }
 
-    @Test("a write leaves only the key's file; a kill's leftover temporary file goes at the next read once a minute old")
+    @Test("a write leaves only the key's file; another process's leftover temporary file goes at the next read")
     func temporaryFiles() throws {
         let store = FileStore(directory: directory)
         defer { try? FileManager.default.removeItem(at: directory) }
         try store.setData(Data("[1]".utf8), forKey: "events")
         try store.setData(Data("[1,2]".utf8), forKey: "events")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["events.json"])
-        // What a process killed between writing and renaming leaves behind.
-        let stale = directory.appendingPathComponent(".events.json.A1B2.tmp")
-        let young = directory.appendingPathComponent(".events.json.C3D4.tmp")
-        let otherKey = directory.appendingPathComponent(".install.json.E5F6.tmp")
-        for file in [stale, young, otherKey] { try Data("[1,2,".utf8).write(to: file) }
-        let old = Date().addingTimeInterval(-120)
-        for file in [stale, otherKey] {
-            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file.path)
-        }
+        // What a process killed between writing and renaming leaves behind, beside a write of
+        // this process under way and another key's leftover.
+        let me = ProcessInfo.processInfo.processIdentifier
+        let killed = directory.appendingPathComponent(".events.json.\(me &+ 1).A1B2.tmp")
+        let mine = directory.appendingPathComponent(".events.json.\(me).C3D4.tmp")
+        let otherKey = directory.appendingPathComponent(".install.json.\(me &+ 1).E5F6.tmp")
+        for file in [killed, mine, otherKey] { try Data("[1,2,".utf8).write(to: file) }
         #expect(try store.data(forKey: "events") == Data("[1,2]".utf8))
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
-        #expect(left == ["events.json", ".events.json.C3D4.tmp", ".install.json.E5F6.tmp"])
+        #expect(left == ["events.json", mine.lastPathComponent, otherKey.lastPathComponent])
     }
 
     @Test("keys and backend ids cannot leave the folder", arguments: [

@@ -6,7 +6,7 @@ import Foundation
 /// platforms and `$XDG_DATA_HOME/LinkRelay/<backend id>/` (or `~/.local/share/…`) on Linux.
 /// Writes are atomic: the data goes to a temporary file in the same folder, is synced, and then
 /// replaces the old file in one rename, so a process killed mid-write leaves the previous value.
-/// A temporary file left by such a kill is removed the next time its key is read.
+/// A temporary file left by such a kill is removed the next time another process reads its key.
 public struct FileStore: PersistentStore {
     /// The folder the files live in. Created on the first write.
     public let directory: URL
@@ -42,7 +42,8 @@ public struct FileStore: PersistentStore {
     public func setData(_ data: Data, forKey key: String) throws {
         let file = fileURL(for: key)
         let temporary = directory.appendingPathComponent(
-            Self.temporaryPrefix(for: key) + UUID().uuidString + ".tmp", isDirectory: false)
+            Self.temporaryPrefix(for: key, process: ProcessInfo.processInfo.processIdentifier) + UUID().uuidString + ".tmp",
+            isDirectory: false)
         do {
             try Self.write(data, via: temporary, to: file)
         } catch {
@@ -70,26 +71,21 @@ public struct FileStore: PersistentStore {
         }
     }
 
-    /// Removes the temporary files of `key` that a killed process left behind. Only files older
-    /// than a minute: a younger one may be another client's write under way.
+    /// Removes the temporary files of `key` that a killed process left behind: those named
+    /// for another process (this process's own may be a write under way). Names, not file
+    /// dates, tell them apart, so the store reads no file timestamps.
     private func removeLeftovers(of key: String) {
         let prefix = Self.temporaryPrefix(for: key)
-        guard
-            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
-                .filter({ $0.hasPrefix(prefix) && $0.hasSuffix(".tmp") }), !names.isEmpty
-        else { return }
-        let cutoff = Date().addingTimeInterval(-60)
-        for name in names {
-            let path = directory.appendingPathComponent(name).path
-            guard let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
-                modified < cutoff
-            else { continue }
-            try? FileManager.default.removeItem(atPath: path)
+        let own = Self.temporaryPrefix(for: key, process: ProcessInfo.processInfo.processIdentifier)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") && !name.hasPrefix(own) {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name, isDirectory: false))
         }
     }
 
-    private static func temporaryPrefix(for key: String) -> String {
-        "." + safeName(key) + ".json."
+    /// `.<key>.json.` for any process, `.<key>.json.<pid>.` for one.
+    private static func temporaryPrefix(for key: String, process: Int32? = nil) -> String {
+        "." + safeName(key) + ".json." + (process.map { "\($0)." } ?? "")
     }
 
     /// Files are written atomically and synced, which costs hundreds of microseconds: the
