@@ -16,6 +16,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case oversizedBodyIsTypedError
     case cancellationStopsTheRequest
     case noAPIKeyInErrorsOrLogs
+    case hostileResponsesAreTypedErrors
+    case destinationsOutsideTheAllowlistAreRefused
 
     public var description: String { rawValue }
 }
@@ -34,15 +36,18 @@ public struct ConformanceSuite: Sendable {
         let simulator = ProviderSimulator(clock: clock)
         let world = try fixture.makeWorld(simulator: simulator)
         let logs = Locked<[String]>([])
+        let mutations = MutatingTransport(base: simulator)
         var configuration = DeepLinkClient.Configuration()
         configuration.clock = clock
-        configuration.transport = simulator
+        configuration.transport = mutations
         configuration.store = InMemoryStore()
         configuration.deviceInfo = StaticDeviceInfo(world.device)
         configuration.retryPolicy = RetryPolicy(jitter: 0)
         configuration.logSink = LogSink(minimumLevel: .debug) { record in logs.withLock { $0.append(record.message) } }
         let client = DeepLinkClient(backend: world.backend, configuration: configuration)
-        let context = Context(check: check, name: fixture.name, world: world, simulator: simulator, clock: clock, client: client, logs: logs)
+        let context = Context(
+            check: check, name: fixture.name, world: world, simulator: simulator, mutations: mutations, clock: clock, client: client,
+            logs: logs)
         defer { Task { await client.shutdown() } }
         try await context.run()
     }
@@ -53,6 +58,7 @@ private struct Context {
     let name: String
     let world: ConformanceWorld
     let simulator: ProviderSimulator
+    let mutations: MutatingTransport
     let clock: ManualClock
     let client: DeepLinkClient
     let logs: Locked<[String]>
@@ -184,6 +190,78 @@ private struct Context {
             let link = try await client.resolve(world.knownLink)
             let texts = ["\(outcome)", "\(link.resolution)", "\(world.backend)"] + logs.withLock { $0 }
             for text in texts { try expect(!text.contains(key), "the API key appears in: \(text)") }
+
+        case .hostileResponsesAreTypedErrors:
+            try await hostileResponses()
+
+        case .destinationsOutsideTheAllowlistAreRefused:
+            try await refusedDestinations()
+        }
+    }
+
+    /// The provider's real answers to the install match and the resolve, damaged: truncated,
+    /// numbers where strings belong, `null` for every value, nested 10,000 deep. Each gives a
+    /// typed error or a cautious result (no attribution from damaged data), never a crash.
+    private func hostileResponses() async throws {
+        for damage in ResponseDamage.allCases {
+            mutations.mutate(path: world.installRoute.path, with: damage.apply)
+            mutations.mutate(path: world.resolveRoute.path, with: damage.apply)
+            _ = world.scriptAttributedInstall()
+            let install = try await installMatch()
+            switch install {
+            case .failure(let error):
+                try expect(damage.allowedErrors.contains(error.code), "\(damage): the install match failed with \(error.code)")
+            case .success(let match):
+                try expect(damage.mayGiveAResult, "\(damage): the install match gave a result: \(match)")
+                try expect(match.link == nil, "\(damage): the install match delivered a link from damaged data: \(match)")
+            }
+            let link = try await client.resolve(world.knownLink)
+            switch link.resolution {
+            case .local(.failed(let error)):
+                try expect(damage.allowedErrors.contains(error.code), "\(damage): the resolve failed with \(error.code)")
+            case .local(.notFound):
+                try expect(damage.mayGiveAResult, "\(damage): the resolve gave not-found")
+            default:
+                try expect(damage.mayGiveAResult, "\(damage): the resolve gave \(link.resolution)")
+            }
+        }
+    }
+
+    /// One install match straight through the backend, as the client would make it.
+    private func installMatch() async throws -> Result<InstallMatch, DeepLinkError> {
+        let context = BackendContext(
+            transport: mutations, clock: clock, device: world.device, storage: BackendStorage(store: InMemoryStore()))
+        do {
+            return .success(try await world.backend.matchInstall(context: context))
+        } catch let error as DeepLinkError {
+            return .failure(error)
+        }
+    }
+
+    /// The provider's real resolve answer with every URL in it, and every app scheme it names,
+    /// replaced by a `javascript:`, `http:`, `file:` or `data:` one (the provider compromised,
+    /// or a link created with a hostile destination): the client refuses the link with
+    /// `.rejected`, whichever field the adapter builds the destination from.
+    private func refusedDestinations() async throws {
+        let appSchemes = Set(world.ownLinks.compactMap { $0.scheme?.lowercased() }).subtracting(["http", "https"])
+        for scheme in ["javascript", "http", "file", "data"] {
+            let hostile = "\(scheme)://x/%0Aalert(document.cookie)"
+            mutations.mutate(path: world.resolveRoute.path) { body in
+                ResponseDamage.mapStrings(body) { value in
+                    if value.contains("://") { return hostile }
+                    return appSchemes.contains(value.lowercased()) ? scheme : value
+                }
+            }
+            let events = client.events()
+            clock.advance(by: 5)  // past the duplicate window: the same link again is a new tap
+            client.handle(world.knownLink)
+            var iterator = events.makeAsyncIterator()
+            let event = await iterator.next()
+            guard case .failure(let error)? = event else {
+                throw ConformanceFailure(description: "\(name) · \(check): \(hostile) gave \(String(describing: event))")
+            }
+            try expect(error.code == .rejected, "\(hostile) gave \(error.code)")
+            try expect(error.url == world.knownLink, "the refusal names \(String(describing: error.url))")
         }
     }
 }

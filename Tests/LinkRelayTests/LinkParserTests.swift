@@ -16,7 +16,11 @@ struct ParserCase: CustomTestStringConvertible, Sendable {
     var fragment: String? = nil
     var invalid = false
 
-    var testDescription: String { input.isEmpty ? "(empty)" : input }
+    var testDescription: String {
+        if input.isEmpty { return "(empty)" }
+        let printable = input.replacingOccurrences(of: "\u{0}", with: "\\0")
+        return printable.count > 100 ? "\(printable.prefix(60))… (\(input.utf8.count) bytes)" : printable
+    }
 }
 
 @Suite("LinkParser")
@@ -85,6 +89,27 @@ struct LinkParserTests {
         ParserCase(input: "https://", invalid: true),
         ParserCase(input: "1abc://x", invalid: true),
         ParserCase(input: "://nothing", invalid: true),
+        // Hostile input: a result or a typed error, never a crash or a hang.
+        ParserCase(input: "https://go.acme.app/" + String(repeating: "a", count: 65_536), segments: [String(repeating: "a", count: 65_536)]),
+        ParserCase(
+            input: "https://go.acme.app/p?" + String(repeating: "x=1&", count: 10_000) + "x=last&utm_source=" + String(repeating: "s", count: 60_000),
+            parameters: ["x": "last", "utm_source": String(repeating: "s", count: 60_000)],
+            utm: UTMParameters(source: String(repeating: "s", count: 60_000))),
+        ParserCase(input: "https://go.acme.app/" + String(repeating: "%", count: 3_000), segments: [String(repeating: "%", count: 3_000)]),
+        ParserCase(input: "https://go.acme.app/%zz/%E2%9C/%%41?q=%G1%", segments: ["%zz", "%E2%9C", "%%41"], parameters: ["q": "%G1%"]),
+        // An IDNA host, however written, compares in its ASCII (punycode) form.
+        ParserCase(input: "https://xn--bcher-kva.example/x", segments: ["x"], host: "xn--bcher-kva.example"),
+        ParserCase(input: "https://bücher.example/x", segments: ["x"], host: "xn--bcher-kva.example"),
+        ParserCase(input: "https://go.acme.app/日本/ü/🙂", segments: ["日本", "ü", "🙂"]),
+        ParserCase(input: "https://go.acme.app/%F0%9F%99%82", segments: ["🙂"]),
+        ParserCase(input: ":x", invalid: true),
+        ParserCase(input: ":", invalid: true),
+        ParserCase(input: "javascript:alert(1)", segments: ["alert(1)"], origin: .customScheme),
+        ParserCase(input: "data:text/html;base64,PHNjcmlwdD4=", segments: ["text", "html;base64,PHNjcmlwdD4="], origin: .customScheme),
+        // A raw NUL is escaped by Foundation and then decoded like %00: a result, not a crash.
+        ParserCase(input: "https://go.acme.app/a\u{0}b", segments: ["a\u{0}b"]),
+        ParserCase(input: "myapp://x?q=%00&ok=1", parameters: ["q": "\u{0}", "ok": "1"]),
+        ParserCase(input: "https://go.acme.app/a%00b", segments: ["a\u{0}b"]),
     ]
 
     @Test("parses", arguments: cases)

@@ -51,6 +51,18 @@ struct URLSessionTransportTests {
         #expect(error?.message.contains("1024") == true)
     }
 
+    @Test("a 1 GB Content-Length with a short body is refused from its header, with the default bound")
+    func gigabyteContentLength() async throws {
+        let server = try LoopbackServer { _ in
+            [Data("HTTP/1.1 200 OK\r\nContent-Length: 1073741824\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"a\":".utf8)]
+        }
+        defer { withExtendedLifetime(server) {} }
+        let error = await #expect(throws: DeepLinkError.self) {
+            try await URLSessionTransport().send(HTTPRequest(method: .get, url: server.url("/huge")))
+        }
+        #expect(error?.code == .responseTooLarge)
+    }
+
     @Test("a response larger than the bound is refused while it streams (no declared length)")
     func streamedOversizeRefused() async throws {
         let server = try LoopbackServer { _ in

@@ -23,8 +23,8 @@ import Foundation
 ///   `k`; journey from `jid`; source from `source`, else `utm_source`. For each, the first
 ///   non-empty value.
 /// - **Authentication.** `auth=required` (any case) sets ``ParsedLink/requiresAuthentication``.
-/// - **Malformed escapes** (`%zz`, a lone `%`, escapes that are not UTF-8) are kept as written,
-///   never dropped.
+/// - **Malformed escapes** (`%zz`, a lone `%`, escapes that are not UTF-8): the segment or
+///   value that has one is kept as written, never dropped.
 ///
 /// A URL without a scheme, or an `http`/`https` URL without a host, throws
 /// ``DeepLinkError`` with code ``DeepLinkError/Code-swift.struct/invalidURL``.
