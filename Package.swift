@@ -71,6 +71,7 @@ let package = Package(
             name: "ProviderSwitchTests",
             dependencies: [
                 "ShopApp", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayLinkForty", "LinkRelayLimeLink",
+                "LinkRelayDynalinks", "LinkRelayPaylisher",
             ]
         ),
         // Used only by CrashSafetyTests: a process that tracks events until it is killed.
