@@ -59,6 +59,9 @@ struct LinkParserTests {
         // Malformed escapes are kept as written, never dropped.
         ParserCase(input: "https://go.acme.app/p?bad=%zz&lone=%", parameters: ["bad": "%zz", "lone": "%"]),
         ParserCase(input: "https://go.acme.app/p?bad=%C3&ok=1", parameters: ["bad": "%C3", "ok": "1"]),
+        // One malformed escape makes Foundation escape every "%" of that component: nothing in
+        // the query is decoded, while the path still is.
+        ParserCase(input: "https://go.acme.app/caf%C3%A9?q=%41&bad=%zz", segments: ["café"], parameters: ["q": "%41", "bad": "%zz"]),
         // UTM: first occurrence wins (parameters keep the last).
         ParserCase(
             input: "https://go.acme.app/p?utm_source=a&utm_source=b", parameters: ["utm_source": "b"],

@@ -23,8 +23,10 @@ import Foundation
 ///   `k`; journey from `jid`; source from `source`, else `utm_source`. For each, the first
 ///   non-empty value.
 /// - **Authentication.** `auth=required` (any case) sets ``ParsedLink/requiresAuthentication``.
-/// - **Malformed escapes** (`%zz`, a lone `%`, escapes that are not UTF-8): the segment or
-///   value that has one is kept as written, never dropped.
+/// - **Malformed escapes** are kept as written, never dropped. A `%zz` or a lone `%` makes
+///   Foundation's `URL` take that whole component (the path, or the query) as written, so no
+///   escape in it is decoded; an escape that decodes to bytes that are not UTF-8 keeps its
+///   segment or value as written.
 ///
 /// A URL without a scheme, or an `http`/`https` URL without a host, throws
 /// ``DeepLinkError`` with code ``DeepLinkError/Code-swift.struct/invalidURL``.
@@ -213,8 +215,8 @@ public enum LinkParser {
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
-                let low = hexValue(bytes[index + 2])
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = bytes[index + 1].hexDigitValue,
+                let low = bytes[index + 2].hexDigitValue
             {
                 output.append(high << 4 | low)
                 index += 3
@@ -227,15 +229,6 @@ public enum LinkParser {
         // Not UTF-8 once decoded: keep the escapes as written, decode only the plus signs.
         let raw = String(decoding: bytes, as: UTF8.self)
         return plusAsSpace ? raw.replacingOccurrences(of: "+", with: " ") : raw
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {

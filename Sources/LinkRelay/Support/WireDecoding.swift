@@ -203,21 +203,13 @@ extension String {
     /// round trip.
     package var percentDecoded: String? {
         guard utf8.contains(UInt8(ascii: "%")) else { return self }
-        func hexValue(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
         let bytes = Array(utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+                guard index + 2 < bytes.count, let high = bytes[index + 1].hexDigitValue, let low = bytes[index + 2].hexDigitValue else {
                     return nil
                 }
                 output.append(high << 4 | low)
@@ -251,5 +243,17 @@ package enum FormEncoding {
     /// `name=value&…` in the given order.
     package static func query(_ items: [(String, String)]) -> String {
         items.map { "\(encode($0.0))=\(encode($0.1))" }.joined(separator: "&")
+    }
+}
+
+extension UInt8 {
+    /// The value of this byte as a hexadecimal digit (`0`–`9`, `a`–`f`, `A`–`F`), or `nil`.
+    package var hexDigitValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

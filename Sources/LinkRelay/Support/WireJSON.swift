@@ -210,15 +210,8 @@ package enum WireJSON {
             guard index + 4 <= bytes.count else { throw fail("unexpected end") }
             var value: UInt32 = 0
             for _ in 0..<4 {
-                let byte = bytes[index]
-                let digit: UInt32
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-                default: throw fail("an invalid \\u escape")
-                }
-                value = value << 4 | digit
+                guard let digit = bytes[index].hexDigitValue else { throw fail("an invalid \\u escape") }
+                value = value << 4 | UInt32(digit)
                 index += 1
             }
             return value
