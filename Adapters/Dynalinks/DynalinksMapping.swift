@@ -44,7 +44,8 @@ enum DynalinksMapping {
 
     static func confidence(level: String?, score: Double?) -> InstallAttribution.Confidence? {
         let parsedLevel = level.flatMap { InstallAttribution.Confidence.Level(rawValue: $0.lowercased()) }
-        let parsedScore = score.flatMap { $0.isFinite ? Int($0.rounded()) : nil }
+        // Clamped before the conversion: a score past Int's range would trap.
+        let parsedScore = score.flatMap { $0.isFinite ? Int(min(max($0, 0), 100).rounded()) : nil }
         switch (parsedScore, parsedLevel) {
         case (let score?, let level?): return .init(score: score, level: level)
         case (let score?, nil): return .init(score: score)

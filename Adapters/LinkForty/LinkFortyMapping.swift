@@ -58,7 +58,8 @@ enum LinkFortyMapping {
     /// sets the level: 90 and up high, 80 medium, below that low.
     static func confidence(_ score: Double?) -> InstallAttribution.Confidence? {
         guard let score, score.isFinite else { return nil }
-        let value = Int(score.rounded())
+        // Clamped before the conversion: a score past Int's range would trap.
+        let value = Int(min(max(score, 0), 100).rounded())
         return .init(score: value, level: value >= 90 ? .high : value >= 80 ? .medium : .low)
     }
 

@@ -97,7 +97,8 @@ struct PaylisherDeferredResponse: Equatable {
         clickTimestamp = value("click_timestamp", "clickTimestamp")?.stringValue
         switch value("attribution_window", "attributionWindow") {
         case .int(let seconds)?: attributionWindow = seconds
-        case .double(let seconds)? where seconds.rounded() == seconds: attributionWindow = Int(seconds)
+        // `exactly`: a whole number past Int's range (1e300) is no window, not a trap.
+        case .double(let seconds)?: attributionWindow = Int(exactly: seconds)
         default: attributionWindow = nil
         }
         if case .object(let metadata)? = object["metadata"] { self.metadata = metadata }

@@ -113,6 +113,18 @@ struct DynalinksMatchTests {
         #expect(link.linkID == "7e0d3b9a-4c21-4f6e-9b8d-2a5c1e7f0d34")
     }
 
+    @Test("a match_score outside 0…100, even past Int's range, is clamped, not a crash (found by fuzzing)", arguments: [
+        ("92555555555555555555555", 100), ("-1e300", 0), ("1e308", 100), ("250", 100), ("-3", 0),
+    ])
+    func scoreOutOfRange(_ score: String, _ expected: Int) async throws {
+        let harness = try Harness()
+        harness.transport.stub(
+            .post, "/api/v1/fingerprints/match",
+            .json(#"{"matched":true,"confidence":"high","match_score":"# + score + #","link":{"id":"x","path":"/promo"}}"#))
+        let match = try await harness.backend.matchInstall(context: harness.context)
+        #expect(match.attribution.confidence == .init(score: expected, level: .high))
+    }
+
     @Test("unknown enum strings and bad URL fields do not fail the answer; a link without id does; missing matched does")
     func leniency() async throws {
         let lenient = try Harness()

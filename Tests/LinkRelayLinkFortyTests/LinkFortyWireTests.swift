@@ -114,6 +114,18 @@ struct LinkFortyInstallTests {
         #expect(match.attribution.confidence?.score == 0)
     }
 
+    @Test("a confidenceScore outside 0…100, even past Int's range, is clamped, not a crash", arguments: [
+        ("1e30", 100), ("-1e30", 0), ("92555555555555555555555", 100), ("85.4", 85),
+    ])
+    func scoreOutOfRange(_ score: String, _ expected: Int) async throws {
+        let harness = try Harness()
+        harness.transport.stub(
+            .post, "/api/sdk/v1/install",
+            .json(#"{"installId":"i","attributed":false,"confidenceScore":"# + score + #","matchedFactors":[],"deepLinkData":{}}"#))
+        let match = try await harness.backend.matchInstall(context: harness.context)
+        #expect(match.attribution.confidence?.score == expected)
+    }
+
     @Test("clickedAt without fractional seconds and parameters of any JSON type are read")
     func lenientValues() async throws {
         let harness = try Harness()

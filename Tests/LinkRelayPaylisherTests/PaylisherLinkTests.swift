@@ -223,6 +223,23 @@ struct PaylisherDeferredTests {
         #expect(match.attribution.clickedAt == ISO8601Timestamp.parse("2026-07-22T08:51:09.000Z"))
     }
 
+    @Test("an attribution_window that is not a whole number of seconds in Int's range is left out, not a crash", arguments: [
+        ("1800", 1800), ("1800.0", 1800), ("1e300", nil), ("-1e300", nil), ("12.5", nil), ("\"1800\"", nil),
+    ] as [(String, Int?)])
+    func attributionWindow(_ window: String, _ expected: Int?) async throws {
+        let harness = try Harness()
+        harness.transport.stub(
+            .get, "/v1/deferred-deeplink",
+            .json(#"{"status":"match","url":"diyetim://products/42","campaign_key":"X","attribution_window":"# + window + "}"))
+        let match = try await harness.backend.matchInstall(context: harness.context)
+        let deferred = try #require(match.link?.metadata["deferred"])
+        guard case .object(let answer) = deferred else {
+            Issue.record("no deferred answer in \(deferred)")
+            return
+        }
+        #expect(answer["attribution_window_seconds"] == expected.map { .int($0) })
+    }
+
     @Test("camelCase answers decode the same; an existing keyName is not added twice")
     func camelCase() async throws {
         let harness = try Harness()
