@@ -26,6 +26,18 @@ extension DeepLinkClient {
         /// `auth=required` are gated too. Default: none.
         public var authenticationRequiredPaths: Set<String> = []
 
+        /// Decides, besides ``authenticationRequiredPaths`` and `auth=required`, whether a link
+        /// needs a signed-in user. Set it to your router's rule to declare gated screens where
+        /// you declare routes:
+        ///
+        /// ```swift
+        /// configuration.authenticationRule = { router.requiresAuthentication($0) }
+        /// ```
+        ///
+        /// It runs on the client's actor for every link: keep it fast and free of side effects.
+        /// Default: none.
+        public var authenticationRule: (@Sendable (DeepLink) -> Bool)?
+
         /// How long a gated link waits for ``DeepLinkClient/completePendingLink()`` before it
         /// expires. Default 300 s.
         public var pendingLinkTimeout: TimeInterval = 300

@@ -337,9 +337,10 @@ public actor DeepLinkClient {
         return link
     }
 
-    /// Whether the link's path, or the path of an app-scheme destination (where providers such
-    /// as LimeLink put the route), is gated.
+    /// Whether the app's rule gates the link, or the link's path, or the path of an app-scheme
+    /// destination (where providers such as LimeLink put the route), is gated.
     private func isGatedPath(_ link: DeepLink) -> Bool {
+        if let rule = configuration.authenticationRule, rule(link) { return true }
         guard !gatedPaths.isEmpty else { return false }
         var candidates = [link.pathSegments]
         if let destination = link.destination, let scheme = destination.scheme?.lowercased(),

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A compiled route pattern: its segments, and how it compares with others.
+struct RoutePattern: Sendable {
+    enum Segment: Sendable, Hashable {
+        case literal(String)
+        case capture(String)
+        case wildcard
+    }
+
+    /// What decides whether two patterns match the same links: the literals (folded as
+    /// compared), the capture names and where they are, and the wildcard.
+    struct Shape: Hashable {
+        let segments: [Segment]
+    }
+
+    let segments: [Segment]
+    let captureNames: [String]
+
+    var shape: Shape { Shape(segments: segments) }
+
+    /// Compiles `pattern`.
+    ///
+    /// - Throws: ``DeepLinkError`` `.invalidConfiguration` for a capture without a name, the
+    ///   same capture name twice, a `*` that is not the last segment, or a segment that mixes
+    ///   `:` or `*` with other text.
+    init(_ pattern: String, caseSensitive: Bool) throws {
+        func invalid(_ reason: String) -> DeepLinkError {
+            DeepLinkError(.invalidConfiguration, "The route '\(pattern)' is not a valid pattern: \(reason).")
+        }
+        let parts = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var segments: [Segment] = []
+        var names: [String] = []
+        for (index, part) in parts.enumerated() {
+            if part == "*" {
+                guard index == parts.count - 1 else { throw invalid("'*' may only end a pattern") }
+                segments.append(.wildcard)
+            } else if part.hasPrefix(":") {
+                let name = String(part.dropFirst())
+                guard !name.isEmpty else { throw invalid("a capture needs a name, as in ':id'") }
+                guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                    throw invalid("the capture ':\(name)' may use only letters, digits and '_'")
+                }
+                guard !names.contains(name) else { throw invalid("the capture ':\(name)' appears twice") }
+                names.append(name)
+                segments.append(.capture(name))
+            } else {
+                guard !part.contains("*") else { throw invalid("'*' must be a segment of its own") }
+                let literal = part.removingPercentEncoding ?? part
+                segments.append(.literal(caseSensitive ? literal : Self.fold(literal)))
+            }
+        }
+        self.segments = segments
+        self.captureNames = names
+    }
+
+    /// A segment as literals compare without regard to case.
+    static func fold(_ segment: String) -> String {
+        // Most segments are already lower-case ASCII: skip the allocation then.
+        if segment.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) { return segment }
+        return segment.lowercased()
+    }
+
+    /// The captures when `segments` (`folded` for literal comparison) match, else `nil`.
+    func match(_ segments: [String], folded: [String]) -> (named: [String: String], rest: [String])? {
+        var named: [String: String] = [:]
+        for (index, part) in self.segments.enumerated() {
+            switch part {
+            case .wildcard:
+                return (named, Array(segments[index...]))
+            case .literal(let literal):
+                guard index < folded.count, folded[index] == literal else { return nil }
+            case .capture(let name):
+                guard index < segments.count else { return nil }
+                named[name] = segments[index]
+            }
+        }
+        return segments.count == self.segments.count ? (named, []) : nil
+    }
+
+    /// Which of two patterns is tried first: segment by segment, a literal before a capture
+    /// before a wildcard; where one pattern is a prefix of the other, the longer one first
+    /// (`/help/faq` before `/help`, and a pattern's segments before a wildcard).
+    static func compareSpecificity(_ left: RoutePattern, _ right: RoutePattern) -> ComparisonResult {
+        for (a, b) in zip(left.segments, right.segments) {
+            let rankA = rank(a), rankB = rank(b)
+            if rankA != rankB { return rankA < rankB ? .orderedAscending : .orderedDescending }
+        }
+        if left.segments.count != right.segments.count {
+            return left.segments.count > right.segments.count ? .orderedAscending : .orderedDescending
+        }
+        return .orderedSame
+    }
+
+    private static func rank(_ segment: Segment) -> Int {
+        switch segment {
+        case .literal: 0
+        case .capture: 1
+        case .wildcard: 2
+        }
+    }
+}
