@@ -46,12 +46,12 @@ enum SwitchDemo {
             configuration.transport = transport
             configuration.store = InMemoryStore()
             configuration.deviceInfo = StaticDeviceInfo()
-            configuration.authenticationRequiredPaths = ["wallet"]
+            configuration.authenticationRule = { ShopRoutes.router.requiresAuthentication($0) }
             configuration.retryPolicy = .none
             let client = DeepLinkClient(backend: world.backend, configuration: configuration)
 
             // The app code: the same lines for every provider.
-            var app = ShopApp(client: client, appScheme: ShopWorld.appScheme)
+            var app = ShopApp(client: client)
             let launch = await app.launch()
             let rows = [
                 launch.route.map { "shows \($0)" } ?? "no deferred link",
@@ -77,6 +77,8 @@ enum SwitchDemo {
         for (index, title) in rowTitles.enumerated() {
             print(line(title, columns.map { $0.rows[index] }))
         }
+        print("\nEach link became a screen through one DeepLinkRouter, tried most specific first:")
+        print("   " + ShopRoutes.router.patterns.joined(separator: "   "))
         if let remote {
             let hosts = Dictionary(grouping: try await remote.receivedRequests(), by: { $0.url.host ?? "" })
             print("\nThe sandbox has received, by provider host:")

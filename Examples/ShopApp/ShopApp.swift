@@ -20,34 +20,34 @@ public enum ShopRoute: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The example app's router, written once: it reads the app-scheme destination when the
-/// provider gives one, else the link's path, else a `route` parameter.
-public struct ShopRouter: Sendable {
-    public let appScheme: String
+/// The example app's routes, declared once. The router reads the app-scheme destination when
+/// the provider gives one (LimeLink's `uri`), and the link's path; a link that names its screen
+/// in parameters instead (`route=product&productId=42`, as LinkForty's deep-link parameters
+/// can) is routed by the catch-all, which runs only when no other route matches.
+public enum ShopRoutes {
+    public static let router: DeepLinkRouter<ShopRoute> = {
+        do {
+            return try DeepLinkRouter<ShopRoute> {
+                LinkRoute("/product/:id") { try .product($0.capture("id")) }
+                LinkRoute("/sale/:name") { try .sale($0.capture("name")) }
+                LinkRoute("/cart/*") { .cart(coupon: $0.query("coupon")) }
+                LinkRoute("/wallet/*", requiresAuthentication: true) { _ in .wallet }
+                LinkRoute("/*") { match in
+                    switch match.query("route") {
+                    case "product": try .product(match.requiredQuery("productId"))
+                    case "sale": try .sale(match.requiredQuery("sale"))
+                    default: .home
+                    }
+                }
+            }
+        } catch {
+            preconditionFailure("The shop's routes are invalid: \(error)")
+        }
+    }()
 
-    public init(appScheme: String) {
-        self.appScheme = appScheme
-    }
-
-    public func route(_ link: DeepLink) -> ShopRoute {
-        var segments = link.pathSegments
-        if let destination = link.destination, destination.scheme?.lowercased() == appScheme,
-            let parsed = try? LinkParser.parse(destination)
-        {
-            segments = parsed.pathSegments
-        }
-        switch (segments.first, segments.count) {
-        case ("product", 2): return .product(segments[1])
-        case ("sale", 2): return .sale(segments[1])
-        case ("cart", _): return .cart(coupon: link.parameters["coupon"])
-        case ("wallet", _): return .wallet
-        default: break
-        }
-        switch link.parameters["route"] {
-        case "product": return link.parameters["productId"].map(ShopRoute.product) ?? .home
-        case "sale": return link.parameters["sale"].map(ShopRoute.sale) ?? .home
-        default: return .home
-        }
+    /// The route for `link`: every link routes somewhere, home at worst.
+    public static func route(_ link: DeepLink) -> ShopRoute {
+        router.route(link) ?? .home
     }
 }
 
@@ -73,13 +73,11 @@ public enum ShopOpening: Hashable, Sendable, CustomStringConvertible {
 /// app's navigation is.
 public struct ShopApp {
     public let client: DeepLinkClient
-    public let router: ShopRouter
     private var events: AsyncStream<DeepLinkEvent>.Iterator
 
     /// Subscribes at once, so nothing that arrives before the first launch is missed.
-    public init(client: DeepLinkClient, appScheme: String) {
+    public init(client: DeepLinkClient) {
         self.client = client
-        self.router = ShopRouter(appScheme: appScheme)
         self.events = client.events().makeAsyncIterator()
     }
 
@@ -88,7 +86,7 @@ public struct ShopApp {
     public mutating func launch() async -> (outcome: InstallOutcome, route: ShopRoute?) {
         await client.start()
         let outcome = await client.installOutcome()
-        if case .attributed(let link, _) = outcome { return (outcome, router.route(link)) }
+        if case .attributed(let link, _) = outcome { return (outcome, ShopRoutes.route(link)) }
         return (outcome, nil)
     }
 
@@ -97,8 +95,8 @@ public struct ShopApp {
         guard client.handle(url) else { return .notOurs }
         while let event = await nextEvent() {
             switch event {
-            case .link(let link) where link.origin != .deferred: return .shown(router.route(link))
-            case .authenticationRequired(let link): return .signInRequired(router.route(link))
+            case .link(let link) where link.origin != .deferred: return .shown(ShopRoutes.route(link))
+            case .authenticationRequired(let link): return .signInRequired(ShopRoutes.route(link))
             case .failure(let error): return .refused(error.code.description)
             default: continue  // the install outcome and the deferred link were handled at launch
             }
@@ -110,7 +108,7 @@ public struct ShopApp {
     public mutating func signedIn() async -> ShopRoute? {
         guard await client.completePendingLink() != nil else { return nil }
         while let event = await nextEvent() {
-            if case .link(let link) = event, link.origin != .deferred { return router.route(link) }
+            if case .link(let link) = event, link.origin != .deferred { return ShopRoutes.route(link) }
         }
         return nil
     }

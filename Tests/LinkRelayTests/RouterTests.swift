@@ -211,6 +211,21 @@ struct RouterTests {
         #expect(router.route(webOnly) == .product(42))
     }
 
+    @Test("a catch-all never hides a real route in the link's path or its destination")
+    func catchAll() throws {
+        let router = try DeepLinkRouter<String> {
+            LinkRoute("/*") { "fallback \($0.segments.joined(separator: "/"))" }
+            LinkRoute("/products/:id") { "product \(try $0.capture("id", as: Int.self))" }
+        }
+        let short = DeepLink.fixture(path: "/link/summer", destination: URL(string: "myapp://products/42"))
+        #expect(router.route(short) == "product 42")
+        let promo = DeepLink.fixture(path: "/products/7", destination: URL(string: "myapp://promo"))
+        #expect(router.route(promo) == "product 7")
+        // Neither has a real route: the catch-all takes the app-scheme destination first.
+        let neither = DeepLink.fixture(path: "/link/summer", destination: URL(string: "myapp://promo/spring"))
+        #expect(router.route(neither) == "fallback promo/spring")
+    }
+
     @Test("captures and mismatches say what they are")
     func mismatch() throws {
         let link = DeepLink.fixture(path: "/products/abc", parameters: ["page": "x"])

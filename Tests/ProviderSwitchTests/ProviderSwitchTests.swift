@@ -13,7 +13,7 @@ let phone = StaticDeviceInfo.iPhone
 func shopClient(_ backend: any DeepLinkBackend, simulator: ProviderSimulator) -> DeepLinkClient {
     var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
     configuration.deviceInfo = StaticDeviceInfo(phone)
-    configuration.authenticationRequiredPaths = ["wallet"]
+    configuration.authenticationRule = { ShopRoutes.router.requiresAuthentication($0) }
     return DeepLinkClient(backend: backend, configuration: configuration)
 }
 
@@ -25,7 +25,7 @@ struct ProviderSwitchTests {
         let world = try await ShopWorld(provider, sandbox: sandbox, phone: phone)
         try await world.recordWebClick()
         // From here on, only app code: nothing below names the provider.
-        var app = ShopApp(client: shopClient(world.backend, simulator: sandbox.simulator), appScheme: ShopWorld.appScheme)
+        var app = ShopApp(client: shopClient(world.backend, simulator: sandbox.simulator))
         let launch = await app.launch()
         #expect(launch.route == .product("42"), "\(provider): \(launch.outcome)")
         #expect(await app.open(world.productLink) == .shown(.product("42")))
@@ -46,7 +46,7 @@ struct ProviderSwitchTests {
         let backend = RoutingBackend(
             LinkFortyBackend(try .init(baseURL: URL(string: "https://go.shop.example")!, appSchemes: [ShopWorld.appScheme])),
             [LimeLinkBackend(try .init(apiKey: "lk_key", appSchemes: [ShopWorld.appScheme]))])
-        var app = ShopApp(client: shopClient(backend, simulator: simulator), appScheme: ShopWorld.appScheme)
+        var app = ShopApp(client: shopClient(backend, simulator: simulator))
         _ = await app.launch()
         #expect(await app.open(URL(string: "https://go.shop.example/new42")!) == .shown(.product("42")))
         #expect(await app.open(URL(string: "https://shop.limelink.org/link/old7")!) == .shown(.product("7")))

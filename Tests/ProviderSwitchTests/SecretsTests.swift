@@ -32,11 +32,11 @@ struct SecretsTests {
         var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: sandbox.simulator.clock, transport: sandbox.simulator)
         configuration.deviceInfo = StaticDeviceInfo(device)
         configuration.retryPolicy = .none
-        configuration.authenticationRequiredPaths = ["wallet"]
+        configuration.authenticationRule = { ShopRoutes.router.requiresAuthentication($0) }
         configuration.logSink = LogSink(minimumLevel: .debug) { record in lines.withLock { $0.append(record.message) } }
         let client = DeepLinkClient(backend: world.backend, configuration: configuration)
         let events = client.events()
-        var app = ShopApp(client: client, appScheme: ShopWorld.appScheme)
+        var app = ShopApp(client: client)
 
         // The story, then the same links while the server answers 401 with the client's own
         // key echoed back, and then while the network is down.

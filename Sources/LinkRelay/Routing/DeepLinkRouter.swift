@@ -29,8 +29,10 @@ import Foundation
 /// Leading, trailing and repeated `/` are ignored, as they are in ``DeepLink/pathSegments``.
 ///
 /// **What is matched.** The link's ``DeepLink/pathSegments`` (already percent-decoded, so
-/// `myapp://products/42` and `https://go.acme.app/products/42` route the same), and its
-/// ``DeepLink/destination`` when the provider gave one, in this order:
+/// `myapp://products/42` and `https://go.acme.app/products/42` route the same), and the path of
+/// its ``DeepLink/destination`` when the provider gave one. The most specific pattern that
+/// matches any of them wins (so a catch-all `/*` never hides a real route in the other); when
+/// one pattern matches more than one, this order decides:
 /// 1. an app-scheme destination (`myapp://products/42`: LimeLink's `uri`, LinkForty's app scheme
 ///    and path, Paylisher's `scheme`, Dynalinks' absolute `deep_link_value`). It is the
 ///    provider's own answer to "which screen", while the link's path on a short-link host is
@@ -54,7 +56,14 @@ import Foundation
 /// could only ever run when the first's closure fails). To fall back on purpose (`:id` as `Int`,
 /// else `:slug` as `String`), name the captures differently.
 public struct DeepLinkRouter<Route: Sendable>: Sendable {
-    private let routes: [LinkRoute<Route>]
+    /// A declared route and its compiled pattern.
+    private struct Entry: Sendable {
+        let route: LinkRoute<Route>
+        let pattern: RoutePattern
+    }
+
+    /// Most specific first.
+    private let entries: [Entry]
     /// Route indices, most specific first, by a first literal segment (folded unless case
     /// sensitive), and those whose first segment is not a literal.
     private let byFirstLiteral: [String: [Int]]
@@ -76,7 +85,7 @@ public struct DeepLinkRouter<Route: Sendable>: Sendable {
     ///   patterns that duplicate each other.
     public init(caseSensitive: Bool = false, routes: [LinkRoute<Route>]) throws {
         self.caseSensitive = caseSensitive
-        var checked: [LinkRoute<Route>] = []
+        var checked: [Entry] = []
         var shapes: [RoutePattern.Shape: String] = [:]
         for route in routes {
             let pattern = try RoutePattern(route.pattern, caseSensitive: caseSensitive)
@@ -87,20 +96,21 @@ public struct DeepLinkRouter<Route: Sendable>: Sendable {
                         + "Remove one, or name the fallback's captures differently.")
             }
             shapes[pattern.shape] = route.pattern
-            var compiled = route
-            compiled.compiled = pattern
-            checked.append(compiled)
+            checked.append(Entry(route: route, pattern: pattern))
         }
-        // Most specific first; a stable sort keeps declaration order among equals.
+        // Most specific first; ties keep declaration order.
         let order = checked.indices.sorted { left, right in
-            let comparison = RoutePattern.compareSpecificity(checked[left].compiled!, checked[right].compiled!)
-            return comparison == .orderedAscending || (comparison == .orderedSame && left < right)
+            switch RoutePattern.compareSpecificity(checked[left].pattern, checked[right].pattern) {
+            case .orderedAscending: true
+            case .orderedDescending: false
+            case .orderedSame: left < right
+            }
         }
-        self.routes = order.map { checked[$0] }
+        self.entries = order.map { checked[$0] }
         var byFirstLiteral: [String: [Int]] = [:]
         var withoutFirstLiteral: [Int] = []
-        for (index, route) in self.routes.enumerated() {
-            if case .literal(let first)? = route.compiled!.segments.first {
+        for (index, entry) in entries.enumerated() {
+            if case .literal(let first)? = entry.pattern.segments.first {
                 byFirstLiteral[first, default: []].append(index)
             } else {
                 withoutFirstLiteral.append(index)
@@ -111,17 +121,38 @@ public struct DeepLinkRouter<Route: Sendable>: Sendable {
     }
 
     /// The patterns, most specific first: the order they are tried in.
-    public var patterns: [String] { routes.map(\.pattern) }
+    public var patterns: [String] { entries.map(\.route.pattern) }
 
     /// The route for `link`, or `nil` when no pattern matches.
     public func route(_ link: DeepLink) -> Route? {
         match(link)?.route
     }
 
-    /// The matched route, its index in `routes`, for `link`.
+    /// The matched route, and its index in `routes`, for `link`.
     private func match(_ link: DeepLink) -> (route: Route, index: Int)? {
-        for segments in candidateSegments(of: link) {
-            if let found = match(segments, link: link) { return (found.value, found.index) }
+        let candidates = candidateSegments(of: link)
+        let folded = caseSensitive ? candidates : candidates.map { $0.map(RoutePattern.fold) }
+        if candidates.count == 1 {
+            // The common case: the routes for the first segment, then those that start with a
+            // capture or a wildcard; already in precedence order.
+            let literalFirst = folded[0].first.flatMap { byFirstLiteral[$0] } ?? []
+            for indices in [literalFirst, withoutFirstLiteral] {
+                for index in indices {
+                    if let value = build(index, candidates[0], folded[0], link) { return (value, index) }
+                }
+            }
+            return nil
+        }
+        // Several segment lists: the most specific pattern that matches any of them wins, and
+        // for one pattern the lists are tried in order.
+        var indices = Set(withoutFirstLiteral)
+        for list in folded {
+            if let first = list.first, let bucket = byFirstLiteral[first] { indices.formUnion(bucket) }
+        }
+        for index in indices.sorted() {
+            for (segments, list) in zip(candidates, folded) {
+                if let value = build(index, segments, list, link) { return (value, index) }
+            }
         }
         return nil
     }
@@ -133,7 +164,7 @@ public struct DeepLinkRouter<Route: Sendable>: Sendable {
     /// configuration.authenticationRule = { router.requiresAuthentication($0) }
     /// ```
     public func requiresAuthentication(_ link: DeepLink) -> Bool {
-        match(link).map { routes[$0.index].requiresAuthentication } ?? false
+        match(link).map { entries[$0.index].route.requiresAuthentication } ?? false
     }
 
     /// Routes each link of `links` (``DeepLinkClient/deepLinks()``) as it arrives; unmatched
@@ -155,18 +186,12 @@ public struct DeepLinkRouter<Route: Sendable>: Sendable {
         return isWeb ? [link.pathSegments, parsed.pathSegments] : [parsed.pathSegments, link.pathSegments]
     }
 
-    private func match(_ segments: [String], link: DeepLink) -> (value: Route, index: Int)? {
-        let folded = caseSensitive ? segments : segments.map(RoutePattern.fold)
-        let literalFirst = folded.first.flatMap { byFirstLiteral[$0] } ?? []
-        for indices in [literalFirst, withoutFirstLiteral] {
-            for index in indices {
-                let route = routes[index]
-                guard let captures = route.compiled!.match(segments, folded: folded) else { continue }
-                let match = RouteMatch(link: link, segments: segments, captures: captures.named, rest: captures.rest)
-                if let value = try? route.build(match) { return (value, index) }
-            }
-        }
-        return nil
+    /// Route `index`'s value for `segments`, or `nil` when its pattern does not match or its
+    /// closure throws.
+    private func build(_ index: Int, _ segments: [String], _ folded: [String], _ link: DeepLink) -> Route? {
+        let entry = entries[index]
+        guard let captures = entry.pattern.match(segments, folded: folded) else { return nil }
+        return try? entry.route.build(RouteMatch(link: link, segments: segments, captures: captures.named, rest: captures.rest))
     }
 }
 
@@ -178,7 +203,6 @@ public struct LinkRoute<Route: Sendable>: Sendable {
     /// ``DeepLinkRouter/requiresAuthentication(_:)``).
     public let requiresAuthentication: Bool
     let build: @Sendable (RouteMatch) throws -> Route
-    var compiled: RoutePattern?
 
     /// A pattern and the closure that builds its route. Throwing from `build` (a capture that
     /// does not convert throws for you) makes the pattern not match.
