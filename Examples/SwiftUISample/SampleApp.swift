@@ -1,4 +1,5 @@
-// A small SwiftUI app on LinkRelay: links through one modifier, a router fed by `for await`,
+// A small SwiftUI app on LinkRelay: links through one modifier, a `DeepLinkRouter` driving a
+// `NavigationStack` from `for await`,
 // onboarding that reads the install outcome, and a wallet screen behind sign-in.
 //
 // Apple-only sample sources: not a package target (this repository also builds on Linux), but
@@ -14,7 +15,7 @@
     struct SampleApp: App {
         /// One client for the app's lifetime, created before any link can arrive.
         private let client: DeepLinkClient
-        @StateObject private var router: Router
+        @StateObject private var navigation: Navigation
 
         init() {
             let backend: any DeepLinkBackend
@@ -26,7 +27,9 @@
                 backend = LocalBackend(.init(schemes: ["acme"], hosts: ["go.acme.app"]))
             }
             var configuration = DeepLinkClient.Configuration()
-            configuration.authenticationRequiredPaths = ["wallet"]
+            // The wallet route is declared `requiresAuthentication`: the client holds its links
+            // until sign-in.
+            configuration.authenticationRule = { AppLinks.router.requiresAuthentication($0) }
             #if DEBUG
                 // Point a Debug build at `linkrelay-sandbox` (see "Running the Sandbox").
                 if ProcessInfo.processInfo.environment["LINKRELAY_SANDBOX"] != nil {
@@ -36,13 +39,13 @@
             #endif
             let client = DeepLinkClient(backend: backend, configuration: configuration)
             self.client = client
-            _router = StateObject(wrappedValue: Router(client: client))
+            _navigation = StateObject(wrappedValue: Navigation(client: client))
         }
 
         var body: some Scene {
             WindowGroup {
                 RootView()
-                    .environmentObject(router)
+                    .environmentObject(navigation)
                     .linkRelay(client)  // onOpenURL + universal links, and \.linkRelayClient
                     .task {
                         // After the user's consent: report the install, check for a deferred link.

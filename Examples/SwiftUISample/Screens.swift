@@ -3,22 +3,30 @@
     import SwiftUI
 
     struct RootView: View {
-        @EnvironmentObject private var router: Router
-        @Environment(\.linkRelayClient) private var client
+        @EnvironmentObject private var navigation: Navigation
 
         var body: some View {
-            NavigationStack(path: $router.path) {
+            NavigationStack(path: $navigation.path) {
                 OnboardingView()
                     .navigationDestination(for: Route.self) { route in
                         switch route {
                         case .product(let id): Text("Product \(id)")
+                        case .reviews(let id): Text("Reviews of product \(id)")
                         case .cart(let coupon): Text("Cart" + (coupon.map { " with \($0)" } ?? ""))
                         case .wallet: WalletView()
                         }
                     }
             }
-            .sheet(isPresented: $router.signInRequested) {
+            .sheet(isPresented: $navigation.signInRequested) {
                 SignInView()
+            }
+            .alert(
+                "This link isn't available in the app", isPresented: .constant(navigation.unmatched != nil),
+                presenting: navigation.unmatched
+            ) { _ in
+                Button("OK") { navigation.unmatched = nil }
+            } message: { link in
+                Text(link.url.absoluteString)
             }
         }
     }

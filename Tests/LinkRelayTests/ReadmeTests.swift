@@ -6,25 +6,45 @@ import Testing
 /// The README's examples, compiled and run, so the README cannot drift from the API.
 @Suite("README examples", .timeLimit(.minutes(1)))
 struct ReadmeTests {
-    @Test("the quick start delivers the link to the subscriber")
+    enum QuickStartRoute: Hashable, Sendable {
+        case product(id: Int, color: String?)
+        case wallet
+    }
+
+    @Test("the quick start routes the link, gates the wallet and surfaces an unmatched link")
     func quickStart() async throws {
-        let client = DeepLinkClient(
-            backend: LocalBackend(.init(schemes: ["acme"], hosts: ["go.acme.app"]))
-        )
-        let routed = Task { () -> [String] in
-            for await link in client.deepLinks() {
-                let segments = link.pathSegments
-                if segments.count == 2, segments[0] == "products" {
-                    return ["product", segments[1], link.parameters["color"] ?? ""]
-                } else {
-                    return ["home"]
-                }
-            }
-            return []
+        let router = try DeepLinkRouter<QuickStartRoute> {
+            LinkRoute("/products/:id") { try .product(id: $0.capture("id"), color: $0.query("color")) }
+            LinkRoute("/wallet", requiresAuthentication: true) { _ in .wallet }
         }
+
+        var configuration = DeepLinkClient.Configuration()
+        configuration.authenticationRule = { router.requiresAuthentication($0) }
+        let client = DeepLinkClient(
+            backend: LocalBackend(.init(schemes: ["acme"], hosts: ["go.acme.app"])),
+            configuration: configuration
+        )
+        let routes = client.routes(router)
+        let events = client.events()
+
         let claimed = client.handle(URL(string: "https://go.acme.app/products/42?color=red")!)
+        client.handle(URL(string: "acme://wallet")!)
+        client.handle(URL(string: "acme://products/abc")!)
         #expect(claimed)
-        #expect(await routed.value == ["product", "42", "red"])
+
+        var iterator = routes.makeAsyncIterator()
+        #expect(await iterator.next()?.route == .product(id: 42, color: "red"))
+        let unmatched = await iterator.next()
+        #expect(unmatched?.route == nil)
+        #expect(unmatched?.link.pathSegments == ["products", "abc"])
+        // The wallet link was held for sign-in, not delivered as a link to open.
+        let received = await events.prefixArray(3)
+        guard case .authenticationRequired(let held) = received[1] else {
+            Issue.record("expected the wallet link to be held, got \(received[1])")
+            return
+        }
+        #expect(held.pathSegments == ["wallet"])
+        await client.shutdown()
     }
 
     @Test("the Debug-only sandbox transport sends the listed hosts to the sandbox and nothing else")
