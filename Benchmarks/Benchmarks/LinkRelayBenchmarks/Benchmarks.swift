@@ -8,4 +8,5 @@ let benchmarks: @Sendable () -> Void = {
     AdapterBenchmarks.register()
     ClientBenchmarks.register()
     LoopbackBenchmarks.register()
+    RoutingBenchmarks.register()
 }

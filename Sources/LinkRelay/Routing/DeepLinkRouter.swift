@@ -128,33 +128,41 @@ public struct DeepLinkRouter<Route: Sendable>: Sendable {
         match(link)?.route
     }
 
-    /// The matched route, and its index in `routes`, for `link`.
+    /// The matched route, and its index in `entries`, for `link`.
     private func match(_ link: DeepLink) -> (route: Route, index: Int)? {
         let candidates = candidateSegments(of: link)
-        let folded = caseSensitive ? candidates : candidates.map { $0.map(RoutePattern.fold) }
-        if candidates.count == 1 {
-            // The common case: the routes for the first segment, then those that start with a
-            // capture or a wildcard; already in precedence order.
-            let literalFirst = folded[0].first.flatMap { byFirstLiteral[$0] } ?? []
-            for indices in [literalFirst, withoutFirstLiteral] {
-                for index in indices {
-                    if let value = build(index, candidates[0], folded[0], link) { return (value, index) }
-                }
-            }
-            return nil
-        }
+        if candidates.count == 1 { return match(candidates[0], link: link) }
         // Several segment lists: the most specific pattern that matches any of them wins, and
         // for one pattern the lists are tried in order.
         var indices = Set(withoutFirstLiteral)
-        for list in folded {
-            if let first = list.first, let bucket = byFirstLiteral[first] { indices.formUnion(bucket) }
+        for segments in candidates {
+            if let first = segments.first, let bucket = byFirstLiteral[folded(first)] { indices.formUnion(bucket) }
         }
         for index in indices.sorted() {
-            for (segments, list) in zip(candidates, folded) {
-                if let value = build(index, segments, list, link) { return (value, index) }
+            for segments in candidates {
+                if let value = build(index, segments, link) { return (value, index) }
             }
         }
         return nil
+    }
+
+    /// The first route, in precedence order, for one list of segments: those whose first
+    /// literal is the first segment, then those that start with a capture or a wildcard (every
+    /// literal-first pattern precedes those).
+    private func match(_ segments: [String], link: DeepLink) -> (route: Route, index: Int)? {
+        if let first = segments.first, let bucket = byFirstLiteral[folded(first)] {
+            for index in bucket {
+                if let value = build(index, segments, link) { return (value, index) }
+            }
+        }
+        for index in withoutFirstLiteral {
+            if let value = build(index, segments, link) { return (value, index) }
+        }
+        return nil
+    }
+
+    private func folded(_ segment: String) -> String {
+        caseSensitive ? segment : RoutePattern.fold(segment)
     }
 
     /// Whether the pattern `link` routes to was declared with `requiresAuthentication`. Give it
@@ -179,18 +187,18 @@ public struct DeepLinkRouter<Route: Sendable>: Sendable {
     /// destination's.
     private func candidateSegments(of link: DeepLink) -> [[String]] {
         guard let destination = link.destination, let scheme = destination.scheme?.lowercased(),
-            let parsed = try? LinkParser.parse(destination)
+            let parsed = try? LinkParser.parse(destination), parsed.pathSegments != link.pathSegments
         else { return [link.pathSegments] }
         let isWeb = scheme == "http" || scheme == "https"
-        if parsed.pathSegments == link.pathSegments { return [link.pathSegments] }
         return isWeb ? [link.pathSegments, parsed.pathSegments] : [parsed.pathSegments, link.pathSegments]
     }
 
     /// Route `index`'s value for `segments`, or `nil` when its pattern does not match or its
-    /// closure throws.
-    private func build(_ index: Int, _ segments: [String], _ folded: [String], _ link: DeepLink) -> Route? {
+    /// closure throws. Captures are collected only once the pattern matched.
+    private func build(_ index: Int, _ segments: [String], _ link: DeepLink) -> Route? {
         let entry = entries[index]
-        guard let captures = entry.pattern.match(segments, folded: folded) else { return nil }
+        guard entry.pattern.matches(segments, caseSensitive: caseSensitive) else { return nil }
+        let captures = entry.pattern.captures(in: segments)
         return try? entry.route.build(RouteMatch(link: link, segments: segments, captures: captures.named, rest: captures.rest))
     }
 }

@@ -61,21 +61,34 @@ struct RoutePattern: Sendable {
         return segment.lowercased()
     }
 
-    /// The captures when `segments` (`folded` for literal comparison) match, else `nil`.
-    func match(_ segments: [String], folded: [String]) -> (named: [String: String], rest: [String])? {
+    /// Whether `segments` match, without allocating: the count, then each literal.
+    func matches(_ segments: [String], caseSensitive: Bool) -> Bool {
+        if case .wildcard? = self.segments.last {
+            guard segments.count >= self.segments.count - 1 else { return false }
+        } else {
+            guard segments.count == self.segments.count else { return false }
+        }
+        for (index, part) in self.segments.enumerated() {
+            guard case .literal(let literal) = part else { continue }
+            let segment = segments[index]
+            guard segment == literal || (!caseSensitive && Self.fold(segment) == literal) else { return false }
+        }
+        return true
+    }
+
+    /// The captures of segments that ``matches(_:caseSensitive:)``: each by name, and what a
+    /// trailing wildcard matched.
+    func captures(in segments: [String]) -> (named: [String: String], rest: [String]) {
         var named: [String: String] = [:]
+        var rest: [String] = []
         for (index, part) in self.segments.enumerated() {
             switch part {
-            case .wildcard:
-                return (named, Array(segments[index...]))
-            case .literal(let literal):
-                guard index < folded.count, folded[index] == literal else { return nil }
-            case .capture(let name):
-                guard index < segments.count else { return nil }
-                named[name] = segments[index]
+            case .capture(let name): named[name] = segments[index]
+            case .wildcard: rest = Array(segments[index...])
+            case .literal: break
             }
         }
-        return segments.count == self.segments.count ? (named, []) : nil
+        return (named, rest)
     }
 
     /// Which of two patterns is tried first: segment by segment, a literal before a capture
