@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "LinkRelayPaylisher", targets: ["LinkRelayPaylisher"]),
         .library(name: "LinkRelaySimulator", targets: ["LinkRelaySimulator"]),
         .executable(name: "linkrelay-demo", targets: ["LinkRelayDemo"]),
+        .executable(name: "linkrelay", targets: ["LinkRelayTool"]),
     ],
     targets: [
         .target(name: "LinkRelay", resources: [.copy("PrivacyInfo.xcprivacy")]),
@@ -41,6 +42,22 @@ let package = Package(
                 "ShopApp",
             ],
             path: "Examples/Demo"
+        ),
+        // `linkrelay doctor | resolve | parse`: the checks live in a library, so they are tested.
+        .target(
+            name: "LinkRelayDoctor",
+            dependencies: ["LinkRelay", "LinkRelayLinkForty", "LinkRelayLimeLink", "LinkRelayDynalinks", "LinkRelayPaylisher"],
+            path: "Tools/LinkRelayDoctor"
+        ),
+        .executableTarget(
+            name: "LinkRelayTool",
+            dependencies: ["LinkRelayDoctor", "LinkRelay"],
+            path: "Tools/linkrelay"
+        ),
+        .testTarget(
+            name: "LinkRelayDoctorTests",
+            dependencies: ["LinkRelayDoctor", "LinkRelay", "LinkRelayTool"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "LinkRelayTests",

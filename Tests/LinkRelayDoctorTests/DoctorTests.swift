@@ -1,0 +1,153 @@
+import Foundation
+import LinkRelayDoctor
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+@Suite("linkrelay doctor")
+struct DoctorTests {
+    static let claims = BackendClaims(provider: "linkforty", domains: ["go.acme.app"], schemes: ["acme"])
+
+    func input(
+        aasa: String? = "modern.json", entitlements: String? = "App.entitlements", plist: String? = "Info.plist",
+        claims: BackendClaims = DoctorTests.claims, fetch: FetchReport? = nil
+    ) throws -> DoctorInput {
+        DoctorInput(
+            appID: appID, backend: claims, associationFile: try aasa.map(fixture), associationSource: aasa, fetch: fetch,
+            entitlements: try entitlements.map(fixture), infoPlist: try plist.map(fixture))
+    }
+
+    @Test("a consistent app passes every check")
+    func healthy() throws {
+        let report = Doctor.run(try input())
+        #expect(report.status == .pass, "\(report.checks.filter { $0.status != .pass })")
+        #expect(report.checks("aasa.link").map(\.message) == ["https://go.acme.app/k3m9x2qa/Xk9_2bQz opens the app (rule {\"/\": \"/k3m9x2qa/*\"})."])
+        #expect(report.checks("entitlements.applinks").map(\.status) == [.pass])
+        #expect(report.checks("info-plist.schemes").map(\.status) == [.pass])
+        #expect(report.checks("backend.claims").count == 2)  // the universal link and acme://open
+    }
+
+    /// A configuration mistake and the check that must fail (or warn) because of it.
+    struct Mistake: CustomTestStringConvertible, Sendable {
+        let name: String
+        let check: String
+        let status: Check.Status
+        let make: @Sendable (DoctorTests) throws -> DoctorInput
+        var testDescription: String { name }
+    }
+
+    static let mistakes: [Mistake] = [
+        Mistake(name: "the AASA lists another app", check: "aasa.app-id", status: .failure) { try $0.input(aasa: "other-app.json") },
+        Mistake(name: "the AASA excludes the link", check: "aasa.link", status: .failure) { try $0.input(aasa: "excludes-all.json") },
+        Mistake(name: "no AASA rule matches the link", check: "aasa.link", status: .failure) {
+            // The legacy file lists /k3m9x2qa/* and /sale/*, not short links without a template.
+            try $0.input(aasa: "legacy.json", claims: BackendClaims(provider: "linkforty", domains: ["go.acme.app"], links: [URL(string: "https://go.acme.app/Xk9_2bQz")!]))
+        },
+        Mistake(name: "the AASA is malformed", check: "aasa.json", status: .failure) { try $0.input(aasa: "malformed.json") },
+        Mistake(name: "the AASA is an HTML page", check: "aasa.json", status: .failure) { try $0.input(aasa: "html.json") },
+        Mistake(name: "the legacy form", check: "aasa.form", status: .warning) { try $0.input(aasa: "legacy-no-apps.json") },
+        Mistake(name: "no associated domains", check: "entitlements.applinks", status: .failure) { try $0.input(entitlements: "NoDomains.entitlements") },
+        Mistake(name: "developer mode in the entitlements", check: "entitlements.mode", status: .warning) {
+            try $0.input(entitlements: "DeveloperMode.entitlements")
+        },
+        Mistake(name: "an associated domain the backend does not claim", check: "entitlements.unclaimed", status: .warning) {
+            try $0.input(entitlements: "DeveloperMode.entitlements")
+        },
+        Mistake(name: "the scheme is not registered", check: "info-plist.schemes", status: .failure) { try $0.input(plist: "NoSchemes.plist") },
+        Mistake(name: "a link on a host the backend does not claim", check: "backend.claims", status: .failure) {
+            try $0.input(claims: BackendClaims(provider: "linkforty", domains: ["go.acme.app"], links: [URL(string: "https://acme.app/k3m9x2qa/x")!]))
+        },
+        Mistake(name: "an unknown provider", check: "backend.configuration", status: .failure) {
+            try $0.input(claims: BackendClaims(provider: "branch", domains: ["go.acme.app"]))
+        },
+        Mistake(name: "the file comes through a redirect", check: "aasa.fetch", status: .failure) {
+            try $0.input(fetch: FetchReport(
+                url: URL(string: "https://go.acme.app/.well-known/apple-app-site-association")!, status: 301, contentType: nil,
+                redirect: "https://www.acme.app/.well-known/apple-app-site-association"))
+        },
+        Mistake(name: "the file is served as .json", check: "aasa.fetch", status: .failure) {
+            try $0.input(fetch: FetchReport(url: URL(string: "https://go.acme.app/apple-app-site-association.json")!, status: 200, contentType: "application/json", redirect: nil))
+        },
+        Mistake(name: "the file is served as text/html", check: "aasa.content-type", status: .warning) {
+            try $0.input(fetch: FetchReport(url: URL(string: "https://go.acme.app/.well-known/apple-app-site-association")!, status: 200, contentType: "text/html", redirect: nil))
+        },
+        Mistake(name: "the file came from another domain", check: "aasa.domain", status: .warning) {
+            try $0.input(fetch: FetchReport(url: URL(string: "https://acme.app/.well-known/apple-app-site-association")!, status: 200, contentType: "application/json", redirect: nil))
+        },
+    ]
+
+    @Test("each mistake is found, with a fix", arguments: mistakes)
+    func mistake(_ mistake: Mistake) throws {
+        let report = Doctor.run(try mistake.make(self))
+        let found = report.checks(mistake.check).filter { $0.status == mistake.status }
+        #expect(!found.isEmpty, "\(report.checks)")
+        #expect(found.allSatisfy { $0.fix?.isEmpty == false })
+        #expect(report.status >= mistake.status)
+    }
+
+    @Test("an oversized file fails the size check")
+    func oversized() throws {
+        var data = try fixture("modern.json")
+        data.append(Data(repeating: UInt8(ascii: " "), count: AssociationFile.maximumSize))
+        var input = try input()
+        input.associationFile = data
+        #expect(Doctor.run(input).checks("aasa.size").map(\.status) == [.failure])
+    }
+
+    @Test("each provider's typical link is claimed by its adapter", arguments: ["linkforty", "limelink", "dynalinks", "paylisher", "local"])
+    func providers(_ provider: String) throws {
+        let domain = provider == "limelink" ? "shop.limelink.org" : provider == "dynalinks" ? "acme.dynalinks.app" : "go.acme.app"
+        let claims = BackendClaims(provider: provider, domains: [domain], schemes: ["acme"])
+        let report = Doctor.run(DoctorInput(appID: appID, backend: claims))
+        #expect(report.checks("backend.configuration").map(\.status) == [.pass])
+        #expect(report.checks("backend.claims").map(\.status) == [.pass, .pass])
+    }
+
+    @Test("the command line: a readable report, JSON with --json, exit 1 on a failure, 0 when only warnings")
+    func commandLine() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
+        let common = ["doctor", "--app-id", appID, "--provider", "linkforty", "--domain", "go.acme.app", "--scheme", "acme",
+                      "--aasa", "\(folder)/modern.json", "--entitlements", "\(folder)/App.entitlements"]
+        let healthy = try run(common + ["--info-plist", "\(folder)/Info.plist"])
+        #expect(healthy.status == 0)
+        #expect(healthy.output.contains("✔ https://go.acme.app/k3m9x2qa/Xk9_2bQz opens the app"))
+        #expect(healthy.output.contains("0 failed"))
+        // No Info.plist: a warning only.
+        #expect(try run(common).status == 0)
+        let broken = try run(common + ["--info-plist", "\(folder)/NoSchemes.plist", "--json"])
+        #expect(broken.status == 1)
+        let json = try JSONSerialization.jsonObject(with: Data(broken.output.utf8)) as? [String: Any]
+        #expect(json?["status"] as? String == "failure")
+        let usage = try run(["doctor", "--provider"])
+        #expect(usage.status == 64)
+        let parsed = try run(["parse", "acme://products/42?utm_source=mail"])
+        #expect(parsed.status == 0)
+        #expect(parsed.output.contains("\"pathSegments\" : [\n    \"products\",\n    \"42\"\n  ]"))
+    }
+
+    /// Runs the built `linkrelay` with `arguments`.
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        var tool: URL?
+        for _ in 0..<5 where tool == nil {
+            folder.deleteLastPathComponent()
+            let candidate = folder.appendingPathComponent("linkrelay")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { tool = candidate }
+        }
+        let process = Process()
+        guard let tool else { throw DoctorError("linkrelay is not built next to the tests") }
+        process.executableURL = tool
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
