@@ -1,4 +1,5 @@
 import Foundation
+import LinkRelay
 import LinkRelayDoctor
 import Testing
 
@@ -87,6 +88,35 @@ struct DoctorTests {
         #expect(!found.isEmpty, "\(report.checks)")
         #expect(found.allSatisfy { $0.fix?.isEmpty == false })
         #expect(report.status >= mistake.status)
+    }
+
+    /// Answers every request with one response, and remembers the URLs asked for.
+    final class OneAnswer: HTTPTransport, Sendable {
+        let response: HTTPResponse
+        let asked = Locked<[URL]>([])
+        init(_ response: HTTPResponse) { self.response = response }
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            asked.withLock { $0.append(request.url) }
+            return response
+        }
+    }
+
+    @Test("fetching: a bare domain asks /.well-known/, and a redirect is reported as a failure")
+    func fetching() async throws {
+        let body = try fixture("modern.json")
+        let good = OneAnswer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body))
+        let (data, report) = try await FetchReport.fetch(URL(string: "https://go.acme.app")!, over: good)
+        #expect(good.asked.withLock { $0 } == [URL(string: "https://go.acme.app/.well-known/apple-app-site-association")!])
+        #expect(data == body)
+        var input = try input()
+        input.fetch = report
+        #expect(Doctor.run(input).checks("aasa.fetch").map(\.status) == [.pass])
+
+        let moved = OneAnswer(HTTPResponse(status: 301, headers: ["Location": "https://www.acme.app/.well-known/apple-app-site-association"]))
+        let (_, redirected) = try await FetchReport.fetch(URL(string: "https://go.acme.app/")!, over: moved)
+        #expect(redirected.redirect == "https://www.acme.app/.well-known/apple-app-site-association")
+        input.fetch = redirected
+        #expect(Doctor.run(input).checks("aasa.fetch").map(\.status) == [.failure])
     }
 
     @Test("an oversized file fails the size check")

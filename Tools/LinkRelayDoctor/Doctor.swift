@@ -83,6 +83,21 @@ public struct FetchReport: Sendable, Equatable {
     }
 }
 
+extension FetchReport {
+    /// Fetches an association file: from the URL as given, or for a bare domain
+    /// (`https://go.acme.app`) from `/.well-known/apple-app-site-association`. Redirects are
+    /// reported, not followed further than `transport` does (``URLSessionTransport`` follows
+    /// only same-origin ones).
+    ///
+    /// - Throws: the transport's error when nothing answered.
+    public static func fetch(_ url: URL, over transport: any HTTPTransport) async throws -> (Data, FetchReport) {
+        let target = url.path.isEmpty || url.path == "/" ? url.appendingPathComponent(".well-known/apple-app-site-association") : url
+        let response = try await transport.send(HTTPRequest(method: .get, url: target))
+        let redirect = (300..<400).contains(response.status) ? response.headers["Location"] ?? "an unnamed location" : nil
+        return (response.body, FetchReport(url: target, status: response.status, contentType: response.headers["Content-Type"], redirect: redirect))
+    }
+}
+
 /// Everything the doctor checks.
 public struct DoctorInput: Sendable {
     public var appID: String

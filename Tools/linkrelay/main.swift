@@ -101,12 +101,10 @@ func claims(_ options: Options) -> (claims: BackendClaims, appID: String?) {
     )
 }
 
-/// Fetches an association file over HTTPS, reporting status, type and any redirect.
+/// Fetches an association file, reporting status, type and any redirect.
 func fetch(_ url: URL) async -> (Data, FetchReport) {
     do {
-        let response = try await URLSessionTransport().send(HTTPRequest(method: .get, url: url))
-        let redirect = (300..<400).contains(response.status) ? response.headers["Location"] ?? "another location" : nil
-        return (response.body, FetchReport(url: url, status: response.status, contentType: response.headers["Content-Type"], redirect: redirect))
+        return try await FetchReport.fetch(url, over: URLSessionTransport())
     } catch {
         fail("could not fetch \(url.absoluteString): \(error)", code: 1)
     }
@@ -119,8 +117,7 @@ func doctor(_ options: Options) async -> Int32 {
     if let source = options.one("aasa") {
         input.associationSource = source
         if let url = URL(string: source), url.scheme == "https" || url.scheme == "http" {
-            let target = url.path.isEmpty || url.path == "/" ? url.appendingPathComponent(".well-known/apple-app-site-association") : url
-            (input.associationFile, input.fetch) = await fetch(target)
+            (input.associationFile, input.fetch) = await fetch(url)
         } else {
             input.associationFile = read(source, "association file")
         }
