@@ -152,6 +152,12 @@ struct DoctorTests {
         #expect(broken.status == 1)
         let json = try JSONSerialization.jsonObject(with: Data(broken.output.utf8)) as? [String: Any]
         #expect(json?["status"] as? String == "failure")
+        // The same settings from a --config file, with the links to check.
+        let configured = try run(["doctor", "--config", "\(folder)/checks.json", "--aasa", "\(folder)/modern.json", "--json"])
+        #expect(configured.status == 1)  // the second link is excluded by the admin rule
+        let checks = try JSONSerialization.jsonObject(with: Data(configured.output.utf8)) as? [String: Any]
+        let links = (checks?["checks"] as? [[String: Any]] ?? []).filter { $0["id"] as? String == "aasa.link" }
+        #expect(links.map { $0["status"] as? String } == ["pass", "failure"])
         let usage = try run(["doctor", "--provider"])
         #expect(usage.status == 64)
         let parsed = try run(["parse", "acme://products/42?utm_source=mail"])
