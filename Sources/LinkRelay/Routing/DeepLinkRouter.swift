@@ -226,11 +226,18 @@ public struct LinkRoute<Route: Sendable>: Sendable {
 /// Declares the routes of a ``DeepLinkRouter`` one per line, with `if`, `for` and `switch`.
 @resultBuilder
 public enum LinkRouteBuilder<Route: Sendable> {
+    /// One route.
     public static func buildExpression(_ route: LinkRoute<Route>) -> [LinkRoute<Route>] { [route] }
+    /// Routes made elsewhere (a loop over your resources, say).
     public static func buildExpression(_ routes: [LinkRoute<Route>]) -> [LinkRoute<Route>] { routes }
+    /// The routes, in declaration order.
     public static func buildBlock(_ parts: [LinkRoute<Route>]...) -> [LinkRoute<Route>] { parts.flatMap { $0 } }
+    /// Routes declared under `if`.
     public static func buildOptional(_ part: [LinkRoute<Route>]?) -> [LinkRoute<Route>] { part ?? [] }
+    /// Routes declared under `if`/`else` or `switch`.
     public static func buildEither(first part: [LinkRoute<Route>]) -> [LinkRoute<Route>] { part }
+    /// Routes declared under `if`/`else` or `switch`.
     public static func buildEither(second part: [LinkRoute<Route>]) -> [LinkRoute<Route>] { part }
+    /// Routes declared in a `for` loop.
     public static func buildArray(_ parts: [[LinkRoute<Route>]]) -> [LinkRoute<Route>] { parts.flatMap { $0 } }
 }

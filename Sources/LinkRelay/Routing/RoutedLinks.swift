@@ -33,16 +33,19 @@ public struct RoutedLinks<Route: Sendable>: AsyncSequence, Sendable {
     let base: AsyncStream<DeepLink>
     let router: DeepLinkRouter<Route>
 
+    /// Takes the next link from the stream and routes it.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<DeepLink>.Iterator
         let router: DeepLinkRouter<Route>
 
+        /// The next link, routed; `nil` once the stream has ended.
         public mutating func next() async -> RoutedLink<Route>? {
             guard let link = await base.next() else { return nil }
             return router.route(link).map { .matched($0, link) } ?? .unmatched(link)
         }
     }
 
+    /// An iterator over the stream's links, routed.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: base.makeAsyncIterator(), router: router)
     }
