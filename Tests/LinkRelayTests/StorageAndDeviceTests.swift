@@ -26,23 +26,27 @@ struct FileStoreTests {
         #expect(try store.data(forKey: "events") == nil)
     }
 
-    @Test("a write leaves only the key's file; another process's leftover temporary file goes at the next read")
+    @Test("a write leaves only the key's file; other processes' leftover temporary files go at the first read")
     func temporaryFiles() throws {
         let store = FileStore(directory: directory)
         defer { try? FileManager.default.removeItem(at: directory) }
         try store.setData(Data("[1]".utf8), forKey: "events")
         try store.setData(Data("[1,2]".utf8), forKey: "events")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["events.json"])
-        // What a process killed between writing and renaming leaves behind, beside a write of
-        // this process under way and another key's leftover.
+        // What processes killed between writing and renaming leave behind, beside a write of
+        // this process under way (and a key with ".json." in its name).
         let me = ProcessInfo.processInfo.processIdentifier
         let killed = directory.appendingPathComponent(".events.json.\(me &+ 1).A1B2.tmp")
+        let otherKey = directory.appendingPathComponent(".install.json.\(me &+ 2).E5F6.tmp")
+        let oddKey = directory.appendingPathComponent(".a.json.\(me).json.\(me &+ 3).0A0B.tmp")
         let mine = directory.appendingPathComponent(".events.json.\(me).C3D4.tmp")
-        let otherKey = directory.appendingPathComponent(".install.json.\(me &+ 1).E5F6.tmp")
-        for file in [killed, mine, otherKey] { try Data("[1,2,".utf8).write(to: file) }
+        for file in [killed, otherKey, oddKey, mine] { try Data("[1,2,".utf8).write(to: file) }
         #expect(try store.data(forKey: "events") == Data("[1,2]".utf8))
-        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
-        #expect(left == ["events.json", mine.lastPathComponent, otherKey.lastPathComponent])
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["events.json", mine.lastPathComponent])
+        // Once per folder and process: later reads list nothing.
+        try Data("[".utf8).write(to: killed)
+        _ = try store.data(forKey: "install")
+        #expect(FileManager.default.fileExists(atPath: killed.path))
     }
 
     @Test("keys and backend ids cannot leave the folder", arguments: [

@@ -6,7 +6,8 @@ import Foundation
 /// platforms and `$XDG_DATA_HOME/LinkRelay/<backend id>/` (or `~/.local/share/…`) on Linux.
 /// Writes are atomic: the data goes to a temporary file in the same folder, is synced, and then
 /// replaces the old file in one rename, so a process killed mid-write leaves the previous value.
-/// A temporary file left by such a kill is removed the next time another process reads its key.
+/// A temporary file left by such a kill is removed when another process first reads from the
+/// folder.
 public struct FileStore: PersistentStore {
     /// The folder the files live in. Created on the first write.
     public let directory: URL
@@ -33,7 +34,7 @@ public struct FileStore: PersistentStore {
     }
 
     public func data(forKey key: String) throws -> Data? {
-        removeLeftovers(of: key)
+        removeLeftoversOnce()
         let file = fileURL(for: key)
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         return try Data(contentsOf: file)
@@ -71,21 +72,28 @@ public struct FileStore: PersistentStore {
         }
     }
 
-    /// Removes the temporary files of `key` that a killed process left behind: those named
-    /// for another process (this process's own may be a write under way). Names, not file
-    /// dates, tell them apart, so the store reads no file timestamps.
-    private func removeLeftovers(of key: String) {
-        let prefix = Self.temporaryPrefix(for: key)
-        let own = Self.temporaryPrefix(for: key, process: ProcessInfo.processInfo.processIdentifier)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") && !name.hasPrefix(own) {
+    /// The folders whose leftovers this process has already removed.
+    private static let cleaned = Locked<Set<String>>([])
+
+    /// Removes, once per folder and process, the temporary files a killed process left behind:
+    /// those named for another process (this process's own may be a write under way). Names,
+    /// not file dates, tell them apart, so the store reads no file timestamps.
+    private func removeLeftoversOnce() {
+        let path = directory.path
+        guard Self.cleaned.withLock({ $0.insert(path).inserted }) else { return }
+        let own = "." + String(ProcessInfo.processInfo.processIdentifier) + "."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".json.") {
+            // `.<key>.json.<pid>.<uuid>.tmp`: keep this process's own.
+            guard let afterKey = name.range(of: ".json.", options: .backwards) else { continue }
+            if name[afterKey.lowerBound...].dropFirst(5).hasPrefix(own) { continue }
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name, isDirectory: false))
         }
     }
 
-    /// `.<key>.json.` for any process, `.<key>.json.<pid>.` for one.
-    private static func temporaryPrefix(for key: String, process: Int32? = nil) -> String {
-        "." + safeName(key) + ".json." + (process.map { "\($0)." } ?? "")
+    /// `.<key>.json.<pid>.`: the start of a temporary file's name.
+    private static func temporaryPrefix(for key: String, process: Int32) -> String {
+        "." + safeName(key) + ".json.\(process)."
     }
 
     /// Files are written atomically and synced, which costs hundreds of microseconds: the
