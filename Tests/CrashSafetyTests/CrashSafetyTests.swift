@@ -23,7 +23,8 @@ final class CrashSafetyTests: XCTestCase {
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: store) }
 
-        var generator = SplitMix64(seed: UInt64(Date().timeIntervalSince1970))
+        // Kill points vary from run to run; the timing inside the helper varies anyway.
+        var generator = SystemRandomNumberGenerator()
         var reported: [Int] = []  // every seq a helper said was queued, over all runs
         var unreported: Set<Int> = []  // per kill, the seq after the last one reported
         var loads = 0
@@ -153,22 +154,5 @@ struct LineReader {
             let chunk = handle.availableData
             if chunk.isEmpty { ended = true } else { buffer.append(chunk) }
         }
-    }
-}
-
-/// A small seeded generator, so a run's kill points can be repeated from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -30,11 +30,8 @@ enum RoutingBenchmarks {
     /// 1,000 links, the same in every run: both URL forms, every shape, one in ten matching
     /// nothing (an unknown section or an id that is not a number).
     static func links(destinations: Bool) -> [DeepLink] {
-        var state: UInt64 = 0x5EED
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var generator = SeededGenerator(seed: 0x5EED)
+        func next(_ bound: Int) -> Int { Int(generator.next() % UInt64(bound)) }
         return (0..<1_000).compactMap { index -> DeepLink? in
             let name = resources[next(resources.count)]
             let path: String
