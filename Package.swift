@@ -51,7 +51,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "LinkRelayTool",
-            dependencies: ["LinkRelayDoctor", "LinkRelay"],
+            dependencies: ["LinkRelayDoctor", "LinkRelay", "LinkRelaySimulator"],
             path: "Tools/linkrelay"
         ),
         .testTarget(

@@ -106,9 +106,7 @@ public final class ManualClock: LinkRelayClock, Sendable {
         // The waiters are woken by the total count, which may run ahead of the count that
         // matters here: wait again until the filtered count itself is reached.
         while sleeperCount(dueAtOrAfter: uptime) < count, !Task.isCancelled {
-            await sleeperWaiters.wait(until: count) { [state] in
-                state.withLock { state in state.sleepers.values.count { $0.deadline >= uptime } }
-            }
+            await sleeperWaiters.wait(until: count) { [self] in sleeperCount(dueAtOrAfter: uptime) }
         }
     }
 }

@@ -9,6 +9,7 @@
 import Foundation
 import LinkRelay
 import LinkRelayDoctor
+import LinkRelaySimulator
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -177,7 +178,9 @@ func resolve(_ options: Options) async -> Int32 {
     }
     var transport: any HTTPTransport = URLSessionTransport()
     if let sandbox = options.one("sandbox").flatMap(URL.init(string:)) {
-        let hosts = Set(claims.domains + ["*.limelink.org", "limelink.org", "api.limelink.org", "deep.limelink.org", "api.paylisher.com", "link.paylisher.com", "us.i.paylisher.com", "dynalinks.app"])
+        // The app's own link domains, and the providers' API hosts as the sandbox serves them.
+        let settings = SandboxSettings()
+        let hosts = Set(claims.domains + SandboxProvider.allCases.flatMap(settings.hosts(of:)))
         transport = HostRewritingTransport(hosts: hosts, to: sandbox)
     }
     let recorder = RecordingTransport(base: transport)
