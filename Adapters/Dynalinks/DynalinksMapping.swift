@@ -7,7 +7,7 @@ enum DynalinksMapping {
 
     static func fingerprint(_ device: DeviceInfo) -> DynalinksFingerprint {
         DynalinksFingerprint(
-            screenWidth: device.screen.map { Int($0.width) }, screenHeight: device.screen.map { Int($0.height) },
+            screenWidth: device.screen.map { $0.width.saturatingInt }, screenHeight: device.screen.map { $0.height.saturatingInt },
             devicePixelRatio: device.screen?.scale, osVersion: threePartVersion(device.osVersion),
             timezone: device.timeZoneIdentifier, calendar: device.calendarIdentifier.map(calendarName),
             language: device.preferredLanguages.first.map { $0.replacing("_", with: "-") },

@@ -10,7 +10,7 @@ enum LimeLinkMapping {
 
     /// The screen in points, truncated; `nil` when unknown.
     static func screenPoints(_ device: DeviceInfo) -> (width: Int?, height: Int?) {
-        (device.screen.map { Int($0.width) }, device.screen.map { Int($0.height) })
+        (device.screen.map { $0.width.saturatingInt }, device.screen.map { $0.height.saturatingInt })
     }
 
     /// A link LimeLink resolved to `uri`. The link keeps its own URL, path and query (and those

@@ -80,8 +80,8 @@ public final class DynalinksEmulation: ProviderEmulation {
             guard let link = state.links.first(where: { $0.path == path || $0.shortenedPath == path }) else { return }
             state.clicks.append(
                 Click(
-                    linkID: link.id, ip: ip, screenWidth: device.screen.map { Int($0.width) },
-                    screenHeight: device.screen.map { Int($0.height) }, devicePixelRatio: device.screen?.scale,
+                    linkID: link.id, ip: ip, screenWidth: device.screen.map { $0.width.saturatingInt },
+                    screenHeight: device.screen.map { $0.height.saturatingInt }, devicePixelRatio: device.screen?.scale,
                     osVersion: Self.threePart(device.osVersion), timezone: device.timeZoneIdentifier,
                     language: device.preferredLanguages.first, calendar: device.calendarIdentifier == "gregorian" ? "gregory" : device.calendarIdentifier,
                     clickedAt: date))
@@ -153,7 +153,7 @@ public final class DynalinksEmulation: ProviderEmulation {
             score += 15
         }
         if let ratio = click.devicePixelRatio, let sent = fingerprint["device_pixel_ratio"],
-            sent == .double(ratio) || sent == .int(Int(ratio))
+            sent == .double(ratio) || Int(exactly: ratio).map({ sent == .int($0) }) == true
         {
             score += 10
         }

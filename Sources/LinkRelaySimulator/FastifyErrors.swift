@@ -119,7 +119,7 @@ extension JSONValue {
     var intValue: Int? {
         switch self {
         case .int(let value): value
-        case .double(let value) where value.rounded() == value: Int(value)
+        case .double(let value): Int(exactly: value)
         default: nil
         }
     }

@@ -96,8 +96,8 @@ public final class LimeLinkEmulation: ProviderEmulation {
             suffix = url.path.split(separator: "/").last.map(String.init) ?? ""
         }
         let click = Click(
-            suffix: suffix, fullRequestURL: url.absoluteString, width: device.screen.map { Int($0.width) },
-            height: device.screen.map { Int($0.height) },
+            suffix: suffix, fullRequestURL: url.absoluteString, width: device.screen.map { $0.width.saturatingInt },
+            height: device.screen.map { $0.height.saturatingInt },
             userAgent: "\(device.osName) \(device.osVersion.replacingOccurrences(of: ".", with: "_"))", consumed: false)
         state.withLock { $0.clicks.append(click) }
     }

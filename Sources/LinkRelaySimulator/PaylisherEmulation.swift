@@ -119,7 +119,7 @@ public final class PaylisherEmulation: ProviderEmulation {
             state.clicks[index].consumed = true
             let click = state.clicks[index]
             var body: [String: JSONValue] = [
-                "status": "match", "url": .string(click.url), "attribution_window": .int(Int(attributionWindow)),
+                "status": "match", "url": .string(click.url), "attribution_window": .int(attributionWindow.saturatingInt),
                 "click_timestamp": .string(ISO8601Timestamp.string(from: click.at, fractional: true)),
                 "attribution_method": "fingerprint", "confidence": 0.3,
             ]

@@ -81,8 +81,10 @@ public final class ManualClock: LinkRelayClock, Sendable {
     }
 
     /// Moves time forward by `seconds` and wakes every sleeper whose deadline has come, earliest
-    /// first.
+    /// first. Time never goes backwards: a negative or NaN `seconds` moves it by zero (and still
+    /// wakes the sleepers that are due).
     public func advance(by seconds: TimeInterval) {
+        let seconds = seconds > 0 ? seconds : 0
         let due: [Sleeper] = state.withLock { state in
             state.uptime += seconds
             state.date += seconds

@@ -43,6 +43,15 @@ struct LinkFortyEmulationTests {
         #expect(try await send(.post, "/api/sdk/v1/install", json: #"{"userAgent":"A","language":"zh-Hans_CN@x"}"#).0 == 500)
     }
 
+    @Test("numbers past Int's range in a request body are not integers, and do not stop the server")
+    func hugeNumbers() async throws {
+        let (status, _) = try await send(.post, "/api/sdk/v1/install", json: #"{"userAgent":"A/1 iOS/17","screenWidth":1e300,"screenHeight":-1e300}"#)
+        #expect(status == 200)
+        #expect(JSONValue.double(1e300).intValue == nil)
+        #expect(JSONValue.double(390).intValue == 390)
+        #expect(JSONValue.double(390.5).intValue == nil)
+    }
+
     @Test("resolve: falsy fields omitted, {} columns kept, milliseconds; wrong slug, inactive, expired are 404")
     func resolve() async throws {
         server.createLink(shortCode: "Qp3rT7wx", utmParameters: [:], deepLinkParameters: [:])

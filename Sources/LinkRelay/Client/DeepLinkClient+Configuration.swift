@@ -10,11 +10,21 @@ extension DeepLinkClient {
     /// let client = DeepLinkClient(backend: backend, configuration: configuration)
     /// ```
     ///
-    /// Durations are seconds on ``clock``. Negative values count as zero.
+    /// Durations are seconds on ``clock``, and every value is accepted: negative values and
+    /// NaN count as zero, and `.infinity` (or any very large value) means no limit. Counts
+    /// below their minimum count as the minimum. ``DeepLinkClient/configuration`` shows the
+    /// values in effect.
     public struct Configuration: Sendable {
-        /// How long a link may wait for the provider. After it, the locally parsed link is
-        /// delivered with ``DeepLink/LocalReason/timedOut``. Default 3 s.
+        /// How long a link may wait for the provider, counted from the moment
+        /// ``DeepLinkClient/handle(_:)`` received it. After it, the locally parsed link is
+        /// delivered with ``DeepLink/LocalReason/timedOut``. `0` delivers every link parsed on
+        /// the device without waiting; `.infinity` waits for the provider however long it takes.
+        /// Default 3 s.
         public var resolutionTimeout: TimeInterval = 3
+
+        /// How many links are resolved with the provider at once (at least 1, at most 64).
+        /// Links are still delivered in the order they were handed over. Default 4.
+        public var maximumConcurrentResolutions = 4
 
         /// The same URL handed over again within this window is one link. Default 2 s.
         public var duplicateWindow: TimeInterval = 2
@@ -47,14 +57,14 @@ extension DeepLinkClient {
         /// allowed. Default: `https`.
         public var allowedDestinationSchemes: Set<String> = ["https"]
 
-        /// How many events are held while nobody listens; past it the oldest is dropped with a
-        /// log line. Default 32.
+        /// How many events are held while nobody listens (at least 0); past it the oldest is
+        /// dropped with a log line. Default 32.
         public var undeliveredEventLimit: Int = 32
 
         /// How many links may wait to be processed, and how many events may wait in one
         /// subscriber's stream while it is busy; past it the oldest is dropped with a warning.
         /// It keeps memory bounded when links arrive faster than they are taken, which no user
-        /// can do by tapping. Default 1,000.
+        /// can do by tapping. At least 1. Default 1,000.
         public var linkBufferLimit: Int = 1000
 
         /// Where log lines go. Default: nowhere.
@@ -83,7 +93,7 @@ extension DeepLinkClient {
         public var minimumDeferredConfidence = 0
 
         /// On how many launches the install match is tried before the client gives up (a
-        /// failed match is tried again on the next launch). Default 3.
+        /// failed match is tried again on the next launch). At least 1. Default 3.
         public var maximumInstallMatchLaunches = 3
 
         // MARK: Requests
@@ -98,8 +108,8 @@ extension DeepLinkClient {
 
         // MARK: Events
 
-        /// How many events wait to be sent; when full, the oldest is dropped with a log line.
-        /// Default 100.
+        /// How many events wait to be sent (at least 1); when full, the oldest is dropped with a
+        /// log line. Default 100.
         public var eventQueueCapacity = 100
 
         // MARK: Storage and device
@@ -114,5 +124,28 @@ extension DeepLinkClient {
 
         /// The defaults, as listed on each field.
         public init() {}
+    }
+}
+
+extension DeepLinkClient.Configuration {
+    /// The most links resolved at once that ``maximumConcurrentResolutions`` may ask for.
+    static let concurrentResolutionsCeiling = 64
+
+    /// The configuration as the client runs it: every duration made one it can wait for (NaN
+    /// and negative as zero), every count raised to its minimum.
+    func clamped() -> Self {
+        var copy = self
+        copy.resolutionTimeout = resolutionTimeout.clampedDuration
+        copy.duplicateWindow = duplicateWindow.clampedDuration
+        copy.pendingLinkTimeout = pendingLinkTimeout.clampedDuration
+        copy.installMatchTimeout = installMatchTimeout.clampedDuration
+        copy.requestTimeout = requestTimeout.clampedDuration
+        copy.retryPolicy = retryPolicy.clamped()
+        copy.maximumConcurrentResolutions = min(max(maximumConcurrentResolutions, 1), Self.concurrentResolutionsCeiling)
+        copy.undeliveredEventLimit = max(undeliveredEventLimit, 0)
+        copy.linkBufferLimit = max(linkBufferLimit, 1)
+        copy.maximumInstallMatchLaunches = max(maximumInstallMatchLaunches, 1)
+        copy.eventQueueCapacity = max(eventQueueCapacity, 1)
+        return copy
     }
 }

@@ -22,7 +22,8 @@ import Foundation
 public actor DeepLinkClient {
     /// The backend links are resolved with.
     public nonisolated let backend: any DeepLinkBackend
-    /// The configuration the client was created with.
+    /// The configuration the client runs with: the one it was created with, each duration
+    /// and count clamped as ``Configuration`` documents.
     public nonisolated let configuration: Configuration
 
     nonisolated let logger: LinkRelayLogger
@@ -86,6 +87,7 @@ public actor DeepLinkClient {
     /// Creates a client. No I/O happens here, and nothing blocks: work starts with the first
     /// link.
     public init(backend: any DeepLinkBackend, configuration: Configuration = Configuration()) {
+        let configuration = configuration.clamped()
         self.backend = backend
         self.configuration = configuration
         self.clock = configuration.clock

@@ -22,7 +22,10 @@ public struct RetryPolicy: Sendable, Hashable {
     /// devices do not retry in step. Default 0.2.
     public var jitter: Double = 0.2
 
-    /// A policy; every parameter has the default listed on its field.
+    /// A policy; every parameter has the default listed on its field. Every value is accepted:
+    /// durations that are negative or NaN count as zero and `.infinity` means no cap; a
+    /// `multiplier` that is negative or NaN counts as 1; `jitter` is clamped to 0…1 (NaN is 0);
+    /// fewer than one attempt means one.
     public init(
         maximumAttempts: Int = 3, initialBackoff: TimeInterval = 0.5, multiplier: Double = 2,
         maximumBackoff: TimeInterval = 30, maximumRetryAfter: TimeInterval = 60, jitter: Double = 0.2
@@ -38,16 +41,30 @@ public struct RetryPolicy: Sendable, Hashable {
     /// One attempt and no retries.
     public static let none = RetryPolicy(maximumAttempts: 1)
 
-    /// The wait after failed attempt `attempt` (1-based) with `error`, or `nil` to stop.
-    /// `random` is in 0..<1 and scales the jitter.
+    /// The policy as the client runs it (see ``init(maximumAttempts:initialBackoff:multiplier:maximumBackoff:maximumRetryAfter:jitter:)``).
+    func clamped() -> RetryPolicy {
+        RetryPolicy(
+            maximumAttempts: max(maximumAttempts, 1), initialBackoff: initialBackoff.clampedDuration,
+            multiplier: multiplier >= 0 ? multiplier : 1, maximumBackoff: maximumBackoff.clampedDuration,
+            maximumRetryAfter: maximumRetryAfter.clampedDuration, jitter: jitter > 0 ? min(jitter, 1) : 0)
+    }
+
+    /// The wait after failed attempt `attempt` (1-based) with `error`, or `nil` to stop: never
+    /// negative or NaN, `.infinity` only when nothing caps it. `random` is in 0..<1 and scales
+    /// the jitter.
     func delay(after attempt: Int, error: DeepLinkError, random: Double) -> TimeInterval? {
-        guard attempt < maximumAttempts, error.isRetryable else { return nil }
+        let policy = clamped()
+        guard attempt < policy.maximumAttempts, error.isRetryable else { return nil }
         if let retryAfter = error.retryAfter {
-            return retryAfter <= maximumRetryAfter ? retryAfter : nil
+            let wait = retryAfter.clampedDuration
+            return wait <= policy.maximumRetryAfter ? wait : nil
         }
-        let exponential = initialBackoff * pow(multiplier, Double(attempt - 1))
-        let capped = min(max(exponential, 0), maximumBackoff)
-        return capped * (1 - min(max(jitter, 0), 1) * random)
+        // 0 × ∞ is NaN: no initial backoff means no backoff, whatever the multiplier.
+        let exponential = policy.initialBackoff == 0 ? 0 : policy.initialBackoff * pow(policy.multiplier, Double(attempt - 1))
+        let capped = min(exponential.clampedDuration, policy.maximumBackoff)
+        guard capped.isFinite else { return capped }
+        let random = random.isNaN ? 0 : min(max(random, 0), 1)
+        return capped * (1 - policy.jitter * random)
     }
 
     /// Runs `operation` until it succeeds, fails for good, or the attempts run out, waiting on

@@ -22,10 +22,12 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
             self.scale = scale
         }
 
-        /// Width in native pixels (points × scale), rounded.
-        public var pixelWidth: Int { Int((width * scale).rounded()) }
-        /// Height in native pixels (points × scale), rounded.
-        public var pixelHeight: Int { Int((height * scale).rounded()) }
+        /// Width in native pixels (points × scale), rounded; 0 for NaN, and `Int`'s bounds for
+        /// values beyond them.
+        public var pixelWidth: Int { (width * scale).rounded().saturatingInt }
+        /// Height in native pixels (points × scale), rounded; 0 for NaN, and `Int`'s bounds for
+        /// values beyond them.
+        public var pixelHeight: Int { (height * scale).rounded().saturatingInt }
     }
 
     /// The main screen, or `nil` when unknown.

@@ -36,12 +36,21 @@ public struct SystemClock: LinkRelayClock {
 
     public var currentDate: Date { Date() }
 
+    /// Any deadline is accepted: one in the past or NaN returns at once, `.infinity` sleeps
+    /// until the task is cancelled. Long sleeps are taken a day at a time, so no deadline,
+    /// however far, overflows the nanoseconds `Task.sleep` counts in.
     public func sleep(untilUptime deadline: TimeInterval) async throws {
-        let remaining = deadline - uptime
-        guard remaining > 0 else {
-            try Task.checkCancellation()
-            return
+        while true {
+            let remaining = deadline - uptime
+            guard remaining > 0 else {
+                try Task.checkCancellation()
+                return
+            }
+            let step = min(remaining, Self.longestSleep)
+            try await Task.sleep(nanoseconds: UInt64((step * 1_000_000_000).rounded(.up)))
         }
-        try await Task.sleep(nanoseconds: UInt64((remaining * 1_000_000_000).rounded(.up)))
     }
+
+    /// The longest single `Task.sleep`, in seconds.
+    static let longestSleep: TimeInterval = 86_400
 }
