@@ -48,3 +48,75 @@ final class LogCollector: Sendable {
 
     var lines: [String] { records.withLock { $0.map(\.message) } }
 }
+
+/// A backend whose resolutions hang, without a timer on any clock, until they are cancelled
+/// (a provider in an outage), except for the URLs told to answer; it counts how many
+/// resolutions run at once.
+final class HangingBackend: DeepLinkBackend {
+    private struct State: Sendable {
+        var hanging: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var cancelled: Set<UInt64> = []
+        var nextID: UInt64 = 0
+        var running = 0
+        var mostRunning = 0
+        var started: [URL] = []
+        var answering: Set<URL> = []
+    }
+
+    private let state = Locked(State())
+    private let startWaiters = ConditionWaiters()
+    let id: BackendID = "hanging"
+
+    func canHandle(_ url: URL) -> Bool { url.scheme == "myapp" }
+
+    /// These URLs resolve at once, parsed, as the server's answer.
+    func answer(_ urls: URL...) {
+        state.withLock { $0.answering.formUnion(urls) }
+    }
+
+    /// The most resolutions that ran at once.
+    var mostRunning: Int { state.withLock { $0.mostRunning } }
+
+    /// The URLs whose resolution started, in order.
+    var started: [URL] { state.withLock { $0.started } }
+
+    /// Returns once `count` resolutions have started.
+    func waitForStarts(_ count: Int) async {
+        await startWaiters.wait(until: count) { [state] in state.withLock { $0.started.count } }
+    }
+
+    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        let (id, answers, started) = state.withLock { state -> (UInt64, Bool, Int) in
+            state.nextID += 1
+            state.running += 1
+            state.mostRunning = max(state.mostRunning, state.running)
+            state.started.append(url)
+            return (state.nextID, state.answering.contains(url), state.started.count)
+        }
+        startWaiters.update(started)
+        defer { state.withLock { $0.running -= 1 } }
+        if answers { return try LinkParser.parse(url).deepLink(provider: self.id, resolution: .server) }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let cancelled = state.withLock { state -> Bool in
+                    if state.cancelled.remove(id) != nil { return true }
+                    state.hanging[id] = continuation
+                    return false
+                }
+                if cancelled { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let continuation = state.hanging.removeValue(forKey: id) else {
+                    state.cancelled.insert(id)
+                    return nil
+                }
+                return continuation
+            }
+            continuation?.resume()
+        }
+        throw CancellationError()
+    }
+
+    func matchInstall(context: BackendContext) async throws -> InstallMatch { .organic() }
+}

@@ -45,6 +45,16 @@ public protocol DeepLinkBackend: Sendable {
     /// block. Default: `nil` for every link.
     func resolveOnDevice(_ url: URL) -> DeepLink?
 
+    /// The link delivered when the provider cannot answer: it failed (after retries), does not
+    /// know the link, answered something unreadable, or missed the link's deadline.
+    ///
+    /// `parsed` is the URL as ``LinkParser`` reads it. Complete it with what this provider's own
+    /// SDK reads from the URL on the device (a short code in the path, a campaign key), so that
+    /// the app gets the same fields with or without the provider. Called on the client's actor:
+    /// it must be fast, must not block and makes no request. Default:
+    /// `parsed.deepLink(provider: provider(for: url), resolution: .local(reason))`.
+    func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink
+
     /// Asks the provider whether this install matches a click (deferred deep linking).
     /// A missing match is ``InstallMatch/organic(_:)``, not an error.
     func matchInstall(context: BackendContext) async throws -> InstallMatch
@@ -59,6 +69,9 @@ extension DeepLinkBackend {
     public var secrets: [String] { [] }
     public func provider(for url: URL) -> BackendID { id }
     public func resolveOnDevice(_ url: URL) -> DeepLink? { nil }
+    public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
+        parsed.deepLink(provider: provider(for: url), resolution: .local(reason))
+    }
 }
 
 /// A backend that hears about every event the client published to the app: for providers that

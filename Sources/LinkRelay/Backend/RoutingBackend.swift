@@ -53,6 +53,14 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventOb
         backend(for: url)?.resolveOnDevice(url)
     }
 
+    /// The claiming member's local link.
+    public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
+        guard let backend = backend(for: url) else {
+            return parsed.deepLink(provider: id, resolution: .local(reason))
+        }
+        return backend.localLink(for: url, parsed: parsed, reason: reason)
+    }
+
     public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
         guard let backend = backend(for: url) else {
             throw DeepLinkError(.invalidURL, "No backend claims this link.", backend: id, url: url)

@@ -5,23 +5,20 @@ extension DeepLinkClient {
     /// ``DeepLinkEvent/authenticationRequired(_:)``. A link already held is replaced, with a
     /// ``DeepLinkEvent/pendingLinkDropped(_:_:)`` event saying so.
     func hold(_ link: DeepLink) {
-        if let replaced = takePendingLink() {
-            publish(.pendingLinkDropped(replaced, .replaced))
-        }
-        pendingGeneration &+= 1
-        let generation = pendingGeneration
-        pendingLink = link
-        publish(.authenticationRequired(link))
         let clock = configuration.clock
-        let deadline = clock.uptime + max(configuration.pendingLinkTimeout, 0)
-        pendingExpiry = Task { [weak self] in
-            do {
-                try await clock.sleep(untilUptime: deadline)
-            } catch {
-                return
+        let deadline = clock.uptime + configuration.pendingLinkTimeout
+        let replaced = gate.hold(link) { generation in
+            Task { [weak self] in
+                do {
+                    try await clock.sleep(untilUptime: deadline)
+                } catch {
+                    return
+                }
+                await self?.expirePendingLink(generation: generation)
             }
-            await self?.expirePendingLink(generation: generation)
         }
+        if let replaced { publish(.pendingLinkDropped(replaced, .replaced)) }
+        publish(.authenticationRequired(link))
     }
 
     /// Delivers the link held for sign-in as a ``DeepLinkEvent/link(_:)``. Call it once the
@@ -30,7 +27,7 @@ extension DeepLinkClient {
     /// - Returns: the delivered link, or `nil` when none was held.
     @discardableResult
     public func completePendingLink() -> DeepLink? {
-        guard let link = takePendingLink() else { return nil }
+        guard let link = gate.take() else { return nil }
         publish(.link(link))
         return link
     }
@@ -41,22 +38,15 @@ extension DeepLinkClient {
     /// - Returns: the dropped link, or `nil` when none was held.
     @discardableResult
     public func cancelPendingLink() -> DeepLink? {
-        guard let link = takePendingLink() else { return nil }
+        guard let link = gate.take() else { return nil }
         publish(.pendingLinkDropped(link, .cancelled))
         return link
     }
 
     private func expirePendingLink(generation: UInt64) {
-        guard generation == pendingGeneration, let link = takePendingLink() else { return }
+        guard generation == gate.generation, let link = gate.take() else { return }
         logger.info("The link waiting for sign-in expired: \(link.path)")
         publish(.pendingLinkDropped(link, .expired))
     }
 
-    private func takePendingLink() -> DeepLink? {
-        pendingExpiry?.cancel()
-        pendingExpiry = nil
-        let link = pendingLink
-        pendingLink = nil
-        return link
-    }
 }

@@ -5,15 +5,16 @@ extension DeepLinkClient {
     /// ``start()``; it is kept in memory only, handed to the backend with every call, and
     /// attached to ``createLink(_:)`` requests that do not name a user of their own.
     public func setExternalUserID(_ id: String?) {
-        externalUserID = id
+        session.externalUserID = id
     }
 
     /// Creates a link with the provider (a share or referral link).
     ///
-    /// - Throws: ``DeepLinkError`` `.unsupported` when the backend cannot create links; the
-    ///   backend's error otherwise, after the client's retries and within
-    ///   ``Configuration/requestTimeout``.
+    /// - Throws: ``DeepLinkError`` `.unsupported` when the backend cannot create links,
+    ///   `.shutdown` after ``shutdown()``; the backend's error otherwise, after the client's
+    ///   retries and within ``Configuration/requestTimeout``.
     public func createLink(_ request: LinkRequest) async throws -> CreatedLink {
+        guard !isShutDown else { throw shutdownError() }
         let creator: any LinkCreatingBackend
         if let routing = backend as? RoutingBackend, routing.primary is any LinkCreatingBackend {
             creator = routing
@@ -36,28 +37,23 @@ extension DeepLinkClient {
 
     /// Removes everything this client stored (install state and outcome, the deferred-link
     /// marker, the backend's values, the event queue), the external user id, and events held
-    /// for a subscriber. The next ``start()`` behaves like a first launch.
+    /// for a subscriber. The next ``start()`` behaves like a first launch. Work started before
+    /// it (an install match, an event flush) commits nothing when it ends.
     ///
-    /// Use it when the user deletes their account or asks for their data to be erased.
+    /// Use it when the user deletes their account or asks for their data to be erased. It
+    /// also works after ``shutdown()``.
     public func clearData() {
         // A queue write still under way must land before everything is removed, not after.
-        eventQueueWriter?.flush()
+        eventQueue.writer?.flush()
         do {
             try store().removeAll()
         } catch {
             logger.error("Could not remove every stored value.")
         }
-        installGeneration &+= 1
-        installRecord = InstallRecord()
-        startTask = nil
-        currentOutcome = nil
+        firstLaunch.reset()
         directLinkReceived.withLock { $0 = false }
-        eventQueue = []
-        encodedEvents = [:]
-        flushTask?.cancel()
-        flushTask = nil
-        externalUserID = nil
-        sessionAttribution = nil
+        eventQueue.reset()
+        session.reset()
         broadcaster.forgetUndelivered()
     }
 }

@@ -12,7 +12,7 @@ extension DeepLinkClient {
     /// removed only after the backend accepted it, and never sent twice at once.
     ///
     /// - Throws: ``DeepLinkError`` `.unsupported` when the backend does not report events,
-    ///   `.invalidArgument` for an empty name.
+    ///   `.invalidArgument` for an empty name, `.shutdown` after ``shutdown()``.
     public func track(_ name: String, properties: [String: JSONValue] = [:]) async throws {
         try enqueue(name: name, properties: properties, revenue: nil)
     }
@@ -25,8 +25,10 @@ extension DeepLinkClient {
     ///   - currency: an ISO 4217 code of three letters (`EUR`); upper-cased.
     ///   - properties: more values sent with the event (`sku`, `quantity`).
     /// - Throws: ``DeepLinkError`` `.invalidArgument` for a negative amount or a currency that is
-    ///   not three letters, `.unsupported` when the backend does not report events.
+    ///   not three letters, `.unsupported` when the backend does not report events, `.shutdown`
+    ///   after ``shutdown()``.
     public func trackRevenue(amount: Decimal, currency: String, properties: [String: JSONValue] = [:]) async throws {
+        guard !isShutDown else { throw shutdownError() }
         guard amount >= 0, amount.isFinite else {
             throw DeepLinkError(.invalidArgument, "A revenue amount must be zero or more.", backend: backend.id)
         }
@@ -40,9 +42,11 @@ extension DeepLinkClient {
     }
 
     /// Sends the queued events now (after ``start()``), and returns when this flush is done.
-    /// Events that failed with a retryable error stay queued for the next flush.
+    /// Events that failed with a retryable error stay queued for the next flush. After
+    /// ``shutdown()`` it returns at once.
     public func flushEvents() async {
-        guard startTask != nil else {
+        guard !isShutDown else { return }
+        guard isStarted else {
             logger.debug("Events are sent once start() has run; \(loadQueue().count) queued.")
             return
         }
@@ -57,7 +61,7 @@ extension DeepLinkClient {
     /// or after an event that must survive a kill from the moment it is tracked. With a store
     /// written at once it has nothing to do.
     public func saveQueuedEvents() {
-        eventQueueWriter?.flush()
+        eventQueue.writer?.flush()
     }
 
     /// How many events wait to be sent.
@@ -76,6 +80,7 @@ extension DeepLinkClient {
     }
 
     private func enqueue(name: String, properties: [String: JSONValue], revenue: ConversionEvent.Revenue?) throws {
+        guard !isShutDown else { throw shutdownError() }
         guard eventTracker != nil else {
             throw DeepLinkError(.unsupported, "This backend does not report events.", backend: backend.id)
         }
@@ -95,20 +100,20 @@ extension DeepLinkClient {
     private func append(_ event: ConversionEvent) {
         var queue = loadQueue()
         queue.append(event)
-        let capacity = max(configuration.eventQueueCapacity, 1)
+        let capacity = configuration.eventQueueCapacity
         if queue.count > capacity {
             let dropped = queue.prefix(queue.count - capacity)
             queue.removeFirst(dropped.count)
             logger.warning("The event queue is full (\(capacity)); dropped the oldest: \(dropped.map(\.name).joined(separator: ", ")).")
         }
         saveQueue(queue)
-        if startTask != nil { startFlush() }
+        if isStarted { startFlush() }
     }
 
     func loadQueue() -> [ConversionEvent] {
-        if let eventQueue { return eventQueue }
+        if let events = eventQueue.events { return events }
         let queue = store().load([ConversionEvent].self, forKey: Self.eventQueueKey, logger: logger) ?? []
-        eventQueue = queue
+        eventQueue.events = queue
         return queue
     }
 
@@ -116,11 +121,11 @@ extension DeepLinkClient {
     /// encoded once, so a `track` costs one event's encoding and one write, not the whole
     /// queue's encoding.
     private func saveQueue(_ queue: [ConversionEvent]) {
-        eventQueue = queue
+        eventQueue.events = queue
         // Work on local copies: the actor's properties are checked for exclusive access on
         // every use, which in this loop would cost more than the copying.
-        var cache = encodedEvents
-        encodedEvents = [:]
+        var cache = eventQueue.encoded
+        eventQueue.encoded = [:]
         var encoder: JSONEncoder?
         var bytes: [UInt8] = []
         bytes.reserveCapacity(cache.values.first.map { ($0.count + 1) * (queue.count + 1) } ?? 64)
@@ -134,7 +139,7 @@ extension DeepLinkClient {
                     if encoder == nil { encoder = JSONEncoder.linkRelay() }
                     json = Array(try encoder?.encode(event) ?? Data())
                 } catch {
-                    encodedEvents = cache
+                    eventQueue.encoded = cache
                     logger.error("Could not save '\(Self.eventQueueKey)': it is kept in memory only until the next successful save.")
                     return
                 }
@@ -149,7 +154,7 @@ extension DeepLinkClient {
             let live = Set(queue.map(\.id))
             cache = cache.filter { live.contains($0.key) }
         }
-        encodedEvents = cache
+        eventQueue.encoded = cache
         let file = Data(bytes)
         if let writer = queueWriter() {
             writer.submit(file)
@@ -168,12 +173,12 @@ extension DeepLinkClient {
 
     /// The writer for a store that prefers deferred writes; `nil` for one written at once.
     private func queueWriter() -> DeferredWriter? {
-        if let eventQueueWriter { return eventQueueWriter }
+        if let writer = eventQueue.writer { return writer }
         let store = store()
         guard store.prefersDeferredWrites else { return nil }
         let logger = self.logger
         let writer = DeferredWriter { file in Self.writeQueue(file, to: store, logger: logger) }
-        eventQueueWriter = writer
+        eventQueue.writer = writer
         return writer
     }
 
@@ -183,23 +188,29 @@ extension DeepLinkClient {
     /// event is ever sent twice at once.
     @discardableResult
     func startFlush() -> Task<Void, Never>? {
-        if let flushTask { return flushTask }
+        if let flush = eventQueue.flush { return flush }
         guard eventTracker != nil, !loadQueue().isEmpty, !isShutDown else { return nil }
-        let task = Task { await self.flush() }
-        flushTask = task
+        let generation = eventQueue.generation
+        let task = Task { await self.flush(generation: generation) }
+        eventQueue.flush = task
         return task
     }
 
     /// Sends the queue in order until it is empty or a retryable failure stops it. The queue is
-    /// read live, so events tracked meanwhile are sent in the same flush.
-    private func flush() async {
-        defer { flushTask = nil }
+    /// read live, so events tracked meanwhile are sent in the same flush. A flush from before a
+    /// ``clearData()`` stops at once and touches neither the new queue nor the new flush.
+    private func flush(generation: UInt64) async {
+        defer { if eventQueue.isCurrent(generation) { eventQueue.flush = nil } }
         guard let tracker = eventTracker else { return }
-        while let event = loadQueue().first, !Task.isCancelled, !isShutDown {
+        while eventQueue.isCurrent(generation), let event = loadQueue().first, !Task.isCancelled, !isShutDown {
             do {
                 try await send(event, through: tracker)
+                // Sent: recorded as sent even if a shutdown came meanwhile, so it is never sent
+                // twice; after a clear the queue it came from is gone.
+                guard eventQueue.isCurrent(generation) else { return }
                 removeFromQueue(event.id)
             } catch {
+                guard eventQueue.isCurrent(generation) else { return }
                 let failure = DeepLinkError.wrapping(error, as: .network, "Sending the event failed.", backend: backend.id)
                     .redacted(by: redactor)
                 // `.notStarted`: the backend cannot send yet (no install id); the event waits.

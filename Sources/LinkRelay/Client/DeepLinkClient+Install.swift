@@ -11,32 +11,39 @@ extension DeepLinkClient {
     /// known (at most ``Configuration/installMatchTimeout`` later) and never holds up link
     /// delivery: links handled meanwhile flow as usual.
     public func start() async {
-        if startTask == nil {
-            let generation = installGeneration
-            startTask = Task { await self.runFirstLaunch(generation: generation) }
+        guard !isShutDown else { return }
+        if firstLaunch.run == nil {
+            let generation = firstLaunch.generation
+            firstLaunch.run = Task { await self.runFirstLaunch(generation: generation) }
             startFlush()
         }
-        await startTask?.value
+        await firstLaunch.run?.value
     }
+
+    /// Whether the client has been started (and not cleared since).
+    var isStarted: Bool { firstLaunch.run != nil }
 
     /// This launch's install outcome: `.attributed`, `.organic`, `.failed` or `.timedOut`.
     ///
     /// It waits until ``start()`` has decided it; callers share one request. On a later launch
     /// it is the outcome stored on the first. When a late answer follows `.timedOut`, this
     /// returns the late result from then on. If the calling task is cancelled while waiting,
-    /// the result is `.failed` with code `.cancelled`.
+    /// the result is `.failed` with code `.cancelled`; after ``shutdown()`` it returns at once,
+    /// `.failed` with code `.shutdown` when no outcome was decided before.
     public func installOutcome() async -> InstallOutcome {
-        if let currentOutcome { return currentOutcome }
-        let id = nextWaiterID
-        nextWaiterID += 1
+        if let outcome = firstLaunch.outcome { return outcome }
+        guard !isShutDown else { return .failed(shutdownError("The client is shut down; the install outcome was not decided.")) }
+        let id = firstLaunch.newWaiterID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                if let currentOutcome {
-                    continuation.resume(returning: currentOutcome)
+                if let outcome = firstLaunch.outcome {
+                    continuation.resume(returning: outcome)
+                } else if isShutDown {
+                    continuation.resume(returning: .failed(shutdownError("The client is shut down; the install outcome was not decided.")))
                 } else if Task.isCancelled {
                     continuation.resume(returning: .failed(cancelledWaiting))
                 } else {
-                    outcomeWaiters[id] = continuation
+                    firstLaunch.addWaiter(id, continuation)
                 }
             }
         } onCancel: {
@@ -49,25 +56,19 @@ extension DeepLinkClient {
     }
 
     private func cancelOutcomeWaiter(_ id: UInt64) {
-        outcomeWaiters.removeValue(forKey: id)?.resume(returning: .failed(cancelledWaiting))
-    }
-
-    func resumeOutcomeWaiters(with outcome: InstallOutcome) {
-        let waiters = outcomeWaiters.values
-        outcomeWaiters.removeAll()
-        for waiter in waiters { waiter.resume(returning: outcome) }
+        firstLaunch.removeWaiter(id)?.resume(returning: .failed(cancelledWaiting))
     }
 
     /// The stored install record, read once.
     func loadInstallRecord() -> InstallRecord {
-        if let installRecord { return installRecord }
+        if let record = firstLaunch.record { return record }
         let record = store().load(InstallRecord.self, forKey: InstallRecord.key, logger: logger) ?? InstallRecord()
-        installRecord = record
+        firstLaunch.record = record
         return record
     }
 
-    func saveInstallRecord(_ record: InstallRecord) {
-        installRecord = record
+    private func saveInstallRecord(_ record: InstallRecord) {
+        firstLaunch.record = record
         store().save(record, forKey: InstallRecord.key, logger: logger)
     }
 
@@ -78,7 +79,14 @@ extension DeepLinkClient {
         case failed(DeepLinkError)
     }
 
+    /// Whether a first-launch run of `generation` may still commit: not after a clear or a
+    /// shutdown.
+    private func mayCommit(_ generation: UInt64) -> Bool {
+        firstLaunch.isCurrent(generation) && !isShutDown
+    }
+
     private func runFirstLaunch(generation: UInt64) async {
+        guard mayCommit(generation) else { return }
         var record = loadInstallRecord()
         if let matched = record.matched {
             logger.debug("Install already matched on an earlier launch; restoring the outcome.")
@@ -91,11 +99,15 @@ extension DeepLinkClient {
             decide(.failed(failure), publish: false)
             return
         }
+        let context = await makeContext()
+        // A clear or a shutdown while the context was made: this run counts for nothing.
+        guard mayCommit(generation) else { return }
+        record = loadInstallRecord()
         record.matchLaunches += 1
         saveInstallRecord(record)
 
-        let work = await startMatch()
-        let timeout = max(configuration.installMatchTimeout, 0)
+        let work = startMatch(context: context)
+        let timeout = configuration.installMatchTimeout
         let backendID = backend.id
         do {
             let result = try await withDeadline(
@@ -104,7 +116,10 @@ extension DeepLinkClient {
                 operation: { await work.value })
             apply(result, late: false, generation: generation)
         } catch {
-            guard generation == installGeneration, !isShutDown else { return }
+            guard mayCommit(generation) else {
+                work.cancel()
+                return
+            }
             logger.info("The install match timed out after \(timeout) s; a later answer will still be delivered.")
             decide(.timedOut, publish: true)
             Task { [weak self] in
@@ -116,9 +131,8 @@ extension DeepLinkClient {
 
     /// Starts the backend's install match (with retries) as its own task, so that it can outlive
     /// the deadline and deliver a late result.
-    private func startMatch() async -> Task<MatchResult, Never> {
+    private func startMatch(context: BackendContext) -> Task<MatchResult, Never> {
         let backend = self.backend
-        let context = await makeContext()
         let retryPolicy = configuration.retryPolicy
         let clock = self.clock
         let logger = self.logger
@@ -136,7 +150,7 @@ extension DeepLinkClient {
     }
 
     private func apply(_ result: MatchResult, late: Bool, generation: UInt64) {
-        guard generation == installGeneration, !isShutDown else { return }
+        guard mayCommit(generation) else { return }
         var record = loadInstallRecord()
         switch result {
         case .failed(let error) where error.code == .unsupported:
@@ -195,8 +209,7 @@ extension DeepLinkClient {
     /// Records this launch's outcome, wakes those waiting for it, and (once per install)
     /// publishes it, replayed to later subscribers.
     private func decide(_ outcome: InstallOutcome, publish: Bool) {
-        currentOutcome = outcome
-        resumeOutcomeWaiters(with: outcome)
+        for waiter in firstLaunch.decide(outcome) { waiter.resume(returning: outcome) }
         if publish { self.publish(.install(outcome), replayable: true) }
     }
 }

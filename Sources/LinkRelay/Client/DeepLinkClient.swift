@@ -28,59 +28,50 @@ public actor DeepLinkClient {
 
     nonisolated let logger: LinkRelayLogger
     nonisolated let broadcaster: EventBroadcaster
-    private nonisolated let inbox: Inbox
+    nonisolated let inbox: Inbox
     /// Published events on their way to an observing backend (see ``publish(_:replayable:)``);
     /// `nil` when the backend does not observe them.
     private nonisolated let published: AsyncStream<(DeepLinkEvent, Date)>.Continuation?
     nonisolated let clock: any LinkRelayClock
     let redactor: Redactor
-    private let policy: DestinationPolicy
-    private let gatedPaths: Set<String>
+    let policy: DestinationPolicy
+    let gatedPaths: Set<String>
 
-    private var duplicates: DuplicateFilter
-    private var defaultTransport: URLSessionTransport?
-    private var openedStore: (any PersistentStore)?
-    private var device: DeviceInfo?
-    var isShutDown = false
+    // The client's state, one value per concern. `clearData()` and `shutdown()` make one call
+    // on each; work that outlives an `await` checks its concern's generation before it commits.
 
-    // First launch (see DeepLinkClient+Install.swift).
-    var installRecord: InstallRecord?
-    var startTask: Task<Void, Never>?
-    var currentOutcome: InstallOutcome?
-    var outcomeWaiters: [UInt64: CheckedContinuation<InstallOutcome, Never>] = [:]
-    var nextWaiterID: UInt64 = 0
-    /// Bumped by ``clearData()`` so that results of work started before it are ignored.
-    var installGeneration: UInt64 = 0
+    /// Links from arrival to delivery (see DeepLinkClient+Intake.swift).
+    var intake: LinkIntake<CheckedContinuation<Void, Never>>
+    /// The resolutions under way, by intake ticket, to cancel at shutdown.
+    var resolutions: [UInt64: Task<Void, Never>] = [:]
+    /// First launch (see DeepLinkClient+Install.swift).
+    var firstLaunch = FirstLaunch()
+    /// Events (see DeepLinkClient+Events.swift).
+    var eventQueue = EventQueueState()
+    /// The link held for sign-in (see DeepLinkClient+AuthenticationGate.swift).
+    var gate = PendingLinkGate()
+    /// What backend calls are made with.
+    var session = BackendSession()
+    private(set) var isShutDown = false
+
     /// A link the backend claims was handed over during this launch (set in ``handle(_:)``, so
     /// before it is resolved): a deferred link that arrives afterwards is reported, not
     /// delivered, even if the direct link is still resolving.
     nonisolated let directLinkReceived = Locked(false)
 
-    // Events (see DeepLinkClient+Events.swift).
-    var eventQueue: [ConversionEvent]?
-    /// Each queued event's JSON, encoded once: saving the queue joins them instead of encoding
-    /// every event again on every change.
-    var encodedEvents: [UUID: [UInt8]] = [:]
-    /// Writes the event queue off the caller's path, for stores that prefer it (files).
-    var eventQueueWriter: DeferredWriter?
-    var flushTask: Task<Void, Never>?
-
     /// The app's id for the signed-in user, attached to link requests and handed to the backend.
     /// Kept in memory only. Set it with ``setExternalUserID(_:)``.
-    public internal(set) var externalUserID: String?
+    public var externalUserID: String? { session.externalUserID }
     /// The campaign of the link that opened the current session, handed to backends that stamp
     /// events with it.
-    public internal(set) var sessionAttribution: Campaign?
-
+    public var sessionAttribution: Campaign? { session.sessionAttribution }
     /// The link waiting for sign-in, if any (see ``completePendingLink()``).
-    public internal(set) var pendingLink: DeepLink?
-    var pendingExpiry: Task<Void, Never>?
-    var pendingGeneration: UInt64 = 0
+    public var pendingLink: DeepLink? { gate.link }
 
     enum InboxItem: Sendable {
         /// A URL from ``handle(_:)``, stamped with its arrival on the client's clock.
         case link(URL, arrivedAt: TimeInterval)
-        /// Resumed when the drain reaches it: every item before it has been processed.
+        /// Resumed when every item before it has been delivered.
         case barrier(CheckedContinuation<Void, Never>)
     }
 
@@ -100,7 +91,7 @@ public actor DeepLinkClient {
             allowedSchemes: configuration.allowedDestinationSchemes.union(backend.appSchemes))
         self.gatedPaths = Set(
             configuration.authenticationRequiredPaths.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) })
-        self.duplicates = DuplicateFilter(window: configuration.duplicateWindow)
+        self.intake = LinkIntake(duplicateWindow: configuration.duplicateWindow, limit: configuration.maximumConcurrentResolutions)
         self.inbox = Inbox(
             limit: configuration.linkBufferLimit,
             isDroppable: { item in
@@ -128,96 +119,13 @@ public actor DeepLinkClient {
     }
 
     deinit {
-        eventQueueWriter?.flush()
+        eventQueue.writer?.flush()
         Self.release(inbox.close())
         published?.finish()
         broadcaster.finishAll()
-        pendingExpiry?.cancel()
-        flushTask?.cancel()
-    }
-
-    // MARK: - Links in
-
-    /// Hands a URL to the client. Call it from `onOpenURL`, the AppDelegate or the
-    /// SceneDelegate, from any thread, at any time, also before anybody listens.
-    ///
-    /// It never blocks: the URL goes into an inbox that one task drains in order, and the link
-    /// is delivered through ``events()`` and ``deepLinks()``.
-    ///
-    /// - Returns: whether the backend claims the URL. `false` lets you hand it to another
-    ///   handler; such a URL is not delivered. Also `false` after ``shutdown()``.
-    @discardableResult
-    public nonisolated func handle(_ url: URL) -> Bool {
-        guard backend.canHandle(url) else {
-            logger.debug("Not a link of this backend: \(url.absoluteString)")
-            return false
-        }
-        directLinkReceived.withLock { $0 = true }
-        guard enqueue(.link(url, arrivedAt: clock.uptime)) else {
-            logger.warning("The client is shut down; the link was not taken: \(url.absoluteString)")
-            return false
-        }
-        return true
-    }
-
-    /// Queues an inbox item, starting a drain when the inbox was idle; `false` after shutdown.
-    private nonisolated func enqueue(_ item: InboxItem) -> Bool {
-        switch inbox.put(item) {
-        case .closed:
-            return false
-        case .queued:
-            return true
-        case .startDrain:
-            Task { await self.drainInbox() }
-            return true
-        }
-    }
-
-    /// Processes the inbox in order, a batch at a time, until it is empty.
-    private func drainInbox() async {
-        while true {
-            let batch = inbox.takeAll()
-            if batch.isEmpty { return }
-            for item in batch { await process(item) }
-        }
-    }
-
-    /// Resumes the barriers among items that will not be processed.
-    private nonisolated static func release(_ items: [InboxItem]) {
-        for case .barrier(let continuation) in items { continuation.resume() }
-    }
-
-    /// Returns once every URL handed over before the call has been processed (published, held
-    /// or dropped as a duplicate). For tests and the demo.
-    nonisolated func waitUntilIdle() async {
-        await withCheckedContinuation { continuation in
-            if !enqueue(.barrier(continuation)) { continuation.resume() }
-        }
-    }
-
-    private func process(_ item: InboxItem) async {
-        switch item {
-        case .barrier(let continuation):
-            continuation.resume()
-        case .link(let url, let arrivedAt):
-            await process(url, arrivedAt: arrivedAt)
-        }
-    }
-
-    private func process(_ url: URL, arrivedAt: TimeInterval) async {
-        guard !isShutDown else { return }
-        guard duplicates.admit(url, at: arrivedAt) else {
-            logger.debug("Same link again within \(configuration.duplicateWindow) s; delivered once: \(url.absoluteString)")
-            return
-        }
-        let link: DeepLink
-        do {
-            link = try await resolveWithFallback(url)
-        } catch {
-            publishFailure(error, url: url)
-            return
-        }
-        deliver(link, handedOver: url)
+        _ = gate.take()
+        eventQueue.flush?.cancel()
+        for resolution in resolutions.values { resolution.cancel() }
     }
 
     /// Applies the destination policy and the authentication gate, then publishes: the one path
@@ -230,7 +138,7 @@ public actor DeepLinkClient {
         }
         // The link that opens the app defines the session's attribution; one without a campaign
         // ends the previous link's.
-        sessionAttribution = link.campaign
+        session.sessionAttribution = link.campaign
         if link.requiresAuthentication {
             hold(link)
         } else {
@@ -251,7 +159,7 @@ public actor DeepLinkClient {
     private func tell(_ backend: any EventObservingBackend, _ event: DeepLinkEvent, publishedAt date: Date) async {
         guard !isShutDown else { return }
         let context = await makeContext()
-        let timeout = max(configuration.requestTimeout, 0)
+        let timeout = configuration.requestTimeout
         do {
             try await withDeadline(
                 clock.uptime + timeout, on: clock,
@@ -280,102 +188,26 @@ public actor DeepLinkClient {
         broadcaster.subscribe { $0.link }
     }
 
-    // MARK: - Explicit resolution
-
-    /// Resolves a URL as ``handle(_:)`` would (the same deadline, local fallback and destination
-    /// policy) and returns the link instead of publishing it. Authentication gating does not
-    /// apply: ``DeepLink/requiresAuthentication`` tells you.
-    ///
-    /// - Throws: ``DeepLinkError`` `.invalidURL` for a URL the backend does not claim or that
-    ///   cannot be parsed, `.rejected` for a destination that is not allowed.
-    public func resolve(_ url: URL) async throws -> DeepLink {
-        guard backend.canHandle(url) else {
-            throw DeepLinkError(.invalidURL, "The backend does not handle this link.", backend: backend.id, url: url)
-        }
-        let link = try await resolveWithFallback(url)
-        if let refusal = policy.refusal(for: link, handedOver: url) { throw refusal }
-        return link
-    }
-
-    /// The backend's link, or the locally parsed one when the backend fails, does not know the
-    /// link, or misses the deadline. Throws only when the URL cannot be parsed at all, or when
-    /// the calling task is cancelled.
-    private func resolveWithFallback(_ url: URL) async throws -> DeepLink {
-        let backend = self.backend
-        var link: DeepLink
-        if let onDevice = backend.resolveOnDevice(url) {
-            // Answered without the provider: no context, no deadline, no task.
-            link = onDevice
-            if !link.requiresAuthentication, isGatedPath(link) { link.requiresAuthentication = true }
-            return link
-        }
-        // Parsed first: an unparseable link never reaches the provider, and the parse is the
-        // fallback if the provider fails.
-        let parsed: ParsedLink
-        do {
-            parsed = try LinkParser.parse(url)
-        } catch var error as DeepLinkError {
-            error.backend = error.backend ?? backend.id
-            throw error
-        }
-        do {
-            link = try await request("Resolving the link", timeout: configuration.resolutionTimeout, url: url) { context in
-                try await backend.resolve(url, context: context)
-            }
-        } catch {
-            if error is CancellationError || Task.isCancelled { throw CancellationError() }
-            let failure = DeepLinkError.wrapping(error, as: .network, "The provider could not resolve the link.", backend: backend.id, url: url)
-                .redacted(by: redactor)
-            let reason: DeepLink.LocalReason =
-                switch failure.code {
-                case .timedOut: .timedOut
-                case .notFound: .notFound
-                default: .failed(failure)
-                }
-            logger.info("Delivering the locally parsed link (\(reason)): \(url.absoluteString)")
-            link = parsed.deepLink(provider: backend.provider(for: url), resolution: .local(reason))
-        }
-        if !link.requiresAuthentication, isGatedPath(link) { link.requiresAuthentication = true }
-        return link
-    }
-
-    /// Whether the app's rule gates the link, or the link's path, or the path of an app-scheme
-    /// destination (where providers such as LimeLink put the route), is gated.
-    private func isGatedPath(_ link: DeepLink) -> Bool {
-        if let rule = configuration.authenticationRule, rule(link) { return true }
-        guard !gatedPaths.isEmpty else { return false }
-        var candidates = [link.pathSegments]
-        if let destination = link.destination, let scheme = destination.scheme?.lowercased(),
-            backend.appSchemes.contains(scheme), let parsed = try? LinkParser.parse(destination)
-        {
-            candidates.append(parsed.pathSegments)
-        }
-        return candidates.contains { segments in
-            guard let first = segments.first else { return false }
-            return gatedPaths.contains(first) || gatedPaths.contains(segments.joined(separator: "/"))
-        }
-    }
-
     /// The context for a backend call. Device information is collected once, on first need.
     func makeContext() async -> BackendContext {
         let device: DeviceInfo
-        if let known = self.device {
+        if let known = session.device {
             device = known
         } else {
             device = await configuration.deviceInfo.deviceInfo()
-            self.device = device
+            session.device = session.device ?? device
         }
         return BackendContext(
             transport: transport(), clock: clock, logger: logger, device: device,
             storage: BackendStorage(store: store(), logger: logger), installID: loadInstallRecord().installID,
-            externalUserID: externalUserID, sessionAttribution: sessionAttribution,
+            externalUserID: session.externalUserID, sessionAttribution: session.sessionAttribution,
             enqueueEvent: { [weak self] event in await self?.enqueueBackendEvent(event) })
     }
 
     /// The store, opened on first use. When the default folder cannot be found, values are kept
     /// in memory for this run, with an error log line.
     func store() -> any PersistentStore {
-        if let openedStore { return openedStore }
+        if let opened = session.store { return opened }
         let store: any PersistentStore
         if let configured = configuration.store {
             store = configured
@@ -387,15 +219,15 @@ public actor DeepLinkClient {
                 store = EphemeralStore()
             }
         }
-        openedStore = store
+        session.store = store
         return store
     }
 
     private func transport() -> any HTTPTransport {
         if let transport = configuration.transport { return transport }
-        if let defaultTransport { return defaultTransport }
+        if let created = session.transport { return created }
         let created = URLSessionTransport()
-        defaultTransport = created
+        session.transport = created
         return created
     }
 
@@ -409,19 +241,29 @@ public actor DeepLinkClient {
 
     // MARK: - Lifecycle
 
-    /// Stops the client: every stream finishes, later ``handle(_:)`` calls return `false`, and a
-    /// held link is dropped.
+    /// Stops the client for good: every stream finishes, a held link is dropped, the work under
+    /// way (resolutions, the event flush) is cancelled, and the event queue is written. After
+    /// it every call returns at once or throws ``DeepLinkError/Code-swift.struct/shutdown``, and
+    /// nothing is sent: ``handle(_:)`` returns `false`, ``start()`` returns,
+    /// ``installOutcome()`` returns the outcome decided before or `.failed` with code
+    /// `.shutdown`. ``clearData()`` and ``clearQueuedEvents()`` still erase what is stored.
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
-        eventQueueWriter?.flush()
         Self.release(inbox.close())
+        for waiter in intake.removeAll() { waiter.resume() }
+        for resolution in resolutions.values { resolution.cancel() }
+        resolutions.removeAll()
+        eventQueue.shutdown()
         published?.finish()
-        pendingExpiry?.cancel()
-        pendingExpiry = nil
-        pendingLink = nil
-        flushTask?.cancel()
-        resumeOutcomeWaiters(with: currentOutcome ?? .failed(DeepLinkError(.notStarted, "The client was shut down.", backend: backend.id)))
+        _ = gate.take()
+        let outcome = firstLaunch.outcome ?? .failed(shutdownError("The client was shut down before the install outcome was known."))
+        for waiter in firstLaunch.takeWaiters() { waiter.resume(returning: outcome) }
         broadcaster.finishAll()
+    }
+
+    /// The error for a call made after ``shutdown()``.
+    func shutdownError(_ message: String = "The client is shut down.") -> DeepLinkError {
+        DeepLinkError(.shutdown, message, backend: backend.id)
     }
 }

@@ -26,12 +26,12 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
         private enum Base: Sendable, Hashable, Codable {
             case notStarted, invalidConfiguration, invalidArgument, invalidURL, unsupported
             case network, timedOut, server(Int), notFound, decoding, responseTooLarge
-            case rejected, cancelled
+            case rejected, cancelled, shutdown
         }
 
         private let base: Base
 
-        /// The client was used in a way that needs `start()` first, or after `shutdown()`.
+        /// The client was used in a way that needs `start()` first.
         public static let notStarted = Code(base: .notStarted)
         /// A configuration value is invalid; the message names the field.
         public static let invalidConfiguration = Code(base: .invalidConfiguration)
@@ -58,6 +58,8 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
         public static let rejected = Code(base: .rejected)
         /// The work was cancelled.
         public static let cancelled = Code(base: .cancelled)
+        /// The client was shut down (``DeepLinkClient/shutdown()``): nothing more is sent.
+        public static let shutdown = Code(base: .shutdown)
 
         /// The HTTP status, for ``server(status:)`` codes.
         public var serverStatus: Int? {
@@ -80,6 +82,7 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
             case .responseTooLarge: "responseTooLarge"
             case .rejected: "rejected"
             case .cancelled: "cancelled"
+            case .shutdown: "shutdown"
             }
         }
     }

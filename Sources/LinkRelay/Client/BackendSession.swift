@@ -1,0 +1,18 @@
+import Foundation
+
+/// What the client hands backends: the store, the transport and the device (each made on first
+/// need), the signed-in user and the session's campaign.
+struct BackendSession: Sendable {
+    var store: (any PersistentStore)?
+    var transport: URLSessionTransport?
+    var device: DeviceInfo?
+    var externalUserID: String?
+    var sessionAttribution: Campaign?
+
+    /// Forgets the user and the session's campaign (``DeepLinkClient/clearData()``); the store,
+    /// transport and device stay.
+    mutating func reset() {
+        externalUserID = nil
+        sessionAttribution = nil
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The client's first-launch state: the install record, the run under way, this launch's
+/// outcome and those waiting for it.
+///
+/// Every run carries the ``generation`` it started in; ``reset()`` (``DeepLinkClient/clearData()``)
+/// moves to a new one, so a run from before it can check ``isCurrent(_:)`` and commit nothing.
+struct FirstLaunch: Sendable {
+    /// The stored record, once read.
+    var record: InstallRecord?
+    /// The run of this generation, shared by every ``DeepLinkClient/start()``.
+    var run: Task<Void, Never>?
+    /// This launch's outcome, once decided.
+    var outcome: InstallOutcome?
+    private var waiters: [UInt64: CheckedContinuation<InstallOutcome, Never>] = [:]
+    private var nextWaiter: UInt64 = 0
+    private(set) var generation: UInt64 = 0
+
+    /// Whether work started in `generation` may still commit.
+    func isCurrent(_ generation: UInt64) -> Bool { generation == self.generation }
+
+    /// A new waiter's id.
+    mutating func newWaiterID() -> UInt64 {
+        defer { nextWaiter += 1 }
+        return nextWaiter
+    }
+
+    mutating func addWaiter(_ id: UInt64, _ continuation: CheckedContinuation<InstallOutcome, Never>) {
+        waiters[id] = continuation
+    }
+
+    mutating func removeWaiter(_ id: UInt64) -> CheckedContinuation<InstallOutcome, Never>? {
+        waiters.removeValue(forKey: id)
+    }
+
+    /// Records the outcome and returns the waiters to resume with it.
+    mutating func decide(_ outcome: InstallOutcome) -> [CheckedContinuation<InstallOutcome, Never>] {
+        self.outcome = outcome
+        return takeWaiters()
+    }
+
+    /// Forgets everything but the waiters (they wait for the next run's outcome) and starts a
+    /// new generation. The caller removes the stored record.
+    mutating func reset() {
+        generation &+= 1
+        record = InstallRecord()
+        run = nil
+        outcome = nil
+    }
+
+    /// Takes every waiter, to resume at shutdown.
+    mutating func takeWaiters() -> [CheckedContinuation<InstallOutcome, Never>] {
+        let taken = Array(waiters.values)
+        waiters.removeAll()
+        return taken
+    }
+}
