@@ -51,6 +51,15 @@ public struct DynalinksBackend: DeepLinkBackend {
         return DynalinksMapping.link(data, url: url, parsed: parsed, origin: parsed.origin)
     }
 
+    /// Dynalinks' SDK reads nothing from a URL on the device (it has no local parse); so that
+    /// the app finds the same field with or without Dynalinks, a link on a Dynalinks domain
+    /// whose path is one segment (`/{shortened_path}`) gets it as its short code.
+    public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
+        var link = parsed.deepLink(provider: id, resolution: .local(reason))
+        if parsed.origin == .universalLink, parsed.pathSegments.count == 1 { link.shortCode = parsed.pathSegments[0] }
+        return link
+    }
+
     /// `POST /fingerprints/match`. `{"matched": false}` is an organic install. On a simulator,
     /// unless ``Configuration/allowSimulator``, no request is made and the outcome says why.
     public func matchInstall(context: BackendContext) async throws -> InstallMatch {

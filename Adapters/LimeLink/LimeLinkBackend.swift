@@ -70,6 +70,13 @@ public struct LimeLinkBackend: EventObservingBackend {
         }
     }
 
+    /// What LimeLink's SDK reads from the URL itself (§3, §8): the link's suffix (the short
+    /// code) and project, and the query of an `original-url` a custom-scheme link carries.
+    public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
+        LimeLinkMapping.localLink(
+            url: url, parsed: parsed, route: LimeLinkEndpoints.route(for: url, linkDomain: configuration.linkDomain), reason: reason)
+    }
+
     /// The HEAD on the project host, for the five request-context headers LimeLink's edge
     /// reflects. A failed HEAD does not stop the resolve: it goes on without them.
     private func forwardedHeaders(project: String, scheme: String, context: BackendContext) async -> HTTPHeaders {

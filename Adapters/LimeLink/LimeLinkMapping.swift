@@ -33,6 +33,27 @@ enum LimeLinkMapping {
         return link
     }
 
+    /// A link delivered without LimeLink's answer: the URL parsed on the device with the suffix
+    /// as its short code, the project, and the parameters of an `original-url`.
+    static func localLink(url: URL, parsed: ParsedLink, route: LimeLinkEndpoints.Route?, reason: DeepLink.LocalReason) -> DeepLink {
+        var link = parsed.deepLink(provider: .limeLink, resolution: .local(reason))
+        mergeOriginalURL(of: parsed, into: &link)
+        let (suffix, project): (String?, String?) =
+            switch route {
+            case .projectLink(let project, let suffix): (suffix, project)
+            case .projectHost(let project): (project, project)
+            case .direct(let suffix): (suffix, nil)
+            case .legacy(let subdomain, _): (nil, subdomain)
+            case .unresolvable, nil: (nil, nil)
+            }
+        link.shortCode = suffix
+        var metadata: [String: JSONValue] = [:]
+        if let suffix { metadata["suffix"] = .string(suffix) }
+        if let project { metadata["project"] = .string(project) }
+        link.metadata = metadata
+        return link
+    }
+
     /// A custom-scheme link may carry the LimeLink link it came from in `original-url`; its query
     /// items are the link's real parameters.
     private static func mergeOriginalURL(of parsed: ParsedLink, into link: inout DeepLink) {

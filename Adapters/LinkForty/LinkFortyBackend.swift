@@ -68,6 +68,17 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
         }
     }
 
+    /// The local parse LinkForty's SDK falls back to (§7.3): the short code is the link's last
+    /// path segment (after the base URL's own path), the template slug is not kept; UTM values
+    /// and custom parameters come from the query as the core reads them.
+    public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
+        var link = parsed.deepLink(provider: id, resolution: .local(reason))
+        if parsed.origin == .universalLink {
+            link.shortCode = LinkFortyEndpoints.linkSegments(of: parsed, base: configuration.baseURL).last
+        }
+        return link
+    }
+
     // MARK: Install (E1)
 
     public func matchInstall(context: BackendContext) async throws -> InstallMatch {

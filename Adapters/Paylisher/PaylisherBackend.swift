@@ -66,6 +66,18 @@ public struct PaylisherBackend: EventTrackingBackend, EventObservingBackend {
         return PaylisherMapping.deepLink(link, campaign: campaign)
     }
 
+    /// The link as Paylisher's SDK reads it on the device (§3.2–3.3): the campaign key from
+    /// `keyName`/`key`/`k` or the path (`/campaign/KEY`, `/c/KEY`, a short link's code), the
+    /// campaign id, journey and source, the raw destination, and the auth requirement.
+    public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
+        guard let link = try? PaylisherMapping.parse(url, configuration: configuration) else {
+            return parsed.deepLink(provider: id, resolution: .local(reason))
+        }
+        var local = PaylisherMapping.deepLink(link, campaign: nil)
+        local.resolution = .local(reason)
+        return local
+    }
+
     static let distinctIDKey = "distinctId"
 
     /// `POST {analytics host}/batch`, gzip-compressed, with the install's anonymous

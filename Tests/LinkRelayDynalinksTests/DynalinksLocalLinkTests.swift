@@ -1,0 +1,29 @@
+import Foundation
+import LinkRelay
+import LinkRelayConformance
+import Testing
+
+@testable import LinkRelayDynalinks
+
+@Suite("Dynalinks: the local link when the provider fails", .timeLimit(.minutes(1)))
+struct DynalinksLocalLinkTests {
+    let backend: DynalinksBackend
+
+    init() throws {
+        backend = DynalinksBackend(try .init(clientAPIKey: "dl_client_key_123", linkDomains: ["acme.dynalinks.app"], appSchemes: ["acmeshop"]))
+    }
+
+    @Test("a one-segment link on the Dynalinks domain keeps that segment as its short code", arguments: ProviderOutage.allCases)
+    func shortCode(_ outage: ProviderOutage) async throws {
+        let link = try await outage.localLink(for: url("https://acme.dynalinks.app/Ab3xQ9?utm_source=mail"), backend: backend)
+        guard case .local = link.resolution else {
+            Issue.record("expected a local link, got \(link.resolution)")
+            return
+        }
+        #expect(link.shortCode == "Ab3xQ9")
+        #expect(link.utm.source == "mail")
+        let path = try await outage.localLink(for: url("https://acme.dynalinks.app/product/shoes"), backend: backend)
+        #expect(path.shortCode == nil)
+        #expect(path.pathSegments == ["product", "shoes"])
+    }
+}

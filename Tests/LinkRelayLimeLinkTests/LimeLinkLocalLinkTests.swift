@@ -1,0 +1,38 @@
+import Foundation
+import LinkRelay
+import LinkRelayConformance
+import Testing
+
+@testable import LinkRelayLimeLink
+
+@Suite("LimeLink: the local link when the provider fails", .timeLimit(.minutes(1)))
+struct LimeLinkLocalLinkTests {
+    let backend: LimeLinkBackend
+
+    init() throws {
+        backend = LimeLinkBackend(try .init(apiKey: "ll_test_key_123", appSchemes: ["myapp"]))
+    }
+
+    @Test("the link's suffix is its short code, and the project is kept (§3)", arguments: ProviderOutage.allCases)
+    func suffixAndProject(_ outage: ProviderOutage) async throws {
+        let link = try await outage.localLink(for: url("https://abc123.limelink.org/link/summer-sale?utm_source=ig"), backend: backend)
+        guard case .local = link.resolution else {
+            Issue.record("expected a local link, got \(link.resolution)")
+            return
+        }
+        #expect(link.shortCode == "summer-sale")
+        #expect(link.metadata["project"] == "abc123")
+        #expect(link.metadata["suffix"] == "summer-sale")
+        #expect(link.utm.source == "ig")
+        let direct = try await outage.localLink(for: url("https://limelink.org/api/v1/app/dynamic_link/promo1"), backend: backend)
+        #expect(direct.shortCode == "promo1")
+    }
+
+    @Test("a custom-scheme link's original-url parameters are kept (§9.8)", arguments: ProviderOutage.allCases)
+    func originalURL(_ outage: ProviderOutage) async throws {
+        let link = try await outage.localLink(
+            for: url("myapp://open?original-url=https%3A%2F%2Fabc123.limelink.org%2Flink%2Fsummer-sale%3Fcoupon%3DSAVE10"), backend: backend)
+        #expect(link.parameters["coupon"] == "SAVE10")
+        #expect(link.metadata["project"] == "open")
+    }
+}

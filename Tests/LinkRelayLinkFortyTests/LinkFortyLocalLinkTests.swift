@@ -1,0 +1,41 @@
+import Foundation
+import LinkRelay
+import LinkRelayConformance
+import Testing
+
+@testable import LinkRelayLinkForty
+
+@Suite("LinkForty: the local link when the provider fails", .timeLimit(.minutes(1)))
+struct LinkFortyLocalLinkTests {
+    let backend: LinkFortyBackend
+
+    init() throws {
+        backend = LinkFortyBackend(try .init(baseURL: url("https://go.acme.app"), apiKey: "lf_live_8c1f0e9a2b", appSchemes: ["acmeshop"]))
+    }
+
+    @Test("the short code is the last path segment, as LinkForty's SDK reads it (§7.3)", arguments: ProviderOutage.allCases)
+    func shortCode(_ outage: ProviderOutage) async throws {
+        let link = try await outage.localLink(
+            for: url("https://go.acme.app/k3m9x2qa/Qp3rT7wx?utm_source=mail&utm_campaign=spring&ref=a"), backend: backend)
+        guard case .local = link.resolution else {
+            Issue.record("expected a local link, got \(link.resolution)")
+            return
+        }
+        #expect(link.shortCode == "Qp3rT7wx")
+        #expect(link.provider == .linkForty)
+        #expect(link.utm.source == "mail")
+        #expect(link.utm.campaign == "spring")
+        #expect(link.parameters["ref"] == "a")
+        let single = try await outage.localLink(for: url("https://go.acme.app/Xk9_2bQz"), backend: backend)
+        #expect(single.shortCode == "Xk9_2bQz")
+    }
+
+    @Test("a base URL with a path prefix is not part of the short code")
+    func basePathPrefix() throws {
+        let prefixed = LinkFortyBackend(try .init(baseURL: url("https://acme.app/links"), appSchemes: []))
+        let link = url("https://acme.app/links/Qp3rT7wx")
+        let local = prefixed.localLink(for: link, parsed: try LinkParser.parse(link), reason: .timedOut)
+        #expect(local.shortCode == "Qp3rT7wx")
+        #expect(local.resolution == .local(.timedOut))
+    }
+}
