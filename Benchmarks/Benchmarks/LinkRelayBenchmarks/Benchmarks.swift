@@ -9,4 +9,5 @@ let benchmarks: @Sendable () -> Void = {
     ClientBenchmarks.register()
     LoopbackBenchmarks.register()
     RoutingBenchmarks.register()
+    SubscribingBenchmarks.register()
 }

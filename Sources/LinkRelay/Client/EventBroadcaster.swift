@@ -20,11 +20,12 @@ final class EventBroadcaster: Sendable {
 
     private struct State: Sendable {
         var subscribers: [UInt64: Subscriber] = [:] {
-            didSet { receivers = Array(subscribers.values) }
+            didSet { receivers = nil }
         }
-        /// The subscribers as an array, rebuilt only when they change, so publishing an event
-        /// allocates nothing.
-        var receivers: [Subscriber] = []
+        /// The subscribers as an array, built by the first publish after they changed: joining
+        /// and leaving cost O(1) however many subscribers there are, and publishing allocates
+        /// nothing while nobody joins or leaves.
+        var receivers: [Subscriber]? = []
         var nextID: UInt64 = 0
         var held: [DeepLinkEvent] = []
         var replay: DeepLinkEvent?
@@ -100,7 +101,10 @@ final class EventBroadcaster: Sendable {
                 if state.held.count > heldLimit { dropped = state.held.removeFirst() }
                 return []
             }
-            return state.receivers
+            if let receivers = state.receivers { return receivers }
+            let receivers = Array(state.subscribers.values)
+            state.receivers = receivers
+            return receivers
         }
         if let dropped {
             logger.warning(
