@@ -96,6 +96,19 @@ struct URLSessionTransportTests {
         #expect(error?.code == .network)
     }
 
+    @Test("any backstop timeout and response size are clamped, and a request still works",
+          arguments: [(.infinity, Int.min), (.nan, -1), (1e300, Int.max), (-5, 0), (0.2, 10)] as [(TimeInterval, Int)])
+    func clampedSettings(_ backstop: TimeInterval, _ size: Int) async throws {
+        let transport = URLSessionTransport(configuration: .init(maximumResponseSize: size, backstopTimeout: backstop))
+        let expected = backstop.isNaN ? 60 : min(max(backstop, 1), 7 * 86_400)
+        #expect(transport.configuration.backstopTimeout == expected)
+        #expect(transport.configuration.maximumResponseSize == max(size, 0))
+        let server = try LoopbackServer { _ in LoopbackServer.response(status: 204, headers: [:], body: Data()) }
+        defer { withExtendedLifetime(server) {} }
+        let response = try await transport.send(HTTPRequest(method: .get, url: server.url("/ok")))
+        #expect(response.status == 204)
+    }
+
     @Test("a refused connection is a network error that does not repeat the URL")
     func connectionRefused() async throws {
         let port: UInt16

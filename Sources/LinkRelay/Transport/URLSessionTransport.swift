@@ -16,11 +16,18 @@ public final class URLSessionTransport: HTTPTransport {
     /// Settings of a ``URLSessionTransport``.
     public struct Configuration: Sendable {
         /// Larger responses are refused with ``DeepLinkError/Code-swift.struct/responseTooLarge``.
-        /// Default 1 MiB.
+        /// A negative size counts as 0. Default 1 MiB.
         public var maximumResponseSize: Int = 1 << 20
-        /// URLSession's own request timeout, a backstop behind the client's deadlines.
-        /// Default 60 s.
+        /// URLSession's own request timeout, a backstop behind the client's deadlines. Clamped
+        /// to 1 s…7 days (NaN is the default): URLSession counts whole seconds on Linux, and
+        /// `.infinity` is not a timeout it can keep. Default 60 s.
         public var backstopTimeout: TimeInterval = 60
+
+        /// The settings as the transport uses them.
+        func clamped() -> Configuration {
+            let backstop = backstopTimeout.isNaN ? 60 : min(max(backstopTimeout, 1), 7 * 86_400)
+            return Configuration(maximumResponseSize: max(maximumResponseSize, 0), backstopTimeout: backstop)
+        }
 
         /// Settings; the defaults are listed on each field.
         public init(maximumResponseSize: Int = 1 << 20, backstopTimeout: TimeInterval = 60) {
@@ -29,13 +36,14 @@ public final class URLSessionTransport: HTTPTransport {
         }
     }
 
-    /// The transport's settings.
+    /// The transport's settings, clamped as each field documents.
     public let configuration: Configuration
     private let session: URLSession
     private let delegate: SessionDelegate
 
     /// A transport with its own ephemeral session (no cookies, no cache on disk).
     public init(configuration: Configuration = Configuration()) {
+        let configuration = configuration.clamped()
         self.configuration = configuration
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = configuration.backstopTimeout
