@@ -100,6 +100,24 @@ struct LinkIntakeTests {
         #expect(step14.isEmpty)
     }
 
+    @Test("trim drops the oldest links not under way, never a resolving link or a barrier")
+    func trim() throws {
+        var intake = Intake(duplicateWindow: 2, limit: 1)
+        intake.enqueue(Self.link(0), parsed: try Self.parsed(0), deadline: 3)
+        _ = intake.startable()  // 0 resolving
+        intake.enqueue(barrier: "b")
+        for n in 1...5 { intake.enqueue(Self.link(n), parsed: try Self.parsed(n), deadline: 3) }
+        intake.enqueue(try Self.finished(6))
+        let dropped = intake.trim(to: 4)
+        #expect(dropped == [1, 2, 3, 4].map(Self.link))
+        #expect(intake.count == 4)
+        intake.finish(0, try Self.finished(0))
+        let ready = intake.ready()
+        #expect(Self.delivered(ready) == ["myapp://item/0", "release b"])
+        let next = intake.startable()
+        #expect(next.map(\.url) == [Self.link(5)])
+    }
+
     @Test("the duplicate filter admits a URL once within the window")
     func duplicates() {
         var intake = Intake(duplicateWindow: 2, limit: 1)

@@ -114,6 +114,35 @@ struct PerLinkDeadlineTests {
         #expect(backend.started == Array(urls.prefix(4)))
     }
 
+    @Test("a flood of links in an outage is bounded by linkBufferLimit: the newest are kept, each drop logged")
+    func floodIsBounded() async throws {
+        let backend = HangingBackend()
+        let clock = ManualClock()
+        let logs = LogCollector()
+        let client = makeClient(backend, clock: clock) {
+            $0.retryPolicy = .none
+            $0.linkBufferLimit = 50
+            $0.logSink = logs.sink
+        }
+        let received = Received(client.deepLinks())
+        let urls = (0..<2_000).map { url("myapp://item/\($0)") }
+        for link in urls { client.handle(link) }
+        let idle = Task { await client.waitUntilIdle() }
+        await clock.waitForSleepers(count: 4)  // the four resolutions under way
+        #expect(await client.intake.count <= 54)
+        clock.advance(by: 3)
+        await idle.value
+        let drops = logs.lines.filter { $0.contains("linkBufferLimit") }.count
+        await received.wait(for: 2_000 - drops)
+        let delivered = received.all.map(\.url)
+        #expect(drops > 0)
+        #expect(delivered.count + drops == 2_000)
+        #expect(delivered.last == urls.last)
+        let indices = delivered.compactMap { Int($0.lastPathComponent) }
+        #expect(indices == indices.sorted())
+        #expect(await client.intake.count == 0)
+    }
+
     @Test("a fast link behind a hanging one resolves at once, and is delivered right after it, in order")
     func fastBehindSlow() async throws {
         let backend = HangingBackend()

@@ -18,11 +18,11 @@ extension DeepLinkClient {
             logger.debug("Not a link of this backend: \(url.absoluteString)")
             return false
         }
+        directLinkReceived.withLock { $0 = true }
         guard enqueue(.link(url, arrivedAt: clock.uptime)) else {
             logger.warning("The client is shut down; the link was not taken: \(url.absoluteString)")
             return false
         }
-        directLinkReceived.withLock { $0 = true }
         return true
     }
 
@@ -46,6 +46,9 @@ extension DeepLinkClient {
             let batch = inbox.takeAll()
             if batch.isEmpty { return }
             for item in batch { admit(item) }
+            for url in intake.trim(to: configuration.linkBufferLimit) {
+                logger.warning("More links are waiting than linkBufferLimit allows; dropped the oldest: \(url.absoluteString)")
+            }
             advanceIntake()
         }
     }

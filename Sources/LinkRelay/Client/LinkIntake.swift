@@ -87,6 +87,26 @@ struct LinkIntake<Waiter: Sendable>: Sendable {
         tail += 1
     }
 
+    /// Drops the oldest links not yet delivered nor being resolved until at most `limit` items
+    /// wait, and returns their URLs: in an outage, links handed over faster than their
+    /// deadlines pass cannot grow memory without bound. Links under way and barriers stay.
+    mutating func trim(to limit: Int) -> [URL] {
+        guard slots.count > limit else { return [] }
+        var dropped: [URL] = []
+        var ticket = head
+        while slots.count > limit, ticket < tail {
+            switch slots[ticket] {
+            case .waiting(let url, _, _)?, .finished(.link(_, let url))?, .finished(.failure(_, let url))?:
+                slots[ticket] = nil
+                dropped.append(url)
+            case .resolving?, .barrier?, nil:
+                break
+            }
+            ticket += 1
+        }
+        return dropped
+    }
+
     /// The waiting links that may start now, oldest first, each counted as resolving.
     mutating func startable() -> [Start] {
         var starts: [Start] = []
