@@ -17,7 +17,7 @@ public enum ProviderOutage: String, CaseIterable, Sendable, CustomStringConverti
     public var description: String { rawValue }
 
     /// Resolves `url` through a client over `backend` while the provider fails this way, and
-    /// returns the link the client delivers instead.
+    /// returns the link the client delivers instead; throws when that link is not a local one.
     public func localLink(for url: URL, backend: any DeepLinkBackend) async throws -> DeepLink {
         let clock = ManualClock()
         let transport = OutageTransport(outage: self, clock: clock)
@@ -31,7 +31,11 @@ public enum ProviderOutage: String, CaseIterable, Sendable, CustomStringConverti
             clock.advance(by: configuration.resolutionTimeout)
         }
         defer { resolving.cancel() }
-        return try await resolving.value
+        let link = try await resolving.value
+        guard case .local = link.resolution else {
+            throw ConformanceFailure(description: "\(self): expected a local link for \(url), got \(link.resolution)")
+        }
+        return link
     }
 }
 
