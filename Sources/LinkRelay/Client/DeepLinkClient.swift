@@ -15,10 +15,13 @@ import Foundation
 ///   anybody listens; links published while nobody listens are held for the first subscriber.
 /// - **No doubles.** The same URL handed over twice within
 ///   ``Configuration/duplicateWindow`` is one link.
-/// - **No waiting on the network.** Resolution has a deadline; on timeout, error or an unknown
-///   link the locally parsed link is delivered, with ``DeepLink/Resolution/local(_:)`` saying
-///   why.
+/// - **No waiting on the network.** Every link has a deadline, counted from the moment
+///   ``handle(_:)`` received it; links resolve concurrently, so none waits past its own. On
+///   timeout, error or an unknown link the adapter's local link is delivered, with
+///   ``DeepLink/Resolution/local(_:)`` saying why.
 /// - **Links are delivered in the order they were handed over.**
+/// - **A clean stop.** After ``shutdown()`` every call returns at once or throws
+///   ``DeepLinkError/Code-swift.struct/shutdown``, and nothing is sent.
 public actor DeepLinkClient {
     /// The backend links are resolved with.
     public nonisolated let backend: any DeepLinkBackend
