@@ -29,15 +29,6 @@ let package = Package(
             ],
             path: "Benchmarks/LinkRelayBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        // Scenarios for instruction counts under callgrind (Benchmarks/count-instructions).
-        .executableTarget(
-            name: "linkrelay-instructions",
-            dependencies: [
-                .product(name: "LinkRelay", package: "LinkRelay"),
-                .product(name: "LinkRelayTesting", package: "LinkRelay"),
-            ],
-            path: "Instructions"
-        ),
+        )
     ]
 )
