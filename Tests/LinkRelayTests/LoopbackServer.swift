@@ -61,7 +61,14 @@ final class LoopbackServer: Sendable {
         Thread.detachNewThread {
             while true {
                 let connection = accept(fd, nil, nil)
-                guard connection >= 0 else { return }
+                guard connection >= 0 else {
+                    // Closed here, not in deinit: closed there while this thread was still
+                    // answering, the descriptor could be reused by another test's socket before
+                    // this loop called accept on it again, and answer that test's request
+                    // with this server's handler.
+                    close(fd)
+                    return
+                }
                 let request = LoopbackServer.read(connection)
                 received.withLock { $0.append(request) }
                 for chunk in handler(request) {
@@ -80,8 +87,8 @@ final class LoopbackServer: Sendable {
     }
 
     deinit {
+        // Wakes the accepting thread, which closes the socket as it leaves.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     func url(_ path: String) -> URL {
