@@ -10,4 +10,5 @@ let benchmarks: @Sendable () -> Void = {
     LoopbackBenchmarks.register()
     RoutingBenchmarks.register()
     SubscribingBenchmarks.register()
+    RedactionBenchmarks.register()
 }

@@ -89,10 +89,27 @@ public struct LinkRelayLogger: Sendable {
     /// A logger that writes nothing.
     public static let silent = LinkRelayLogger(sink: .silent)
 
-    /// Writes a line; the message is built only when the sink accepts the level.
+    /// The most UTF-8 bytes of a message that reach the sink; a longer one (a hostile URL, a
+    /// provider's long error) is cut there, after redaction, with its length noted.
+    public static let maximumMessageBytes = 4_096
+
+    /// Writes a line; the message is built only when the sink accepts the level. It is redacted,
+    /// then cut at ``maximumMessageBytes``.
     public func log(_ level: LogSink.Level, _ message: @autoclosure () -> String) {
         guard sink.accepts(level) else { return }
-        sink.emit(LogSink.Record(level: level, message: redactor.redact(message()), backend: backend))
+        let redacted = Self.bounded(redactor.redact(message()))
+        sink.emit(LogSink.Record(level: level, message: redacted, backend: backend))
+    }
+
+    /// `message`, cut at ``maximumMessageBytes`` on a character boundary, with its length noted.
+    static func bounded(_ message: String) -> String {
+        let utf8 = message.utf8
+        guard utf8.count > maximumMessageBytes else { return message }
+        var end = utf8.index(utf8.startIndex, offsetBy: maximumMessageBytes)
+        // Back to the start of a scalar: continuation bytes are 0b10xxxxxx.
+        while end > utf8.startIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+        let kept = String(decoding: utf8[..<end], as: UTF8.self)
+        return kept + "… (\(utf8.count) bytes in all)"
     }
 
     /// Writes a debug line.
