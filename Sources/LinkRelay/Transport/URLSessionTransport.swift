@@ -185,7 +185,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// URL loading errors as ``DeepLinkError``s. The message names the condition only: the
     /// system's own text can carry the request URL, and with it a key in a query.
     static func classify(_ error: any Error, responseStarted: Bool = false) -> DeepLinkError {
-        let code = (error as? URLError)?.code ?? URLError.Code(rawValue: (error as NSError).code) ?? .unknown
+        // `URLError.Code(rawValue:)` is failable here and not on Apple platforms, where a `??`
+        // after it is a warning (an error in a build with warnings as errors).
+        #if canImport(Darwin)
+            let fromNSError = URLError.Code(rawValue: (error as NSError).code)
+        #else
+            let fromNSError = URLError.Code(rawValue: (error as NSError).code) ?? .unknown
+        #endif
+        let code = (error as? URLError)?.code ?? fromNSError
         switch code {
         case .cancelled:
             return DeepLinkError(.cancelled, "The request was cancelled.", underlying: error)
