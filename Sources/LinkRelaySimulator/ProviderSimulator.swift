@@ -25,7 +25,9 @@ public final class ProviderSimulator: HTTPTransport {
     /// Faults are `Codable` as the Sandbox's admin API writes them: `{"kind": "delay",
     /// "seconds": 5}`, `{"kind": "status", "status": 503, "body": "…", "headers": {…}}`,
     /// `{"kind": "malformedBody"}`, `{"kind": "oversizedBody", "bytes": 5000000}`,
-    /// `{"kind": "drop"}`.
+    /// `{"kind": "drop"}`. Decoding refuses what no test needs and could stop a server: a
+    /// delay outside 0…86,400 s (NaN included), a status outside 100…599, a body over 64 MiB;
+    /// the Sandbox answers such a request 400 with the reason.
     public enum Fault: Sendable, Hashable, Codable {
         /// Answer normally, after this many seconds on the simulator's clock.
         case delay(TimeInterval)
@@ -44,17 +46,39 @@ public final class ProviderSimulator: HTTPTransport {
             case kind, seconds, status, body, headers, bytes
         }
 
+        /// The longest delay a decoded fault (the Sandbox's admin API) may ask for: a day.
+        public static let longestDecodedDelay: TimeInterval = 86_400
+        /// The largest oversized body a decoded fault may ask for: 64 MiB.
+        public static let largestDecodedBody = 64 << 20
+
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             let kind = try container.decode(String.self, forKey: .kind)
             switch kind {
-            case "delay": self = .delay(try container.decode(TimeInterval.self, forKey: .seconds))
+            case "delay":
+                let seconds = try container.decode(TimeInterval.self, forKey: .seconds)
+                guard (0...Self.longestDecodedDelay).contains(seconds) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .seconds, in: container,
+                        debugDescription: "A delay is 0 to \(Int(Self.longestDecodedDelay)) seconds; got \(seconds).")
+                }
+                self = .delay(seconds)
             case "status":
+                let status = try container.decode(Int.self, forKey: .status)
+                guard (100...599).contains(status) else {
+                    throw DecodingError.dataCorruptedError(forKey: .status, in: container, debugDescription: "A status is 100 to 599; got \(status).")
+                }
                 self = .status(
-                    try container.decode(Int.self, forKey: .status), body: try container.decodeIfPresent(String.self, forKey: .body) ?? "",
+                    status, body: try container.decodeIfPresent(String.self, forKey: .body) ?? "",
                     headers: try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:])
             case "malformedBody": self = .malformedBody
-            case "oversizedBody": self = .oversizedBody(try container.decode(Int.self, forKey: .bytes))
+            case "oversizedBody":
+                let bytes = try container.decode(Int.self, forKey: .bytes)
+                guard (0...Self.largestDecodedBody).contains(bytes) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .bytes, in: container, debugDescription: "An oversized body is 0 to \(Self.largestDecodedBody) bytes; got \(bytes).")
+                }
+                self = .oversizedBody(bytes)
             case "drop": self = .drop
             default:
                 throw DecodingError.dataCorruptedError(

@@ -111,6 +111,11 @@ struct SandboxTests {
 
     @Test("bad admin calls are 400 or 404 with a message, and change nothing", arguments: [
         ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"explode"}}"#, 400, "Unknown fault kind 'explode'"),
+        ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"delay","seconds":1e12}}"#, 400, "A delay is 0 to 86400 seconds"),
+        ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"delay","seconds":-1}}"#, 400, "A delay is 0 to 86400 seconds"),
+        ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"oversizedBody","bytes":1e15}}"#, 400, "not a valid"),
+        ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"oversizedBody","bytes":1000000000}}"#, 400, "An oversized body is 0 to 67108864 bytes"),
+        ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"status","status":42}}"#, 400, "A status is 100 to 599"),
         ("POST", "/_admin/linkforty/links", #"{"deepLinkPath":"/x"}"#, 400, "not a valid LinkFortyLink"),
         ("POST", "/_admin/linkforty/clicks", #"{"url":"https://go.sandbox.test/none","device":{"osName":"iOS","osVersion":"17","timeZoneIdentifier":"UTC","preferredLanguages":[],"isSimulator":false}}"#, 400, "LinkForty has no link"),
         ("POST", "/_admin/acme/links", "{}", 404, "No admin route"),
