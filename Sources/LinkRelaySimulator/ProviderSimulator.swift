@@ -133,7 +133,11 @@ public final class ProviderSimulator: HTTPTransport {
         var faults: [Route: ScheduledFault] = [:]
         var clientIP = "203.0.113.10"
         var isReachable = true
+        /// The most recent requests, oldest first from `requestsStart`.
         var requests: [HTTPRequest] = []
+        var requestsStart = 0
+        /// Requests received in all, the ones no longer kept included.
+        var receivedCount = 0
         /// Requests handled so far, by path.
         var handled: [String: Int] = [:]
 
@@ -143,6 +147,19 @@ public final class ProviderSimulator: HTTPTransport {
             return emulations.first { pattern, _ in
                 pattern.hasPrefix("*.") && HostPattern.matches(host, anyOf: [pattern])
             }?.value
+        }
+
+        /// Keeps `request` among the last `limit`: memory stays bounded however long a sandbox
+        /// runs. The dropped prefix is released once it is as long as the limit.
+        mutating func record(_ request: HTTPRequest, limit: Int) {
+            receivedCount += 1
+            guard limit > 0 else { return }
+            requests.append(request)
+            if requests.count - requestsStart > limit { requestsStart += 1 }
+            if requestsStart >= limit {
+                requests.removeFirst(requestsStart)
+                requestsStart = 0
+            }
         }
 
         /// The fault for a request, most specific route first; a counted fault is used up.
@@ -168,8 +185,11 @@ public final class ProviderSimulator: HTTPTransport {
     public let clock: any LinkRelayClock
     /// Responses larger than this are refused, as ``URLSessionTransport`` refuses them.
     public let maximumResponseSize: Int
+    /// How many of the most recent requests ``requests`` keeps (at least 0). Default 1,000.
+    public let requestHistoryLimit: Int
 
-    public init(clock: any LinkRelayClock = SystemClock(), maximumResponseSize: Int = 1 << 20) {
+    public init(clock: any LinkRelayClock = SystemClock(), maximumResponseSize: Int = 1 << 20, requestHistoryLimit: Int = 1_000) {
+        self.requestHistoryLimit = max(requestHistoryLimit, 0)
         self.clock = clock
         self.maximumResponseSize = maximumResponseSize
     }
@@ -214,8 +234,44 @@ public final class ProviderSimulator: HTTPTransport {
         state.withLock { $0.faults.removeAll() }
     }
 
-    /// Every request received, in order.
-    public var requests: [HTTPRequest] { state.withLock { $0.requests } }
+    /// The most recent requests received (at most ``requestHistoryLimit``), in order.
+    public var requests: [HTTPRequest] { state.withLock { Array($0.requests[$0.requestsStart...]) } }
+
+    /// How many requests the history holds in memory, the dropped prefix not yet released
+    /// included: never more than twice ``requestHistoryLimit``.
+    var storedRequestCount: Int { state.withLock { $0.requests.count } }
+
+    /// How many requests were received in all, the ones no longer kept included. The `n`th
+    /// request received has the sequence number `n`.
+    public var receivedRequestCount: Int { state.withLock { $0.receivedCount } }
+
+    /// Up to `limit` of the kept requests whose sequence number is greater than `sequence`,
+    /// oldest first: a page of ``requests``, for reading a long run a page at a time.
+    public func requests(after sequence: Int, limit: Int) -> RequestPage {
+        state.withLock { state in
+            let kept = state.requests.count - state.requestsStart
+            let firstKept = state.receivedCount - kept + 1
+            let from = max(sequence + 1, firstKept)
+            let count = max(0, min(limit, state.receivedCount - from + 1))
+            let start = state.requestsStart + (from - firstKept)
+            let page = count > 0 ? Array(state.requests[start..<(start + count)]) : []
+            return RequestPage(
+                requests: page, nextAfter: count > 0 ? from + count - 1 : max(sequence, 0),
+                received: state.receivedCount, dropped: max(0, firstKept - max(sequence, 0) - 1))
+        }
+    }
+
+    /// A page of received requests (``requests(after:limit:)``).
+    public struct RequestPage: Sendable, Hashable {
+        /// The requests, oldest first.
+        public var requests: [HTTPRequest]
+        /// The sequence number to ask for the next page after.
+        public var nextAfter: Int
+        /// How many requests were received in all.
+        public var received: Int
+        /// How many requests after the one asked for are no longer kept.
+        public var dropped: Int
+    }
 
     /// Whether an emulation serves `host` (exactly or through a `*.suffix` registration).
     public func serves(host: String) -> Bool {
@@ -241,7 +297,7 @@ public final class ProviderSimulator: HTTPTransport {
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let (emulation, fault, clientIP, reachable) = state.withLock { state in
-            state.requests.append(request)
+            state.record(request, limit: requestHistoryLimit)
             let fault = state.takeFault(for: request)
             return (state.emulation(for: request.url.host?.lowercased() ?? ""), fault, state.clientIP, state.isReachable)
         }

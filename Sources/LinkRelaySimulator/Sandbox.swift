@@ -47,9 +47,10 @@ public final class Sandbox: SandboxControl {
 
     /// A sandbox with `settings`, running delays and stamping times on `clock`. Responses are
     /// not size-limited here: an oversized-body fault reaches the client, which must refuse it.
-    public init(settings: SandboxSettings = SandboxSettings(), clock: any LinkRelayClock = SystemClock()) {
+    /// It keeps the last `requestHistoryLimit` requests for `GET /_admin/requests`.
+    public init(settings: SandboxSettings = SandboxSettings(), clock: any LinkRelayClock = SystemClock(), requestHistoryLimit: Int = 1_000) {
         self.settings = settings
-        let simulator = ProviderSimulator(clock: clock, maximumResponseSize: .max)
+        let simulator = ProviderSimulator(clock: clock, maximumResponseSize: .max, requestHistoryLimit: requestHistoryLimit)
         self.simulator = simulator
         linkForty = simulator.addLinkForty(host: settings.linkFortyHost)
         limeLink = simulator.addLimeLink(apiKey: settings.limeLinkAPIKey, linkDomain: settings.limeLinkDomain)
@@ -151,7 +152,7 @@ public final class Sandbox: SandboxControl {
                 try await setClientIP(try Self.decode(SandboxAPI.ClientIP.self, from: request).ip)
                 return HTTPResponse(status: 204)
             case (.get, 1) where segments[0] == "requests":
-                return Self.json(try await receivedRequests())
+                return try requestPage(request)
             case (_, 2):
                 guard let provider = SandboxProvider(rawValue: segments[0]) else { break }
                 return try await admin(request, provider: provider, resource: segments[1])
@@ -194,6 +195,29 @@ public final class Sandbox: SandboxControl {
         } catch {
             throw SandboxAPI.Failure(error: "The body is not a valid \(type): \(error)")
         }
+    }
+
+    /// `GET /_admin/requests[?after=N][&limit=M]`: the kept requests after sequence number `N`
+    /// (default 0), at most `M` (default and most: the history limit), as a JSON array; the
+    /// headers say where the next page starts, how many were received in all, and how many
+    /// after `N` are no longer kept.
+    private func requestPage(_ request: HTTPRequest) throws -> HTTPResponse {
+        let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        func number(_ name: String, default value: Int) throws -> Int {
+            guard let text = items.first(where: { $0.name == name })?.value else { return value }
+            guard let parsed = Int(text), parsed >= 0 else {
+                throw SandboxAPI.Failure(error: "'\(name)' must be a whole number, 0 or more; got '\(text)'.")
+            }
+            return parsed
+        }
+        let historyLimit = simulator.requestHistoryLimit
+        let page = simulator.requests(
+            after: try number("after", default: 0), limit: min(try number("limit", default: historyLimit), historyLimit))
+        var response = Self.json(page.requests)
+        response.headers["X-Sandbox-Next-After"] = String(page.nextAfter)
+        response.headers["X-Sandbox-Received"] = String(page.received)
+        response.headers["X-Sandbox-Dropped"] = String(page.dropped)
+        return response
     }
 
     static func json<Body: Encodable>(_ body: Body, status: Int = 200) -> HTTPResponse {

@@ -7,7 +7,7 @@ import LinkRelaySimulator
 @main
 struct SandboxTool {
     static let usage = """
-        usage: linkrelay-sandbox [--host 127.0.0.1] [--port 8642] [--quiet]
+        usage: linkrelay-sandbox [--host 127.0.0.1] [--port 8642] [--quiet] [--request-history 1000]
                                  [--linkforty-host HOST] [--limelink-key KEY] [--limelink-domain DOMAIN]
                                  [--dynalinks-key KEY] [--dynalinks-project-host HOST] [--paylisher-key KEY]
         """
@@ -17,6 +17,7 @@ struct SandboxTool {
         var port: UInt16 = 8642
         var quiet = false
         var settings = SandboxSettings()
+        var requestHistory = 1_000
         var arguments = CommandLine.arguments.dropFirst()
         while let argument = arguments.popFirst() {
             switch argument {
@@ -35,6 +36,9 @@ struct SandboxTool {
             case "--port":
                 guard let number = UInt16(value) else { fail("--port takes a number from 0 to 65535") }
                 port = number
+            case "--request-history":
+                guard let number = Int(value), number >= 0 else { fail("--request-history takes a whole number, 0 or more") }
+                requestHistory = number
             case "--linkforty-host": settings.linkFortyHost = value.lowercased()
             case "--limelink-key": settings.limeLinkAPIKey = value
             case "--limelink-domain": settings.limeLinkDomain = value.lowercased()
@@ -45,7 +49,7 @@ struct SandboxTool {
             }
         }
 
-        let sandbox = Sandbox(settings: settings)
+        let sandbox = Sandbox(settings: settings, requestHistoryLimit: requestHistory)
         let log: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable line in write(line) }
         do {
             let server = try SandboxServer(sandbox: sandbox, host: host, port: port, log: log)
