@@ -151,6 +151,7 @@ struct LinkFortyReadmeTests {
         var configuration = DeepLinkClient.Configuration()
         configuration.transport = simulator
         configuration.store = InMemoryStore()
+        configuration.clock = simulator.clock
         configuration.deviceInfo = StaticDeviceInfo(device)
         simulator.clientIP = "198.51.100.77"
         let client = DeepLinkClient(
@@ -181,7 +182,7 @@ struct TestingArticleExample {
         let server = simulator.addLinkForty(host: "go.acme.app")
         server.createLink(shortCode: "spring", deepLinkPath: "/sale/spring", appScheme: "acme")
 
-        var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), transport: simulator)
+        var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
         configuration.deviceInfo = StaticDeviceInfo()
         let client = DeepLinkClient(
             backend: LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!, appSchemes: ["acme"])),

@@ -19,6 +19,7 @@ struct ReadmeTests {
         }
 
         var configuration = DeepLinkClient.Configuration()
+        configuration.clock = ManualClock()  // the test's own: no deadline passes on a busy machine
         configuration.authenticationRule = { router.requiresAuthentication($0) }
         let client = DeepLinkClient(
             backend: LocalBackend(.init(schemes: ["acme"], hosts: ["go.acme.app"])),
@@ -69,7 +70,7 @@ struct ReadmeTests {
         backend.scriptInstall(.success(InstallMatch(
             attribution: InstallAttribution(isAttributed: true, confidence: .init(score: 90), method: .fingerprint),
             link: clicked)))
-        let client = DeepLinkClient(backend: backend, configuration: .init(store: InMemoryStore()))
+        let client = DeepLinkClient(backend: backend, configuration: .init(store: InMemoryStore(), clock: ManualClock()))
         let links = client.deepLinks()
 
         await client.start()
@@ -109,6 +110,7 @@ extension ReadmeTests {
         backend.scriptInstall(.success(.organic(.organic())))
         var configuration = DeepLinkClient.Configuration()
         configuration.store = InMemoryStore()
+        configuration.clock = ManualClock()
         let client = DeepLinkClient(backend: backend, configuration: configuration)
         await client.start()
         var said = ""
