@@ -35,7 +35,33 @@ final class LoopbackServer: Sendable {
 
     var requests: [Request] { received.withLock { $0 } }
 
-    init(handler: @escaping @Sendable (Request) -> [Data]) throws {
+    /// Writes to one connection; `write` returns false once the peer is gone.
+    struct Writer: Sendable {
+        fileprivate let connection: Int32
+
+        @discardableResult
+        func write(_ chunk: Data) -> Bool {
+            chunk.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let sent = send(connection, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                    if sent <= 0 { return false }
+                    offset += sent
+                }
+                return true
+            }
+        }
+    }
+
+    /// A server that answers each request with the chunks `handler` returns.
+    convenience init(handler: @escaping @Sendable (Request) -> [Data]) throws {
+        try self.init(streaming: { request, writer in
+            for chunk in handler(request) where !writer.write(chunk) { break }
+        })
+    }
+
+    /// A server whose handler writes the response itself, for as long as it likes.
+    init(streaming handler: @escaping @Sendable (Request, Writer) -> Void) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var yes: Int32 = 1
@@ -71,16 +97,7 @@ final class LoopbackServer: Sendable {
                 }
                 let request = LoopbackServer.read(connection)
                 received.withLock { $0.append(request) }
-                for chunk in handler(request) {
-                    chunk.withUnsafeBytes { buffer in
-                        var offset = 0
-                        while offset < buffer.count {
-                            let sent = send(connection, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-                            if sent <= 0 { break }
-                            offset += sent
-                        }
-                    }
-                }
+                handler(request, Writer(connection: connection))
                 LoopbackServer.closeGracefully(connection)
             }
         }

@@ -7,8 +7,15 @@ import Foundation
 /// The default ``HTTPTransport``: URLSession, on Apple platforms and on Linux.
 ///
 /// The response body is streamed and refused as soon as it grows past
-/// ``Configuration/maximumResponseSize``, so a hostile or broken server cannot make the app hold
-/// an unbounded body in memory.
+/// ``Configuration/maximumResponseSize``, and the response's header fields past
+/// ``Configuration/maximumHeaderSize``, so a hostile or broken server cannot make the app hold
+/// an unbounded response in memory. A refused or cancelled request returns at once, whatever the
+/// URL loading system is still doing with the connection.
+///
+/// On Linux, URLSession (swift-corelibs-foundation) cancels a task asynchronously, on the queue
+/// that is reading the socket: on loopback, where a server can push about 1 GB/s, tens of MB
+/// more arrive before the connection closes (and are dropped as they arrive). The request
+/// itself has already returned by then.
 ///
 /// Deadlines are not this transport's job: the client races every request against its own
 /// clock. The session's own timeout is only a backstop.
@@ -18,6 +25,10 @@ public final class URLSessionTransport: HTTPTransport {
         /// Larger responses are refused with ``DeepLinkError/Code-swift.struct/responseTooLarge``.
         /// A negative size counts as 0. Default 1 MiB.
         public var maximumResponseSize: Int = 1 << 20
+        /// Responses whose header fields (names and values, in UTF-8) add up to more are
+        /// refused with ``DeepLinkError/Code-swift.struct/responseTooLarge``. A negative size
+        /// counts as 0. Default 64 KiB; no provider sends more than a few hundred bytes.
+        public var maximumHeaderSize: Int = 64 << 10
         /// URLSession's own request timeout, a backstop behind the client's deadlines. Clamped
         /// to 1 s…7 days (NaN is the default): URLSession counts whole seconds on Linux, and
         /// `.infinity` is not a timeout it can keep. Default 60 s.
@@ -26,12 +37,15 @@ public final class URLSessionTransport: HTTPTransport {
         /// The settings as the transport uses them.
         func clamped() -> Configuration {
             let backstop = backstopTimeout.isNaN ? 60 : min(max(backstopTimeout, 1), 7 * 86_400)
-            return Configuration(maximumResponseSize: max(maximumResponseSize, 0), backstopTimeout: backstop)
+            return Configuration(
+                maximumResponseSize: max(maximumResponseSize, 0), maximumHeaderSize: max(maximumHeaderSize, 0),
+                backstopTimeout: backstop)
         }
 
         /// Settings; the defaults are listed on each field.
-        public init(maximumResponseSize: Int = 1 << 20, backstopTimeout: TimeInterval = 60) {
+        public init(maximumResponseSize: Int = 1 << 20, maximumHeaderSize: Int = 64 << 10, backstopTimeout: TimeInterval = 60) {
             self.maximumResponseSize = maximumResponseSize
+            self.maximumHeaderSize = maximumHeaderSize
             self.backstopTimeout = backstopTimeout
         }
     }
@@ -49,8 +63,18 @@ public final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.timeoutIntervalForRequest = configuration.backstopTimeout
         sessionConfiguration.httpCookieStorage = nil
         sessionConfiguration.urlCache = nil
-        self.delegate = SessionDelegate(maximumResponseSize: configuration.maximumResponseSize)
-        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        self.delegate = SessionDelegate(
+            maximumResponseSize: configuration.maximumResponseSize, maximumHeaderSize: configuration.maximumHeaderSize)
+        #if canImport(FoundationNetworking)
+            // Linux's URLSession hands every piece of the body to the delegate queue and reads on
+            // without waiting: with its own queue behind, a fast server filled memory with
+            // pieces nobody had looked at yet (1.2 GB seen for a 1 MiB limit). Run inline, the
+            // delegate sees each piece as it is read and drops what comes after a refusal.
+            let delegateQueue: OperationQueue = InlineOperationQueue()
+        #else
+            let delegateQueue: OperationQueue? = nil
+        #endif
+        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
     deinit {
@@ -76,10 +100,23 @@ public final class URLSessionTransport: HTTPTransport {
                 task.resume()
             }
         } onCancel: {
-            task.cancel()
+            // The caller gets its answer now; the session stops the transfer when it gets to it.
+            delegate.cancel(task)
         }
     }
 }
+
+#if canImport(FoundationNetworking)
+    /// An operation queue that runs blocks at once, on the caller's thread: on Linux that is the
+    /// session's own queue, which reads the socket, so the delegate keeps pace with the reads.
+    /// The delegate must never wait on the session from there (``SessionDelegate`` stops tasks
+    /// from another queue).
+    final class InlineOperationQueue: OperationQueue, @unchecked Sendable {
+        override func addOperation(_ block: @escaping @Sendable () -> Void) {
+            block()
+        }
+    }
+#endif
 
 /// Collects each task's response and body, enforcing the size bound as data arrives.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
@@ -91,14 +128,42 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let maximumResponseSize: Int
+    private let maximumHeaderSize: Int
     private let pending = Locked([Int: Pending]())
+    /// Tasks cancelled before they were registered (cancellation can win that race).
+    private let cancelledEarly = Locked(Set<Int>())
 
-    init(maximumResponseSize: Int) {
+    init(maximumResponseSize: Int, maximumHeaderSize: Int = 64 << 10) {
         self.maximumResponseSize = maximumResponseSize
+        self.maximumHeaderSize = maximumHeaderSize
     }
 
     func register(_ task: URLSessionTask, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        let cancelled = cancelledEarly.withLock { $0.remove(task.taskIdentifier) != nil }
+        if cancelled {
+            continuation.resume(throwing: DeepLinkError(.cancelled, "The request was cancelled."))
+            return
+        }
         pending.withLock { $0[task.taskIdentifier] = Pending(continuation: continuation) }
+    }
+
+    /// Answers the caller with `.cancelled` at once, then asks the session to stop the task.
+    func cancel(_ task: URLSessionTask) {
+        let entry = pending.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        if let entry {
+            entry.continuation.resume(throwing: DeepLinkError(.cancelled, "The request was cancelled."))
+        } else if task.state == .suspended {
+            // Not registered yet (a task is registered, then resumed): `register` answers it.
+            // A task that already finished is not remembered.
+            cancelledEarly.withLock { _ = $0.insert(task.taskIdentifier) }
+        }
+        stop(task)
+    }
+
+    /// Asks the session to stop `task`, from another queue: `cancel()` waits for the session's
+    /// own queue, where the delegate may be running (on Linux), and the caller should not wait.
+    private func stop(_ task: URLSessionTask) {
+        DispatchQueue.global().async { task.cancel() }
     }
 
     private func complete(_ task: URLSessionTask, with result: Result<HTTPResponse, any Error>) {
@@ -106,14 +171,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         entry?.continuation.resume(with: result)
     }
 
-    private func tooLarge(_ task: URLSessionTask) {
-        complete(
-            task,
-            with: .failure(
-                DeepLinkError(
-                    .responseTooLarge,
-                    "The response is larger than \(maximumResponseSize) bytes and was refused.")))
-        task.cancel()
+    private func tooLarge(_ task: URLSessionTask, _ message: String? = nil) {
+        let message = message ?? "The response is larger than \(maximumResponseSize) bytes and was refused."
+        complete(task, with: .failure(DeepLinkError(.responseTooLarge, message)))
+        stop(task)
     }
 
     func urlSession(
@@ -122,8 +183,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         let http = response as? HTTPURLResponse
         var headers = HTTPHeaders()
+        var headerSize = 0
         for (name, value) in http?.allHeaderFields ?? [:] {
-            headers[String(describing: name)] = String(describing: value)
+            let name = String(describing: name)
+            let value = String(describing: value)
+            headerSize += name.utf8.count + value.utf8.count
+            guard headerSize <= maximumHeaderSize else {
+                tooLarge(dataTask, "The response's header fields are larger than \(maximumHeaderSize) bytes and were refused.")
+                completionHandler(.cancel)
+                return
+            }
+            headers[name] = value
         }
         let status = http?.statusCode ?? 0
         pending.withLock { pending in
@@ -182,6 +252,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         complete(task, with: .success(HTTPResponse(status: entry.status, headers: entry.headers, body: entry.body)))
     }
 
+    /// Whether libcurl (under Linux's URLSession) refused a header block past its own bound
+    /// (300 KB), which reaches us as an unknown error with libcurl's text.
+    static func isHeaderBlockTooLarge(_ error: any Error) -> Bool {
+        let nsError = error as NSError
+        let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError
+        return [nsError, underlying].contains { error in
+            (error?.userInfo[NSLocalizedDescriptionKey] as? String)?.hasPrefix("Too large response headers") == true
+        }
+    }
+
     /// URL loading errors as ``DeepLinkError``s. The message names the condition only: the
     /// system's own text can carry the request URL, and with it a key in a query.
     static func classify(_ error: any Error, responseStarted: Bool = false) -> DeepLinkError {
@@ -193,6 +273,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             let fromNSError = URLError.Code(rawValue: (error as NSError).code) ?? .unknown
         #endif
         let code = (error as? URLError)?.code ?? fromNSError
+        if code == .unknown, Self.isHeaderBlockTooLarge(error) {
+            return DeepLinkError(
+                .responseTooLarge, "The response's header fields are larger than the URL loading system accepts and were refused.",
+                underlying: error)
+        }
         switch code {
         case .cancelled:
             return DeepLinkError(.cancelled, "The request was cancelled.", underlying: error)
