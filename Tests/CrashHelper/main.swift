@@ -50,7 +50,13 @@ Task.detached {
             done.signal()
             return
         }
-        await client.saveQueuedEvents()
+        do {
+            try await client.saveQueuedEvents()
+        } catch {
+            FileHandle.standardError.write(Data("save failed: \(error)\n".utf8))
+            done.signal()
+            return
+        }
         say("queued \(seq)")
         index += 1
     }

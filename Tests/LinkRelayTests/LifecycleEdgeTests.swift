@@ -111,7 +111,7 @@ struct LifecycleEdgeTests {
             #expect(error?.code == .shutdown)
         }
         await client.flushEvents()
-        await client.saveQueuedEvents()
+        try await client.saveQueuedEvents()
         #expect(await client.queuedEventCount == 0)
         #expect(await client.completePendingLink() == nil)
         #expect(backend.calls.isEmpty)

@@ -303,6 +303,7 @@ struct DeferredWriterTests {
         let writer = DeferredWriter { data in
             let value = data.withUnsafeBytes { Int($0.load(as: UInt16.self)) }
             written.withLock { $0.append(value) }
+            return true
         }
         for value in 0..<2000 { writer.submit(withUnsafeBytes(of: UInt16(value)) { Data($0) }) }
         writer.flush()

@@ -2,14 +2,24 @@ import Foundation
 
 extension DeepLinkClient {
     static let eventQueueKey = "events"
+    /// The ids of events sent (or on their way) whose removal from the stored queue may not be
+    /// written yet; see ``EventQueueState/unconfirmed``.
+    static let sentEventsKey = "events-sent"
 
     /// Tracks a conversion event (`signup`, `level_complete`) for the backend to report.
     ///
     /// The event gets a UUID and a timestamp and goes into a persisted queue, so it survives a
     /// restart and an outage. With a ``FileStore`` the queue file is written off the caller's
     /// path (one write under way at a time, the newest queue winning), so `track` never waits
-    /// for the disk; ``shutdown()`` writes what is still pending. Once ``start()`` has run, the queue is sent in order; an event is
-    /// removed only after the backend accepted it, and never sent twice at once.
+    /// for the disk; ``shutdown()`` writes what is still pending. Once ``start()`` has run, the
+    /// queue is sent in order; an event is removed only after the backend accepted it.
+    ///
+    /// Each event is sent at most once, also across launches: before an event is sent its id
+    /// is written to the store, and a launch that finds a sent event still queued (the app was
+    /// killed, or the disk was full, before its removal was written) drops it. When that write
+    /// fails, nothing is sent. A write that fails (a full disk) is logged and published once as
+    /// a ``DeepLinkEvent/failure(_:)`` with code `.storage`; the queue is kept in memory and
+    /// written again with the next change. ``saveQueuedEvents()`` throws it.
     ///
     /// - Throws: ``DeepLinkError`` `.unsupported` when the backend does not report events,
     ///   `.invalidArgument` for an empty name, `.shutdown` after ``shutdown()``.
@@ -59,9 +69,15 @@ extension DeepLinkClient {
     /// event tracked a moment before the process is killed (the system ends suspended apps
     /// without warning) may not be on disk yet. Call this when the app moves to the background,
     /// or after an event that must survive a kill from the moment it is tracked. With a store
-    /// written at once it has nothing to do.
-    public func saveQueuedEvents() {
-        eventQueue.writer?.flush()
+    /// written at once it has nothing to do unless its last write failed, which it tries again.
+    ///
+    /// - Throws: ``DeepLinkError`` `.storage` when the queue could not be written (a full disk):
+    ///   the events are kept in memory, and written with the next change or call.
+    public func saveQueuedEvents() throws {
+        guard !persistQueueNow() else { return }
+        throw DeepLinkError(
+            .storage, "The event queue could not be written; its \(loadQueue().count) events are kept in memory only.",
+            backend: backend.id)
     }
 
     /// How many events wait to be sent.
@@ -112,15 +128,35 @@ extension DeepLinkClient {
 
     func loadQueue() -> [ConversionEvent] {
         if let events = eventQueue.events { return events }
-        let queue = store().load([ConversionEvent].self, forKey: Self.eventQueueKey, logger: logger) ?? []
+        var queue = store().load([ConversionEvent].self, forKey: Self.eventQueueKey, logger: logger) ?? []
+        let sent = Set(store().load([UUID].self, forKey: Self.sentEventsKey, logger: logger) ?? [])
+        if !sent.isEmpty {
+            let count = queue.count
+            queue.removeAll { sent.contains($0.id) }
+            eventQueue.unconfirmed = sent
+            if queue.count < count {
+                logger.warning(
+                    "\(count - queue.count) queued events were sent (or on their way) when the app last stopped, before their removal was saved; they are not sent again.")
+            }
+        }
         eventQueue.events = queue
         return queue
     }
 
+    /// Writes the queue now and says whether the newest queue is in the store.
+    func persistQueueNow() -> Bool {
+        if let writer = eventQueue.writer, writer.flush() { return true }
+        if eventQueue.writer == nil, !eventQueue.lastDirectWriteFailed { return true }
+        // The newest queue's write failed: try once more.
+        return saveQueue(loadQueue(), now: true)
+    }
+
     /// Saves the queue: the same bytes as encoding the array, built from each event's JSON,
     /// encoded once, so a `track` costs one event's encoding and one write, not the whole
-    /// queue's encoding.
-    private func saveQueue(_ queue: [ConversionEvent]) {
+    /// queue's encoding. With `now`, a deferred store writes it before this returns. Returns
+    /// whether it is in the store (`true` for a deferred write still under way).
+    @discardableResult
+    private func saveQueue(_ queue: [ConversionEvent], now: Bool = false) -> Bool {
         eventQueue.events = queue
         // Work on local copies: the actor's properties are checked for exclusive access on
         // every use, which in this loop would cost more than the copying.
@@ -140,8 +176,8 @@ extension DeepLinkClient {
                     json = Array(try encoder?.encode(event) ?? Data())
                 } catch {
                     eventQueue.encoded = cache
-                    logger.error("Could not save '\(Self.eventQueueKey)': it is kept in memory only until the next successful save.")
-                    return
+                    logger.error("Could not encode '\(event.name)': the queue is kept in memory only until the next successful save.")
+                    return false
                 }
                 cache[event.id] = json
             }
@@ -158,17 +194,29 @@ extension DeepLinkClient {
         let file = Data(bytes)
         if let writer = queueWriter() {
             writer.submit(file)
-            return
+            return now ? writer.flush() : true
         }
-        Self.writeQueue(file, to: store(), logger: logger)
+        let written = writeHealth().write(file, forKey: Self.eventQueueKey, to: store(), consequence: Self.queueKeptInMemory)
+        eventQueue.lastDirectWriteFailed = !written
+        return written
     }
 
-    private static func writeQueue(_ file: Data, to store: any PersistentStore, logger: LinkRelayLogger) {
-        do {
-            try store.setData(file, forKey: eventQueueKey)
-        } catch {
-            logger.error("Could not save '\(eventQueueKey)': it is kept in memory only until the next successful save.")
+    private static let queueKeptInMemory = "the queue is kept in memory and written again with the next change."
+
+    /// Reports the store's write failures once per run of them.
+    private func writeHealth() -> StoreWriteHealth {
+        if let health = eventQueue.health { return health }
+        let health = StoreWriteHealth(logger: logger) { [weak self] error in
+            self?.reportStorageFailure(error)
         }
+        eventQueue.health = health
+        return health
+    }
+
+    private nonisolated func reportStorageFailure(_ error: DeepLinkError) {
+        var failure = error
+        failure.backend = backend.id
+        publish(.failure(failure.redacted(by: redactor)))
     }
 
     /// The writer for a store that prefers deferred writes; `nil` for one written at once.
@@ -176,10 +224,24 @@ extension DeepLinkClient {
         if let writer = eventQueue.writer { return writer }
         let store = store()
         guard store.prefersDeferredWrites else { return nil }
-        let logger = self.logger
-        let writer = DeferredWriter { file in Self.writeQueue(file, to: store, logger: logger) }
+        let health = writeHealth()
+        let writer = DeferredWriter { file in
+            health.write(file, forKey: Self.eventQueueKey, to: store, consequence: Self.queueKeptInMemory)
+        }
         eventQueue.writer = writer
         return writer
+    }
+
+    /// Writes the ids of the events sent or on their way, with `id` added or removed, before
+    /// this returns; `false` when the store refused it.
+    private func writeSentMark(adding id: UUID? = nil, removing removed: UUID? = nil) -> Bool {
+        if let id { eventQueue.unconfirmed.insert(id) }
+        if let removed { eventQueue.unconfirmed.remove(removed) }
+        let ids = eventQueue.unconfirmed.map(\.uuidString).sorted()
+        let file = Data(("[" + ids.map { "\"\($0)\"" }.joined(separator: ",") + "]").utf8)
+        return writeHealth().write(
+            file, forKey: Self.sentEventsKey, to: store(),
+            consequence: id == nil ? "an event whose send failed may be dropped after a restart." : "the event is not sent until it can be written.")
     }
 
     // MARK: - Sending
@@ -203,6 +265,12 @@ extension DeepLinkClient {
         defer { if eventQueue.isCurrent(generation) { eventQueue.flush = nil } }
         guard let tracker = eventTracker else { return }
         while eventQueue.isCurrent(generation), let event = loadQueue().first, !Task.isCancelled, !isShutDown {
+            // At most once: the event's id is in the store before it leaves, so a launch that
+            // still finds it queued does not send it again. No mark, no send.
+            guard writeSentMark(adding: event.id) else {
+                eventQueue.unconfirmed.remove(event.id)
+                return
+            }
             do {
                 try await send(event, through: tracker)
                 // Sent: recorded as sent even if a shutdown came meanwhile, so it is never sent
@@ -216,6 +284,7 @@ extension DeepLinkClient {
                 // `.notStarted`: the backend cannot send yet (no install id); the event waits.
                 if failure.isRetryable || failure.code == .cancelled || failure.code == .notStarted {
                     logger.info("Sending '\(event.name)' failed (\(failure.code)); it stays queued for the next flush.")
+                    _ = writeSentMark(removing: event.id)
                     return
                 }
                 logger.warning("The provider refused '\(event.name)' (\(failure.code)); it is dropped.")
@@ -231,10 +300,12 @@ extension DeepLinkClient {
         }
     }
 
-    /// Removes by id: the queue may have changed while the event was on its way.
+    /// Removes by id (the queue may have changed while the event was on its way) and writes the
+    /// queue before the next event is marked; once it is in the store, no sent event is left in
+    /// it.
     private func removeFromQueue(_ id: UUID) {
         var queue = loadQueue()
         queue.removeAll { $0.id == id }
-        saveQueue(queue)
+        if saveQueue(queue, now: true) { eventQueue.unconfirmed.removeAll() }
     }
 }

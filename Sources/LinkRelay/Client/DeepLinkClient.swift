@@ -36,7 +36,7 @@ public actor DeepLinkClient {
     /// `nil` when the backend does not observe them.
     private nonisolated let published: AsyncStream<(DeepLinkEvent, Date)>.Continuation?
     nonisolated let clock: any LinkRelayClock
-    let redactor: Redactor
+    nonisolated let redactor: Redactor
     let policy: DestinationPolicy
     let gatedPaths: Set<String>
 
@@ -151,8 +151,8 @@ public actor DeepLinkClient {
 
     /// Publishes `event` to the app, then, for an ``EventObservingBackend``, queues it for
     /// ``EventObservingBackend/didPublish(_:at:context:)``. Every event the client publishes goes
-    /// through here.
-    func publish(_ event: DeepLinkEvent, replayable: Bool = false) {
+    /// through here. Callable from any thread: a background write reports its failure here.
+    nonisolated func publish(_ event: DeepLinkEvent, replayable: Bool = false) {
         broadcaster.publish(event, replayable: replayable)
         published?.yield((event, clock.currentDate))
     }

@@ -12,6 +12,15 @@ struct EventQueueState: Sendable {
     var encoded: [UUID: [UInt8]] = [:]
     /// Writes the queue off the caller's path, for stores that prefer it (files).
     var writer: DeferredWriter?
+    /// Whether the store's last write failed, for reporting failures once per run of them.
+    var health: StoreWriteHealth?
+    /// Events sent (or on their way) whose removal from the stored queue is not known to be
+    /// written. Their ids are stored under ``DeepLinkClient/sentEventsKey`` before each send, so
+    /// that a launch which finds them still queued (after a kill or a failed write) drops them
+    /// instead of sending them twice.
+    var unconfirmed: Set<UUID> = []
+    /// Whether the last queue write made at once (stores without deferred writes) failed.
+    var lastDirectWriteFailed = false
     var flush: Task<Void, Never>?
     private(set) var generation: UInt64 = 0
 
@@ -23,6 +32,8 @@ struct EventQueueState: Sendable {
         generation &+= 1
         events = []
         encoded = [:]
+        unconfirmed = []
+        lastDirectWriteFailed = false
         flush?.cancel()
         flush = nil
     }
@@ -32,5 +43,34 @@ struct EventQueueState: Sendable {
         writer?.flush()
         flush?.cancel()
         flush = nil
+    }
+}
+
+/// Tells the app once when the store's writes of a key start failing, and logs each failure:
+/// the first failure after a success publishes a `.failure` with code `.storage`.
+final class StoreWriteHealth: Sendable {
+    /// The keys whose last write failed.
+    private let failing = Locked(Set<String>())
+    private let logger: LinkRelayLogger
+    private let report: @Sendable (DeepLinkError) -> Void
+
+    init(logger: LinkRelayLogger, report: @escaping @Sendable (DeepLinkError) -> Void) {
+        self.logger = logger
+        self.report = report
+    }
+
+    /// Writes `data` under `key`; on failure logs `consequence` and reports the first failure.
+    func write(_ data: Data, forKey key: String, to store: any PersistentStore, consequence: String) -> Bool {
+        do {
+            try store.setData(data, forKey: key)
+            failing.withLock { _ = $0.remove(key) }
+            return true
+        } catch {
+            let message = "Could not save '\(key)' (\(data.count) bytes): \(consequence)"
+            logger.error(message)
+            let first = failing.withLock { $0.insert(key).inserted }
+            if first { report(DeepLinkError(.storage, message, underlying: error)) }
+            return false
+        }
     }
 }

@@ -26,7 +26,7 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
         private enum Base: Sendable, Hashable, Codable {
             case notStarted, invalidConfiguration, invalidArgument, invalidURL, unsupported
             case network, timedOut, server(Int), notFound, decoding, responseTooLarge
-            case rejected, cancelled, shutdown
+            case rejected, cancelled, shutdown, storage
         }
 
         private let base: Base
@@ -60,6 +60,9 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
         public static let cancelled = Code(base: .cancelled)
         /// The client was shut down (``DeepLinkClient/shutdown()``): nothing more is sent.
         public static let shutdown = Code(base: .shutdown)
+        /// A value could not be written to the ``PersistentStore`` (a full disk, a folder that
+        /// is not writable). Nothing was lost that the message does not name.
+        public static let storage = Code(base: .storage)
 
         /// The HTTP status, for ``server(status:)`` codes.
         public var serverStatus: Int? {
@@ -83,6 +86,7 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
             case .rejected: "rejected"
             case .cancelled: "cancelled"
             case .shutdown: "shutdown"
+            case .storage: "storage"
             }
         }
     }

@@ -7,20 +7,24 @@ import Foundation
 /// For stores whose writes are slow (``PersistentStore/prefersDeferredWrites``: a file written
 /// atomically and synced costs hundreds of microseconds), so that `track` does not wait for the
 /// disk. A snapshot reaches the store within one write's time; ``flush()`` writes what is
-/// pending on the caller, after any write under way, and runs at shutdown.
+/// pending on the caller, after any write under way, runs at shutdown, and says whether the
+/// newest snapshot is in the store.
 final class DeferredWriter: Sendable {
     private struct State: Sendable {
         var pending: Data?
         var draining = false
+        /// Whether the last snapshot written reached the store.
+        var lastWriteSucceeded = true
     }
 
     private let state = Locked(State())
     /// Held for each write, so snapshots reach the store in the order they were taken.
     private let writing = NSLock()
-    private let write: @Sendable (Data) -> Void
+    private let write: @Sendable (Data) -> Bool
 
-    /// - Parameter write: writes one snapshot (and logs a failure).
-    init(write: @escaping @Sendable (Data) -> Void) {
+    /// - Parameter write: writes one snapshot and says whether it reached the store (reporting
+    ///   a failure is its job).
+    init(write: @escaping @Sendable (Data) -> Bool) {
         self.write = write
     }
 
@@ -38,10 +42,14 @@ final class DeferredWriter: Sendable {
         }
     }
 
-    /// Writes the pending snapshot now, on the caller, after any write under way.
-    func flush() {
+    /// Writes the pending snapshot now, on the caller, after any write under way, and returns
+    /// whether the newest snapshot submitted so far is in the store.
+    @discardableResult
+    func flush() -> Bool {
         writing.withLock {
-            if let snapshot = take() { write(snapshot) }
+            // Under the lock with nothing pending, the newest snapshot was the last one written.
+            guard let snapshot = take() else { return state.withLock { $0.lastWriteSucceeded } }
+            return record(write(snapshot))
         }
     }
 
@@ -52,7 +60,7 @@ final class DeferredWriter: Sendable {
         while true {
             let wrote: Bool = writing.withLock {
                 guard let snapshot = take() else { return false }
-                write(snapshot)
+                record(write(snapshot))
                 return true
             }
             if wrote { continue }
@@ -65,6 +73,12 @@ final class DeferredWriter: Sendable {
             }
             if stop { return }
         }
+    }
+
+    @discardableResult
+    private func record(_ succeeded: Bool) -> Bool {
+        state.withLock { $0.lastWriteSucceeded = succeeded }
+        return succeeded
     }
 
     private func take() -> Data? {
