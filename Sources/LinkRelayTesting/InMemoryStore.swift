@@ -33,6 +33,10 @@ public final class InMemoryStore: PersistentStore {
     public func removeData(forKey key: String) throws { values.withLock { _ = $0.removeValue(forKey: key) } }
 
     public func removeAll() throws { values.withLock { $0.removeAll() } }
+
+    public func appendData(_ data: Data, forKey key: String) throws {
+        values.withLock { $0[key, default: Data()].append(data) }
+    }
 }
 
 extension DeepLinkClient.Configuration {

@@ -300,7 +300,8 @@ struct DeferredWriterTests {
     @Test("snapshots reach the store in order, the newest last, coalesced while a write is under way")
     func newestWinsInOrder() {
         let written = Locked([Int]())
-        let writer = DeferredWriter { data in
+        let writer = DeferredWriter { batch in
+            guard let data = batch.whole else { return false }
             let value = data.withUnsafeBytes { Int($0.load(as: UInt16.self)) }
             written.withLock { $0.append(value) }
             return true

@@ -120,9 +120,8 @@ struct StoreWriteFailureTests {
 
         store.heal()
         try await client.saveQueuedEvents()
-        let stored = try #require(try store.data(forKey: DeepLinkClient.eventQueueKey))
-        let queue = try JSONDecoder.linkRelay().decode([ConversionEvent].self, from: stored)
-        #expect(queue.map(\.name) == (0..<5).map { "event-\($0)" })
+        #expect(try store.data(forKey: DeepLinkClient.eventQueueKey) != nil)
+        #expect(await launch(store).queuedEventCount == 5)
         client.handle(url("myapp://marker"))
         let failures = await storageFailures(until: events)
         #expect(failures.count == 1)

@@ -139,6 +139,43 @@ enum ClientBenchmarks {
             return simulator
         }
 
+        // 6. track with 1,000 and 10,000 events already queued: 1,000 more tracks, written to
+        // the store (saveQueuedEvents) before the measurement ends. CPU is the figure: the
+        // writes run off the caller's path.
+        for queued in [1_000, 10_000] {
+            Benchmark("6 track × 1,000 at a queue of \(queued.formatted()) (FileStore)", configuration: tracking) {
+                (benchmark: Benchmark, state: (ProviderSimulator, URL)) in
+                let (simulator, folder) = state
+                // Not measured: a launch on a copy of the prepared queue.
+                let copy = Folders.make("track-at-\(queued)")
+                try? FileManager.default.removeItem(at: copy)
+                try? FileManager.default.copyItem(at: folder, to: copy)
+                var settings = configuration(store: FileStore(directory: copy), simulator: simulator)
+                settings.eventQueueCapacity = 2 * queued
+                let client = DeepLinkClient(backend: linkForty(simulator), configuration: settings)
+                let before = await client.queuedEventCount
+                precondition(before == queued, "the prepared queue holds \(before) events")
+                benchmark.startMeasurement()
+                for _ in 0..<1_000 { try? await client.track("purchase", properties: ["sku": "A-1", "quantity": 2]) }
+                try? await client.saveQueuedEvents()
+                benchmark.stopMeasurement()
+                let after = await client.queuedEventCount
+                precondition(after == queued + 1_000, "the queue holds \(after) events")
+                await client.shutdown()
+                try? FileManager.default.removeItem(at: copy)
+            } setup: {
+                let simulator = ProviderSimulator()
+                simulator.addLinkForty(host: "go.acme.app")
+                let folder = Folders.make("queued-\(queued)")
+                var settings = configuration(store: FileStore(directory: folder), simulator: simulator)
+                settings.eventQueueCapacity = 2 * queued
+                let client = DeepLinkClient(backend: linkForty(simulator), configuration: settings)
+                for _ in 0..<queued { try? await client.track("purchase", properties: ["sku": "A-1", "quantity": 2]) }
+                await client.shutdown()
+                return (simulator, folder)
+            }
+        }
+
         Benchmark("6 flush of 100 queued events to the simulator", configuration: once) { (benchmark: Benchmark, simulator: ProviderSimulator) in
             // Not measured: a launch with 100 events already queued.
             // (The event endpoint fails while start() runs, so the queue is still full after it.)

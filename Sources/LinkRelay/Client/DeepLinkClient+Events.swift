@@ -85,7 +85,9 @@ extension DeepLinkClient {
 
     /// Drops every queued event unsent.
     public func clearQueuedEvents() {
-        saveQueue([])
+        eventQueue.events = []
+        eventQueue.encoded = [:]
+        writeWhole()
     }
 
     // MARK: - Queue
@@ -113,28 +115,44 @@ extension DeepLinkClient {
     }
 
     /// Appends to the persisted queue (dropping the oldest when full) and sends once started.
+    ///
+    /// The stored queue is a journal: one line per change (`+` and the event's JSON, or `-` and
+    /// the id of an event that left), so a `track` writes one line however long the queue is.
+    /// Once the journal is more than twice the queue itself (and over 64 KiB), the next write
+    /// is the whole queue again, one `+` line per event: amortised, a change costs a few times
+    /// its own size, however long the queue.
     private func append(_ event: ConversionEvent) {
-        var queue = loadQueue()
-        queue.append(event)
+        _ = loadQueue()
+        var lines: [UInt8] = []
+        if let json = encodedJSON(of: event) {
+            lines = Self.line(.add, json)
+            eventQueue.wholeBytes += lines.count
+        } else {
+            logger.error("'\(event.name)' cannot be saved (it holds a value JSON cannot store); it is kept in memory only.")
+        }
+        eventQueue.events?.append(event)
         let capacity = configuration.eventQueueCapacity
-        if queue.count > capacity {
-            let dropped = queue.prefix(queue.count - capacity)
-            queue.removeFirst(dropped.count)
+        if let count = eventQueue.events?.count, count > capacity, let events = eventQueue.events {
+            let dropped = events.prefix(count - capacity)
+            eventQueue.events?.removeFirst(dropped.count)
+            for old in dropped { lines += forget(old.id) }
             logger.warning("The event queue is full (\(capacity)); dropped the oldest: \(dropped.map(\.name).joined(separator: ", ")).")
         }
-        saveQueue(queue)
+        if !lines.isEmpty { persist(adding: Data(lines)) }
         if isStarted { startFlush() }
     }
 
     func loadQueue() -> [ConversionEvent] {
         if let events = eventQueue.events { return events }
-        var queue = store().load([ConversionEvent].self, forKey: Self.eventQueueKey, logger: logger) ?? []
+        var queue = readStoredQueue()
         let sent = Set(store().load([UUID].self, forKey: Self.sentEventsKey, logger: logger) ?? [])
         if !sent.isEmpty {
             let count = queue.count
             queue.removeAll { sent.contains($0.id) }
             eventQueue.unconfirmed = sent
             if queue.count < count {
+                // Still in the stored journal: the next write is the whole queue, without them.
+                eventQueue.needsWholeWrite = true
                 logger.warning(
                     "\(count - queue.count) queued events were sent (or on their way) when the app last stopped, before their removal was saved; they are not sent again.")
             }
@@ -145,60 +163,157 @@ extension DeepLinkClient {
 
     /// Writes the queue now and says whether the newest queue is in the store.
     func persistQueueNow() -> Bool {
-        if let writer = eventQueue.writer, writer.flush() { return true }
-        if eventQueue.writer == nil, !eventQueue.lastDirectWriteFailed { return true }
-        // The newest queue's write failed: try once more.
-        return saveQueue(loadQueue(), now: true)
+        _ = loadQueue()
+        if let writer = eventQueue.writer {
+            if !eventQueue.needsWholeWrite, writer.flush() { return true }
+        } else if !eventQueue.needsWholeWrite {
+            return true
+        }
+        // The last write failed (or the stored form is due for a rewrite): write it whole.
+        return writeWhole(now: true)
     }
 
-    /// Saves the queue: the same bytes as encoding the array, built from each event's JSON,
-    /// encoded once, so a `track` costs one event's encoding and one write, not the whole
-    /// queue's encoding. With `now`, a deferred store writes it before this returns. Returns
-    /// whether it is in the store (`true` for a deferred write still under way).
+    private enum LineKind: UInt8 {
+        case add = 0x2B  // "+"
+        case remove = 0x2D  // "-"
+    }
+
+    private static func line(_ kind: LineKind, _ body: [UInt8]) -> [UInt8] {
+        var line = [kind.rawValue]
+        line.reserveCapacity(body.count + 2)
+        line += body
+        line.append(0x0A)
+        return line
+    }
+
+    /// The journal line for an event that left the queue; its JSON is forgotten.
+    private func forget(_ id: UUID) -> [UInt8] {
+        if let json = eventQueue.encoded.removeValue(forKey: id) { eventQueue.wholeBytes -= json.count + 2 }
+        return Self.line(.remove, Array(id.uuidString.utf8))
+    }
+
+    /// The event's JSON, encoded once and kept for whole writes; `nil` when it cannot be encoded.
+    private func encodedJSON(of event: ConversionEvent) -> [UInt8]? {
+        if let known = eventQueue.encoded[event.id] { return known }
+        guard let json = try? JSONEncoder.linkRelay().encode(event) else { return nil }
+        let bytes = Array(json)
+        eventQueue.encoded[event.id] = bytes
+        return bytes
+    }
+
+    /// Records a change: `line` added to the stored journal, or the whole queue when that is
+    /// due. With `now`, a deferred store writes it before this returns. Returns whether it is
+    /// in the store (`true` for a deferred write still under way).
     @discardableResult
-    private func saveQueue(_ queue: [ConversionEvent], now: Bool = false) -> Bool {
-        eventQueue.events = queue
-        // Work on local copies: the actor's properties are checked for exclusive access on
-        // every use, which in this loop would cost more than the copying.
-        var cache = eventQueue.encoded
-        eventQueue.encoded = [:]
-        var encoder: JSONEncoder?
+    private func persist(adding line: Data, now: Bool = false) -> Bool {
+        let writer = queueWriter()
+        let whole =
+            eventQueue.needsWholeWrite || writer?.needsWholeValue == true
+            || eventQueue.storedBytes + line.count > max(64 << 10, 2 * eventQueue.wholeBytes)
+        if whole { return writeWhole(now: now) }
+        eventQueue.storedBytes += line.count
+        if let writer {
+            writer.submitAddition(line)
+            return now ? writer.flush() : true
+        }
+        let written = writeHealth().write(line, forKey: Self.eventQueueKey, to: store(), append: true, consequence: Self.queueKeptInMemory)
+        if !written { eventQueue.needsWholeWrite = true }
+        return written
+    }
+
+    /// Writes the whole queue, one `+` line per event, replacing the journal.
+    @discardableResult
+    private func writeWhole(now: Bool = false) -> Bool {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(cache.values.first.map { ($0.count + 1) * (queue.count + 1) } ?? 64)
-        bytes.append(UInt8(ascii: "["))
-        for (index, event) in queue.enumerated() {
-            let json: [UInt8]
-            if let known = cache[event.id] {
-                json = known
-            } else {
-                do {
-                    if encoder == nil { encoder = JSONEncoder.linkRelay() }
-                    json = Array(try encoder?.encode(event) ?? Data())
-                } catch {
-                    eventQueue.encoded = cache
-                    logger.error("Could not encode '\(event.name)': the queue is kept in memory only until the next successful save.")
-                    return false
-                }
-                cache[event.id] = json
-            }
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: json)
+        bytes.reserveCapacity(eventQueue.wholeBytes + 16)
+        var size = 0
+        for event in eventQueue.events ?? [] {
+            guard let json = encodedJSON(of: event) else { continue }
+            bytes.append(LineKind.add.rawValue)
+            bytes += json
+            bytes.append(0x0A)
+            size += json.count + 2
         }
-        bytes.append(UInt8(ascii: "]"))
-        // Forget the JSON of events that left the queue, now and then rather than on every save.
-        if cache.count > 2 * queue.count + 16 {
-            let live = Set(queue.map(\.id))
-            cache = cache.filter { live.contains($0.key) }
-        }
-        eventQueue.encoded = cache
+        eventQueue.wholeBytes = size
+        eventQueue.storedBytes = size
+        eventQueue.needsWholeWrite = false
         let file = Data(bytes)
         if let writer = queueWriter() {
             writer.submit(file)
             return now ? writer.flush() : true
         }
         let written = writeHealth().write(file, forKey: Self.eventQueueKey, to: store(), consequence: Self.queueKeptInMemory)
-        eventQueue.lastDirectWriteFailed = !written
+        if !written { eventQueue.needsWholeWrite = true }
         return written
+    }
+
+    /// The stored queue: the journal replayed, or the JSON array written before the journal
+    /// (rewritten as a journal with the next change). An unfinished last line (a kill
+    /// mid-write) is ignored; damaged lines are skipped with a warning. Either way the next
+    /// write is a whole one, so nothing is added after a broken line.
+    private func readStoredQueue() -> [ConversionEvent] {
+        let stored: Data?
+        do {
+            stored = try store().data(forKey: Self.eventQueueKey)
+        } catch {
+            logger.warning("Could not read the stored '\(Self.eventQueueKey)'; treating it as absent.")
+            return []
+        }
+        guard let stored, let first = stored.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { return [] }
+        let decoder = JSONDecoder.linkRelay()
+        if first == UInt8(ascii: "[") {
+            eventQueue.needsWholeWrite = true
+            do {
+                return try decoder.decode([ConversionEvent].self, from: stored)
+            } catch {
+                logger.warning("The stored '\(Self.eventQueueKey)' is corrupt; treating it as absent.")
+                return []
+            }
+        }
+        var order: [UUID] = []
+        var live: [UUID: ConversionEvent] = [:]
+        var damaged = 0
+        let bytes = [UInt8](stored)
+        var start = 0
+        while let end = bytes[start...].firstIndex(of: 0x0A) {
+            let body = bytes[(start + 1)..<max(end, start + 1)]
+            switch start < end ? LineKind(rawValue: bytes[start]) : nil {
+            case .add:
+                if let event = try? decoder.decode(ConversionEvent.self, from: Data(body)) {
+                    if live.updateValue(event, forKey: event.id) == nil { order.append(event.id) }
+                    eventQueue.encoded[event.id] = Array(body)
+                } else {
+                    damaged += 1
+                }
+            case .remove:
+                if let id = UUID(uuidString: String(decoding: body, as: UTF8.self)) {
+                    live[id] = nil
+                    eventQueue.encoded[id] = nil
+                } else {
+                    damaged += 1
+                }
+            case nil:
+                damaged += 1
+            }
+            start = end + 1
+        }
+        if start < bytes.count {
+            // A write cut off by a kill leaves the start of a line; anything else is damage.
+            if LineKind(rawValue: bytes[start]) == nil {
+                damaged += 1
+            } else {
+                logger.info("The stored '\(Self.eventQueueKey)' ends in an unfinished line (a write was cut off); it is left out.")
+            }
+            eventQueue.needsWholeWrite = true
+        }
+        if damaged > 0 {
+            logger.warning("The stored '\(Self.eventQueueKey)' is corrupt in \(damaged) lines; they are left out.")
+            eventQueue.needsWholeWrite = true
+        }
+        let queue = order.compactMap { live[$0] }
+        eventQueue.storedBytes = bytes.count
+        eventQueue.wholeBytes = queue.reduce(0) { $0 + (eventQueue.encoded[$1.id]?.count ?? 0) + 2 }
+        return queue
     }
 
     private static let queueKeptInMemory = "the queue is kept in memory and written again with the next change."
@@ -225,8 +340,13 @@ extension DeepLinkClient {
         let store = store()
         guard store.prefersDeferredWrites else { return nil }
         let health = writeHealth()
-        let writer = DeferredWriter { file in
-            health.write(file, forKey: Self.eventQueueKey, to: store, consequence: Self.queueKeptInMemory)
+        let writer = DeferredWriter { batch in
+            let key = Self.eventQueueKey
+            if let whole = batch.whole, !health.write(whole, forKey: key, to: store, consequence: Self.queueKeptInMemory) {
+                return false
+            }
+            return batch.additions.isEmpty
+                || health.write(batch.additions, forKey: key, to: store, append: true, consequence: Self.queueKeptInMemory)
         }
         eventQueue.writer = writer
         return writer
@@ -301,11 +421,11 @@ extension DeepLinkClient {
     }
 
     /// Removes by id (the queue may have changed while the event was on its way) and writes the
-    /// queue before the next event is marked; once it is in the store, no sent event is left in
-    /// it.
+    /// removal before the next event is marked; once it is in the store, no sent event is left
+    /// in the stored queue.
     private func removeFromQueue(_ id: UUID) {
-        var queue = loadQueue()
-        queue.removeAll { $0.id == id }
-        if saveQueue(queue, now: true) { eventQueue.unconfirmed.removeAll() }
+        _ = loadQueue()
+        eventQueue.events?.removeAll { $0.id == id }
+        if persist(adding: Data(forget(id)), now: true) { eventQueue.unconfirmed.removeAll() }
     }
 }

@@ -19,8 +19,14 @@ struct EventQueueState: Sendable {
     /// that a launch which finds them still queued (after a kill or a failed write) drops them
     /// instead of sending them twice.
     var unconfirmed: Set<UUID> = []
-    /// Whether the last queue write made at once (stores without deferred writes) failed.
-    var lastDirectWriteFailed = false
+    /// The size of the queue written whole (one line per event).
+    var wholeBytes = 0
+    /// The size of the stored journal: the last whole write and the lines added since. Past
+    /// twice ``wholeBytes`` (and 64 KiB) the next write is a whole one.
+    var storedBytes = 0
+    /// The stored queue must be written whole next: a write failed, it is in the format from
+    /// before the journal, it ends in an unfinished line, or it holds events this run dropped.
+    var needsWholeWrite = false
     var flush: Task<Void, Never>?
     private(set) var generation: UInt64 = 0
 
@@ -33,7 +39,9 @@ struct EventQueueState: Sendable {
         events = []
         encoded = [:]
         unconfirmed = []
-        lastDirectWriteFailed = false
+        wholeBytes = 0
+        storedBytes = 0
+        needsWholeWrite = false
         flush?.cancel()
         flush = nil
     }
@@ -60,9 +68,13 @@ final class StoreWriteHealth: Sendable {
     }
 
     /// Writes `data` under `key`; on failure logs `consequence` and reports the first failure.
-    func write(_ data: Data, forKey key: String, to store: any PersistentStore, consequence: String) -> Bool {
+    func write(_ data: Data, forKey key: String, to store: any PersistentStore, append: Bool = false, consequence: String) -> Bool {
         do {
-            try store.setData(data, forKey: key)
+            if append {
+                try store.appendData(data, forKey: key)
+            } else {
+                try store.setData(data, forKey: key)
+            }
             failing.withLock { _ = $0.remove(key) }
             return true
         } catch {

@@ -9,4 +9,5 @@ final class EphemeralStore: PersistentStore {
     func setData(_ data: Data, forKey key: String) throws { values.withLock { $0[key] = data } }
     func removeData(forKey key: String) throws { values.withLock { _ = $0.removeValue(forKey: key) } }
     func removeAll() throws { values.withLock { $0.removeAll() } }
+    func appendData(_ data: Data, forKey key: String) throws { values.withLock { $0[key, default: Data()].append(data) } }
 }

@@ -46,18 +46,43 @@ public struct FileStore: PersistentStore {
             Self.temporaryPrefix(for: key, process: ProcessInfo.processInfo.processIdentifier) + UUID().uuidString + ".tmp",
             isDirectory: false)
         do {
-            try Self.write(data, via: temporary, to: file)
+            try Self.writeAtomically(data, via: temporary, to: file)
         } catch {
             // The folder does not exist yet (the first write): create it, then write again.
             // Trying the write first saves the folder checks on every later write.
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Self.write(data, via: temporary, to: file)
+            try Self.writeAtomically(data, via: temporary, to: file)
         }
+    }
+
+    /// Adds `data` at the end of the file, and syncs it. A kill mid-write can leave part of it;
+    /// the event queue's reader ignores an unfinished last line.
+    public func appendData(_ data: Data, forKey key: String) throws {
+        let file = fileURL(for: key)
+        var descriptor = open(file.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        if descriptor < 0, errno == ENOENT {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            descriptor = open(file.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        }
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                }
+                offset += written
+            }
+        }
+        guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     /// Writes `data` to `temporary`, syncs it, and renames it over `file`: readers see the old
     /// file or the new one, never a part.
-    private static func write(_ data: Data, via temporary: URL, to file: URL) throws {
+    private static func writeAtomically(_ data: Data, via temporary: URL, to file: URL) throws {
         do {
             try data.write(to: temporary)
             let handle = try FileHandle(forWritingTo: temporary)

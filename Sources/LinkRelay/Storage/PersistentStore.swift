@@ -19,6 +19,11 @@ public protocol PersistentStore: Sendable {
     func removeData(forKey key: String) throws
     /// Removes every value of this store.
     func removeAll() throws
+    /// Adds `data` at the end of the value under `key` (creating it), for the event queue's
+    /// journal: the cost should not grow with the value. A failure may leave part of `data`
+    /// added; the client then writes the whole value again. Default: reads the value and saves
+    /// it with `data` added (correct, and as slow as the value is large).
+    func appendData(_ data: Data, forKey key: String) throws
 
     /// Whether writes are slow enough (a file synced to disk) that the client should make
     /// frequent ones, the event queue's, off the caller's path. Default `false`: written at once.
@@ -27,6 +32,12 @@ public protocol PersistentStore: Sendable {
 
 extension PersistentStore {
     public var prefersDeferredWrites: Bool { false }
+
+    public func appendData(_ data: Data, forKey key: String) throws {
+        var value = try self.data(forKey: key) ?? Data()
+        value.append(data)
+        try setData(value, forKey: key)
+    }
 }
 
 extension PersistentStore {
