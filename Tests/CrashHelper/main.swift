@@ -2,8 +2,10 @@
 // a loop until it is killed. The test kills it with SIGKILL at random moments and starts it
 // again on the same store.
 //
-//     CrashHelper <store folder> <run number>
+//     CrashHelper <store folder> <run number> [<count>]
 //
+// With a count it tracks that many events and exits with status 0 (two of them at once share
+// a store in the two-process test).
 // It prints `loaded <count>` once the queue is read back, then `queued <seq>` for each event
 // once `saveQueuedEvents()` has written it. Warnings and errors the client logs go to standard
 // error, one per line, for the test to read.
@@ -18,10 +20,11 @@ import LinkRelayPaylisher
 #endif
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, let run = Int(arguments[2]) else {
-    FileHandle.standardError.write(Data("usage: CrashHelper <store folder> <run number>\n".utf8))
+guard arguments.count == 3 || arguments.count == 4, let run = Int(arguments[2]) else {
+    FileHandle.standardError.write(Data("usage: CrashHelper <store folder> <run number> [<count>]\n".utf8))
     exit(64)
 }
+let count = arguments.count == 4 ? Int(arguments[3]) : nil
 
 func say(_ line: String) {
     // One write per line, straight to the pipe: a buffered line would die with the process.
@@ -41,7 +44,7 @@ let done = DispatchSemaphore(value: 0)
 Task.detached {
     say("loaded \(await client.queuedEventCount)")
     var index = 0
-    while true {
+    while index < count ?? .max {
         let seq = run * 100_000 + index
         do {
             try await client.track("tick", properties: ["seq": .int(seq)])
@@ -60,6 +63,8 @@ Task.detached {
         say("queued \(seq)")
         index += 1
     }
+    await client.shutdown()
+    exit(0)
 }
 done.wait()
 exit(1)

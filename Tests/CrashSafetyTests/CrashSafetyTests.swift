@@ -81,6 +81,57 @@ final class CrashSafetyTests: XCTestCase {
                 + "\(missing.count) lost, \(ticks.count - uuids.count) duplicated.")
     }
 
+    /// An app and its extension share one store (an App Group container): two processes
+    /// track 200 events each into the same folder at the same time, then a third sends them.
+    func testTwoProcessesShareAStore() async throws {
+        let helper = try Self.helperExecutable()
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-shared-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: store) }
+        let processes = try (1...2).map { run -> (Process, Pipe, Pipe) in
+            let process = Process()
+            process.executableURL = helper
+            process.arguments = [store.path, String(run), "200"]
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            return (process, output, errors)
+        }
+        var reported: [Int] = []
+        for (process, output, errors) in processes {
+            var reader = LineReader(output.fileHandleForReading)
+            while let line = reader.next() {
+                if line.hasPrefix("queued "), let seq = Int(line.dropFirst(7)) { reported.append(seq) }
+            }
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0)
+            let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(problems, "", "a helper logged warnings or errors")
+        }
+        XCTAssertEqual(reported.count, 400)
+
+        let simulator = ProviderSimulator()
+        let server = simulator.addPaylisher(apiKey: "phc_crash_helper")
+        var configuration = DeepLinkClient.Configuration(store: FileStore(directory: store), transport: simulator)
+        configuration.eventQueueCapacity = 100_000
+        configuration.deviceInfo = StaticDeviceInfo()
+        configuration.retryPolicy = .none
+        let client = DeepLinkClient(
+            backend: PaylisherBackend(try PaylisherBackend.Configuration(apiKey: "phc_crash_helper", appSchemes: ["diyetim"])),
+            configuration: configuration)
+        await client.start()
+        await client.flushEvents()
+        await client.shutdown()
+        let seqs = server.events.filter { $0.event == "tick" }.compactMap { tick -> Int? in
+            if case .int(let seq)? = tick.properties["seq"] { return seq }
+            return nil
+        }
+        print("Two processes: 400 events tracked, \(Set(seqs).count) received, \(seqs.count - Set(seqs).count) twice.")
+        XCTAssertEqual(Set(seqs), Set(reported), "\(Set(reported).subtracting(seqs).count) events lost")
+        XCTAssertEqual(seqs.count, Set(seqs).count, "events received twice")
+    }
+
     // MARK: - Helper process
 
     struct Outcome {

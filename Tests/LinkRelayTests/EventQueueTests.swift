@@ -35,7 +35,7 @@ struct EventQueueTests {
         #expect(await client.queuedEventCount == 0)
     }
 
-    @Test("the stored queue is a journal: one line per change, each event's JSON encoded once")
+    @Test("the stored queue is a journal: one line per change (`+`, the id and the JSON), each event encoded once")
     func storedJournal() async throws {
         let client = launch()
         try await client.track("signup", properties: ["plan": "pro"])
@@ -46,12 +46,13 @@ struct EventQueueTests {
         #expect(lines.count == 4 && lines.last?.isEmpty == true)
         let events = try lines.dropLast().map { line in
             #expect(line.first == UInt8(ascii: "+"))
-            return try JSONDecoder.linkRelay().decode(ConversionEvent.self, from: Data(line.dropFirst()))
+            return try JSONDecoder.linkRelay().decode(ConversionEvent.self, from: Data(line.dropFirst(38)))
         }
         #expect(events.map(\.name) == ["signup", "revenue", "share"])
         let encoder = JSONEncoder.linkRelay()
         let expected = try events.reduce(into: Data()) { file, event in
             file.append(UInt8(ascii: "+"))
+            file.append(Data((event.id.uuidString + " ").utf8))
             file.append(try encoder.encode(event))
             file.append(0x0A)
         }

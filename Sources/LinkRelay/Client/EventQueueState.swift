@@ -14,11 +14,19 @@ struct EventQueueState: Sendable {
     var writer: DeferredWriter?
     /// Whether the store's last write failed, for reporting failures once per run of them.
     var health: StoreWriteHealth?
-    /// Events sent (or on their way) whose removal from the stored queue is not known to be
-    /// written. Their ids are stored under ``DeepLinkClient/sentEventsKey`` before each send, so
-    /// that a launch which finds them still queued (after a kill or a failed write) drops them
-    /// instead of sending them twice.
-    var unconfirmed: Set<UUID> = []
+    /// The ids of ``events``, for replaying the journal without scanning the queue.
+    var ids: Set<UUID> = []
+    /// Queued events claimed for sending, by this client or another one sharing the folder:
+    /// claimed and not removed, an event is never sent again.
+    var claimed: Set<UUID> = []
+    /// The claims this client holds (the event it is sending).
+    var ownClaims: Set<UUID> = []
+    /// For a folder shared with other processes: the journal file this client has read, and
+    /// how far.
+    var journalIdentity: String?
+    var journalOffset = 0
+    /// This client's registration as a user of a shared folder, held for its lifetime.
+    var membership: FolderMembership?
     /// The size of the queue written whole (one line per event).
     var wholeBytes = 0
     /// The size of the stored journal: the last whole write and the lines added since. Past
@@ -38,7 +46,11 @@ struct EventQueueState: Sendable {
         generation &+= 1
         events = []
         encoded = [:]
-        unconfirmed = []
+        ids = []
+        claimed = []
+        ownClaims = []
+        journalIdentity = nil
+        journalOffset = 0
         wholeBytes = 0
         storedBytes = 0
         needsWholeWrite = false
@@ -49,6 +61,8 @@ struct EventQueueState: Sendable {
     /// Stops the flush under way and writes what is pending (at shutdown).
     mutating func shutdown() {
         writer?.flush()
+        // No longer a user of a shared folder: the others may settle claims left behind.
+        membership = nil
         flush?.cancel()
         flush = nil
     }

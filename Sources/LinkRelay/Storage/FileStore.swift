@@ -8,6 +8,11 @@ import Foundation
 /// replaces the old file in one rename, so a process killed mid-write leaves the previous value.
 /// A temporary file left by such a kill is removed when another process first reads from the
 /// folder.
+///
+/// Clients in several processes may use one folder at the same time (an app and its extension
+/// in an App Group container): the event queue's journal is changed only under an advisory
+/// lock (`flock`) on the folder's `.lock` file, and each client holds a shared lock on `.users`
+/// while it runs, so that claims left by a client that is gone can be told from live ones.
 public struct FileStore: PersistentStore {
     /// The folder the files live in. Created on the first write.
     public let directory: URL
@@ -58,14 +63,11 @@ public struct FileStore: PersistentStore {
     /// Adds `data` at the end of the file, and syncs it. A kill mid-write can leave part of it;
     /// the event queue's reader ignores an unfinished last line.
     public func appendData(_ data: Data, forKey key: String) throws {
-        let file = fileURL(for: key)
-        var descriptor = open(file.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        if descriptor < 0, errno == ENOENT {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            descriptor = open(file.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        }
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(descriptor) }
+        try appendLines(data, forKey: key)
+    }
+
+    /// Writes all of `data` at the descriptor's position and syncs it.
+    static func writeAll(_ data: Data, to descriptor: Int32) throws {
         try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             var offset = 0
             while offset < buffer.count {
@@ -139,7 +141,7 @@ public struct FileStore: PersistentStore {
         }
     }
 
-    private func fileURL(for key: String) -> URL {
+    func fileURL(for key: String) -> URL {
         directory.appendingPathComponent(FileStore.safeName(key) + ".json", isDirectory: false)
     }
 

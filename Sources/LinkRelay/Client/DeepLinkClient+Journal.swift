@@ -1,0 +1,478 @@
+import Foundation
+
+/// The event queue in the store: a journal of lines, one per change.
+///
+/// - `+`, the event's id, a space and its JSON: the event joined the queue (at the end). The
+///   id up front lets a reader skip a line it knows without decoding it.
+/// - `-` and an id: the event left it (sent, refused, dropped).
+/// - `~` and an id: a client claimed the event to send it. Claimed and never removed (the
+///   sender died, or could not write the removal), it is never sent again: at most once.
+/// - `!` and an id: the claim was given back (the send failed and will be tried again).
+///
+/// A `track` adds one line, whatever the queue's length. When the journal is more than twice
+/// the queue (and over 64 KiB), the whole queue is written again, one `+` line per event and a
+/// `~` line per claim. A journal from before the claims, or a JSON array from before the
+/// journal, reads the same way.
+///
+/// A ``FileStore`` folder may be shared by clients in several processes (an app and its
+/// extension): every change happens under the folder's lock, a client reads what the others
+/// added before it claims an event or rewrites the journal, and a claim it finds from a client
+/// no longer alive is settled as sent.
+extension DeepLinkClient {
+    private enum LineKind: UInt8 {
+        case add = 0x2B  // "+"
+        case remove = 0x2D  // "-"
+        case claim = 0x7E  // "~"
+        case release = 0x21  // "!"
+    }
+
+    private static let queueKeptInMemory = "the queue is kept in memory and written again with the next change."
+
+    /// The queue this client may send: every queued event but those another client is
+    /// sending. Read from the store on first use.
+    func loadQueue() -> [ConversionEvent] {
+        ensureQueueLoaded()
+        let events = eventQueue.events ?? []
+        let othersClaims = eventQueue.claimed.subtracting(eventQueue.ownClaims)
+        return othersClaims.isEmpty ? events : events.filter { !othersClaims.contains($0.id) }
+    }
+
+    /// Appends to the persisted queue (dropping the oldest when full) and sends once started.
+    func append(_ event: ConversionEvent) {
+        ensureQueueLoaded()
+        var lines: [UInt8] = []
+        if let json = encodedJSON(of: event) {
+            lines = Self.line(.add, json)
+            eventQueue.wholeBytes += lines.count
+        } else {
+            logger.error("'\(event.name)' cannot be saved (it holds a value JSON cannot store); it is kept in memory only.")
+        }
+        eventQueue.events?.append(event)
+        eventQueue.ids.insert(event.id)
+        let capacity = configuration.eventQueueCapacity
+        if let events = eventQueue.events, events.count > capacity {
+            let dropped = events.prefix(events.count - capacity)
+            eventQueue.events?.removeFirst(dropped.count)
+            for old in dropped { lines += forget(old.id) }
+            logger.warning("The event queue is full (\(capacity)); dropped the oldest: \(dropped.map(\.name).joined(separator: ", ")).")
+        }
+        if !lines.isEmpty { persist(adding: Data(lines)) }
+        if isStarted { startFlush() }
+    }
+
+    /// Drops every queued event unsent (in a shared folder, the other clients' too).
+    public func clearQueuedEvents() {
+        ensureQueueLoaded()
+        eventQueue.events = []
+        eventQueue.ids = []
+        eventQueue.encoded = [:]
+        eventQueue.claimed = []
+        eventQueue.ownClaims = []
+        writeWhole(syncFirst: false)
+    }
+
+    /// Writes the queue now and says whether all of it is in the store.
+    func persistQueueNow() -> Bool {
+        ensureQueueLoaded()
+        if let writer = eventQueue.writer {
+            if !eventQueue.needsWholeWrite, writer.flush() { return true }
+        } else if !eventQueue.needsWholeWrite {
+            return true
+        }
+        // The last write failed (or the stored form is due for a rewrite): write it whole.
+        return writeWhole(now: true)
+    }
+
+    // MARK: - Claims
+
+    /// Claims the first event this client may send and writes the claim before returning it;
+    /// `nil` when there is none, or when the claim could not be written (reported).
+    func claimNextEvent() -> ConversionEvent? {
+        ensureQueueLoaded()
+        let line: (ConversionEvent) -> Data = { Data(Self.line(.claim, Array($0.id.uuidString.utf8))) }
+        guard let shared = sharedJournal() else {
+            guard let event = loadQueue().first(where: { !eventQueue.claimed.contains($0.id) }) else { return nil }
+            guard persist(adding: line(event), now: true) else { return nil }
+            eventQueue.claimed.insert(event.id)
+            eventQueue.ownClaims.insert(event.id)
+            return event
+        }
+        // Another client may have claimed or removed it: decide on what the folder holds now.
+        eventQueue.writer?.flush()
+        let health = writeHealth()
+        /// What the folder holds now decides: nothing to send, or the claim written (or not).
+        enum Claim { case nothing, written(ConversionEvent), failed }
+        var claim = Claim.failed
+        do {
+            claim = try shared.withExclusiveLock { () -> Claim in
+                syncJournal(shared)
+                guard let event = eventQueue.events?.first(where: { !eventQueue.claimed.contains($0.id) }) else { return .nothing }
+                let consequence = "the event is not sent until it can be written."
+                let written = health.write(line(event), forKey: Self.eventQueueKey, to: store(), append: true, consequence: consequence)
+                return written ? .written(event) : .failed
+            }
+        } catch {
+            logger.error("Could not lock the folder of '\(Self.eventQueueKey)'; no event is sent.")
+        }
+        switch claim {
+        case .nothing:
+            return nil
+        case .failed:
+            eventQueue.needsWholeWrite = true
+            return nil
+        case .written(let event):
+            eventQueue.claimed.insert(event.id)
+            eventQueue.ownClaims.insert(event.id)
+            return event
+        }
+    }
+
+    /// Gives the claim on `id` back: the send failed and is tried again later.
+    func releaseClaim(on id: UUID) {
+        eventQueue.claimed.remove(id)
+        eventQueue.ownClaims.remove(id)
+        persist(adding: Data(Self.line(.release, Array(id.uuidString.utf8))), now: true)
+    }
+
+    /// Removes a sent or refused event by id (the queue may have changed while it was on its
+    /// way). Should the removal not reach the store, its claim keeps it from being sent again.
+    func removeFromQueue(_ id: UUID) {
+        ensureQueueLoaded()
+        eventQueue.events?.removeAll { $0.id == id }
+        eventQueue.ids.remove(id)
+        eventQueue.ownClaims.remove(id)
+        eventQueue.claimed.remove(id)
+        persist(adding: Data(forget(id)))
+    }
+
+    // MARK: - Writing
+
+    private static func line(_ kind: LineKind, _ body: [UInt8]) -> [UInt8] {
+        var line = [kind.rawValue]
+        line.reserveCapacity(body.count + 2)
+        line += body
+        line.append(0x0A)
+        return line
+    }
+
+    /// The journal line for an event that left the queue; its JSON is forgotten.
+    private func forget(_ id: UUID) -> [UInt8] {
+        if let json = eventQueue.encoded.removeValue(forKey: id) { eventQueue.wholeBytes -= json.count + 2 }
+        return Self.line(.remove, Array(id.uuidString.utf8))
+    }
+
+    /// The body of the event's `+` line (its id, a space, its JSON), encoded once and kept for
+    /// whole writes; `nil` when it cannot be encoded.
+    private func encodedJSON(of event: ConversionEvent) -> [UInt8]? {
+        if let known = eventQueue.encoded[event.id] { return known }
+        guard let json = try? JSONEncoder.linkRelay().encode(event) else { return nil }
+        var bytes = Array(event.id.uuidString.utf8)
+        bytes.append(0x20)
+        bytes += json
+        eventQueue.encoded[event.id] = bytes
+        return bytes
+    }
+
+    /// Records a change: `line` added to the stored journal, or the whole queue when that is
+    /// due. With `now`, a deferred store writes it before this returns. Returns whether it is
+    /// in the store (`true` for a deferred write still under way).
+    @discardableResult
+    private func persist(adding line: Data, now: Bool = false) -> Bool {
+        let writer = queueWriter()
+        let whole =
+            eventQueue.needsWholeWrite || writer?.needsWholeValue == true
+            || eventQueue.storedBytes + line.count > max(64 << 10, 2 * eventQueue.wholeBytes)
+        if whole { return writeWhole(now: now) }
+        eventQueue.storedBytes += line.count
+        if let writer {
+            writer.submitAddition(line)
+            return now ? writer.flush() : true
+        }
+        let written = writeHealth().write(line, forKey: Self.eventQueueKey, to: store(), append: true, consequence: Self.queueKeptInMemory)
+        if !written { eventQueue.needsWholeWrite = true }
+        return written
+    }
+
+    /// Writes the whole queue, one `+` line per event and a `~` line per claim, replacing the
+    /// journal. In a shared folder it is written at once, under the lock, after reading what
+    /// the other clients added (`syncFirst`), so nothing of theirs is lost.
+    @discardableResult
+    private func writeWhole(now: Bool = false, syncFirst: Bool = true) -> Bool {
+        guard let shared = sharedJournal() else {
+            let file = wholeJournal()
+            if let writer = queueWriter() {
+                writer.submit(file)
+                return now ? writer.flush() : true
+            }
+            let written = writeHealth().write(file, forKey: Self.eventQueueKey, to: store(), consequence: Self.queueKeptInMemory)
+            eventQueue.needsWholeWrite = !written
+            return written
+        }
+        eventQueue.writer?.flush()
+        let health = writeHealth()
+        let written =
+            (try? shared.withExclusiveLock {
+                if syncFirst { syncJournal(shared) }
+                let file = wholeJournal()
+                guard health.write(file, forKey: Self.eventQueueKey, to: store(), consequence: Self.queueKeptInMemory) else { return false }
+                let state = try? shared.journalState(forKey: Self.eventQueueKey)
+                eventQueue.journalIdentity = state?.identity
+                eventQueue.journalOffset = state?.size ?? 0
+                return true
+            }) ?? false
+        eventQueue.needsWholeWrite = !written
+        return written
+    }
+
+    /// The whole queue as journal lines; resets the journal's sizes.
+    private func wholeJournal() -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(eventQueue.wholeBytes + 16)
+        var size = 0
+        for event in eventQueue.events ?? [] {
+            guard let json = encodedJSON(of: event) else { continue }
+            bytes.append(LineKind.add.rawValue)
+            bytes += json
+            bytes.append(0x0A)
+            size += json.count + 2
+            if eventQueue.claimed.contains(event.id) { bytes += Self.line(.claim, Array(event.id.uuidString.utf8)) }
+        }
+        eventQueue.wholeBytes = size
+        eventQueue.storedBytes = bytes.count
+        eventQueue.needsWholeWrite = false
+        return Data(bytes)
+    }
+
+    /// The store, when other processes may share its folder.
+    private func sharedJournal() -> (any SharedJournalStore)? {
+        store() as? any SharedJournalStore
+    }
+
+    /// Reports the store's write failures once per run of them.
+    func writeHealth() -> StoreWriteHealth {
+        if let health = eventQueue.health { return health }
+        let health = StoreWriteHealth(logger: logger) { [weak self] error in
+            self?.reportStorageFailure(error)
+        }
+        eventQueue.health = health
+        return health
+    }
+
+    private nonisolated func reportStorageFailure(_ error: DeepLinkError) {
+        var failure = error
+        failure.backend = backend.id
+        publish(.failure(failure.redacted(by: redactor)))
+    }
+
+    /// The writer for a store that prefers deferred writes; `nil` for one written at once. In a
+    /// shared folder it only adds lines, under the folder's lock.
+    private func queueWriter() -> DeferredWriter? {
+        if let writer = eventQueue.writer { return writer }
+        let store = store()
+        guard store.prefersDeferredWrites else { return nil }
+        let health = writeHealth()
+        let shared = sharedJournal()
+        let writer = DeferredWriter { batch in
+            let key = Self.eventQueueKey
+            if let whole = batch.whole, !health.write(whole, forKey: key, to: store, consequence: Self.queueKeptInMemory) {
+                return false
+            }
+            guard !batch.additions.isEmpty else { return true }
+            guard let shared else {
+                return health.write(batch.additions, forKey: key, to: store, append: true, consequence: Self.queueKeptInMemory)
+            }
+            return (try? shared.withExclusiveLock {
+                health.write(batch.additions, forKey: key, to: store, append: true, consequence: Self.queueKeptInMemory)
+            }) ?? false
+        }
+        eventQueue.writer = writer
+        return writer
+    }
+
+    // MARK: - Reading
+
+    /// Reads the stored queue once: the journal replayed (in a shared folder, under its lock),
+    /// or the JSON array written before the journal. A claim from a client no longer alive is
+    /// settled: its event is not sent again.
+    private func ensureQueueLoaded() {
+        guard eventQueue.events == nil else { return }
+        eventQueue.events = []
+        if let shared = sharedJournal() {
+            let membership = eventQueue.membership ?? shared.join()
+            eventQueue.membership = membership
+            do {
+                try shared.withExclusiveLock { syncJournal(shared) }
+            } catch {
+                logger.warning("Could not read the stored '\(Self.eventQueueKey)'; treating it as absent.")
+            }
+            // Claims held by a live client are its business; with none alive, they are dead.
+            if membership.sole { settleDeadClaims() }
+            return
+        }
+        readWholeJournal()
+        settleDeadClaims()
+    }
+
+    /// Drops the events whose claims nobody alive holds: they were sent, or on their way, when
+    /// their sender stopped.
+    private func settleDeadClaims() {
+        let dead = eventQueue.claimed.subtracting(eventQueue.ownClaims)
+        guard !dead.isEmpty else { return }
+        let count = eventQueue.events?.count ?? 0
+        eventQueue.events?.removeAll { dead.contains($0.id) }
+        for id in dead {
+            eventQueue.ids.remove(id)
+            if let json = eventQueue.encoded.removeValue(forKey: id) { eventQueue.wholeBytes -= json.count + 2 }
+        }
+        eventQueue.claimed.subtract(dead)
+        eventQueue.needsWholeWrite = true
+        let dropped = count - (eventQueue.events?.count ?? 0)
+        if dropped > 0 {
+            logger.warning(
+                "\(dropped) queued events were sent (or on their way) when the app last stopped, before their removal was saved; they are not sent again.")
+        }
+    }
+
+    /// Brings the queue up to date with the shared journal (called under the folder's lock):
+    /// the lines added since this client last read, or the whole journal when another client
+    /// replaced it.
+    private func syncJournal(_ shared: any SharedJournalStore) {
+        let state: JournalFileState?
+        do {
+            state = try shared.journalState(forKey: Self.eventQueueKey)
+        } catch {
+            logger.warning("Could not read the stored '\(Self.eventQueueKey)'.")
+            return
+        }
+        guard let state else {
+            // Nothing stored (yet, or cleared by another client).
+            if eventQueue.journalIdentity != nil { forgetQueueKeepingOwnClaims() }
+            eventQueue.journalIdentity = nil
+            eventQueue.journalOffset = 0
+            return
+        }
+        let incremental = state.identity == eventQueue.journalIdentity && state.size >= eventQueue.journalOffset
+        let from = incremental ? eventQueue.journalOffset : 0
+        guard let bytes = try? shared.readJournal(forKey: Self.eventQueueKey, from: from) else {
+            logger.warning("Could not read the stored '\(Self.eventQueueKey)'.")
+            return
+        }
+        if !incremental { forgetQueueKeepingOwnClaims() }
+        let consumed = applyJournal([UInt8](bytes), replaying: !incremental)
+        eventQueue.journalIdentity = state.identity
+        eventQueue.journalOffset = from + consumed
+        if !incremental { eventQueue.storedBytes = bytes.count }
+    }
+
+    /// Empties the queue in memory before a whole replay; this client's own claims stay (the
+    /// replay finds them in the journal again).
+    private func forgetQueueKeepingOwnClaims() {
+        eventQueue.events = []
+        eventQueue.ids = []
+        eventQueue.claimed = eventQueue.ownClaims
+    }
+
+    /// Reads a store that is not shared: the whole value, once.
+    private func readWholeJournal() {
+        let stored: Data?
+        do {
+            stored = try store().data(forKey: Self.eventQueueKey)
+        } catch {
+            logger.warning("Could not read the stored '\(Self.eventQueueKey)'; treating it as absent.")
+            return
+        }
+        guard let stored else { return }
+        _ = applyJournal([UInt8](stored), replaying: true)
+        eventQueue.storedBytes = stored.count
+    }
+
+    /// Applies journal lines to the queue in memory and returns how many bytes it consumed (up
+    /// to the last complete line). With `replaying` (a whole journal), an unfinished last line
+    /// is left out quietly (a kill mid-write) and a JSON array (the format before the journal)
+    /// is read; damaged lines are left out with a warning. After either, the next write is a
+    /// whole one, so nothing follows a broken line.
+    private func applyJournal(_ bytes: [UInt8], replaying: Bool) -> Int {
+        guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { return bytes.count }
+        let decoder = JSONDecoder.linkRelay()
+        if replaying, bytes[first] == UInt8(ascii: "[") {
+            eventQueue.needsWholeWrite = true
+            do {
+                for event in try decoder.decode([ConversionEvent].self, from: Data(bytes)) where eventQueue.ids.insert(event.id).inserted {
+                    eventQueue.events?.append(event)
+                }
+            } catch {
+                logger.warning("The stored '\(Self.eventQueueKey)' is corrupt; treating it as absent.")
+            }
+            recountWholeBytes()
+            return bytes.count
+        }
+        var damaged = 0
+        var start = 0
+        while let end = bytes[start...].firstIndex(of: 0x0A) {
+            defer { start = end + 1 }
+            guard start < end, let kind = LineKind(rawValue: bytes[start]) else {
+                if start < end { damaged += 1 }
+                continue
+            }
+            let body = bytes[(start + 1)..<end]
+            if kind == .add {
+                // `+<id> <json>`: a known id is skipped without decoding (a client reads its
+                // own lines back).
+                var json = body
+                if body.count > 37, body[body.startIndex + 36] == 0x20,
+                    let id = UUID(uuidString: String(decoding: body.prefix(36), as: UTF8.self))
+                {
+                    if eventQueue.ids.contains(id) { continue }
+                    json = body.dropFirst(37)
+                }
+                guard let event = try? decoder.decode(ConversionEvent.self, from: Data(json)) else {
+                    damaged += 1
+                    continue
+                }
+                if eventQueue.ids.insert(event.id).inserted {
+                    eventQueue.events?.append(event)
+                    var stored = Array(event.id.uuidString.utf8)
+                    stored.append(0x20)
+                    stored += json
+                    eventQueue.encoded[event.id] = stored
+                }
+                continue
+            }
+            guard let id = UUID(uuidString: String(decoding: body, as: UTF8.self)) else {
+                damaged += 1
+                continue
+            }
+            switch kind {
+            case .remove:
+                if eventQueue.ids.remove(id) != nil { eventQueue.events?.removeAll { $0.id == id } }
+                eventQueue.encoded[id] = nil
+                eventQueue.claimed.remove(id)
+            case .claim:
+                if eventQueue.ids.contains(id) { eventQueue.claimed.insert(id) }
+            case .release:
+                eventQueue.claimed.remove(id)
+            case .add:
+                break
+            }
+        }
+        if replaying, start < bytes.count {
+            // A write cut off by a kill leaves the start of a line; anything else is damage.
+            if LineKind(rawValue: bytes[start]) == nil {
+                damaged += 1
+            } else {
+                logger.info("The stored '\(Self.eventQueueKey)' ends in an unfinished line (a write was cut off); it is left out.")
+            }
+            eventQueue.needsWholeWrite = true
+        }
+        if damaged > 0 {
+            logger.warning("The stored '\(Self.eventQueueKey)' is corrupt in \(damaged) lines; they are left out.")
+            eventQueue.needsWholeWrite = true
+        }
+        recountWholeBytes()
+        return start
+    }
+
+    private func recountWholeBytes() {
+        eventQueue.wholeBytes = (eventQueue.events ?? []).reduce(0) { $0 + (eventQueue.encoded[$1.id]?.count ?? 0) + 2 }
+    }
+}

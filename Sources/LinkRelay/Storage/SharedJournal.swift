@@ -1,0 +1,112 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A store whose folder other processes may use at the same time, as an app and its extension
+/// share an App Group container. The client reads and writes the event queue's journal under
+/// a lock every process takes, and reads what the others added before it decides anything.
+protocol SharedJournalStore: PersistentStore {
+    /// Runs `body` holding the folder's lock, which every process (and every client) using the
+    /// folder takes for the queue's journal. Not reentrant.
+    func withExclusiveLock<T>(_ body: () throws -> T) throws -> T
+    /// The journal file's identity (it changes when the file is replaced, not when added to)
+    /// and size; `nil` when there is none.
+    func journalState(forKey key: String) throws -> JournalFileState?
+    /// The journal's bytes from `offset` to its end.
+    func readJournal(forKey key: String, from offset: Int) throws -> Data
+    /// Adds `data` at the end, after a line break when the value ends in an unfinished line (a
+    /// process killed mid-write), so that a new line never continues a broken one.
+    func appendLines(_ data: Data, forKey key: String) throws
+    /// Registers the caller as a user of the folder for as long as it keeps the result; it says
+    /// whether no other user was alive.
+    func join() -> FolderMembership
+}
+
+/// Where a journal file stands: which file, and how long.
+struct JournalFileState: Sendable, Equatable {
+    var identity: String
+    var size: Int
+}
+
+/// A client's registration as a user of a folder (a shared lock on its `.users` file, which
+/// the system drops when the process ends, however it ends).
+final class FolderMembership: Sendable {
+    /// No other user held the folder when this one joined.
+    let sole: Bool
+    private let descriptor: Int32
+
+    init(sole: Bool, descriptor: Int32) {
+        self.sole = sole
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+}
+
+extension FileStore: SharedJournalStore {
+    func withExclusiveLock<T>(_ body: () throws -> T) throws -> T {
+        let descriptor = try openInFolder(".lock", flags: O_RDWR | O_CREAT)
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
+    }
+
+    func journalState(forKey key: String) throws -> JournalFileState? {
+        var info = stat()
+        guard stat(fileURL(for: key).path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        return JournalFileState(identity: "\(info.st_dev):\(info.st_ino)", size: Int(info.st_size))
+    }
+
+    func readJournal(forKey key: String, from offset: Int) throws -> Data {
+        let handle = try FileHandle(forReadingFrom: fileURL(for: key))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(max(offset, 0)))
+        return try handle.readToEnd() ?? Data()
+    }
+
+    func appendLines(_ data: Data, forKey key: String) throws {
+        let descriptor = try openInFolder(fileURL(for: key).lastPathComponent, flags: O_RDWR | O_APPEND | O_CREAT)
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var bytes = data
+        if info.st_size > 0 {
+            var last: UInt8 = 0
+            if pread(descriptor, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A { bytes.insert(0x0A, at: 0) }
+        }
+        try Self.writeAll(bytes, to: descriptor)
+    }
+
+    func join() -> FolderMembership {
+        guard let descriptor = try? openInFolder(".users", flags: O_RDWR | O_CREAT) else {
+            return FolderMembership(sole: false, descriptor: -1)
+        }
+        let sole = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        _ = flock(descriptor, LOCK_SH)
+        return FolderMembership(sole: sole, descriptor: descriptor)
+    }
+
+    /// Opens `name` in the folder (creating the folder when it is missing).
+    private func openInFolder(_ name: String, flags: Int32) throws -> Int32 {
+        let path = directory.appendingPathComponent(name, isDirectory: false).path
+        var descriptor = open(path, flags | O_CLOEXEC, 0o644)
+        if descriptor < 0, errno == ENOENT {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            descriptor = open(path, flags | O_CLOEXEC, 0o644)
+        }
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return descriptor
+    }
+}
