@@ -45,25 +45,13 @@ final class CrashSafetyTests: XCTestCase {
         }
 
         // A final client on the same store sends everything to the simulator.
-        let simulator = ProviderSimulator()
-        let server = simulator.addPaylisher(apiKey: "phc_crash_helper")
-        var configuration = DeepLinkClient.Configuration(store: FileStore(directory: store), transport: simulator)
-        configuration.eventQueueCapacity = 100_000
-        configuration.deviceInfo = StaticDeviceInfo()
-        configuration.retryPolicy = .none
-        let client = DeepLinkClient(
-            backend: PaylisherBackend(try PaylisherBackend.Configuration(apiKey: "phc_crash_helper", appSchemes: ["diyetim"])),
-            configuration: configuration)
-        await client.start()
-        await client.flushEvents()
-        let remaining = await client.queuedEventCount
-        await client.shutdown()
+        let (received, remaining) = try await Self.sendEverything(in: store)
         XCTAssertEqual(remaining, 0)
         // Temporary files left by kills mid-write are gone once another process read the store.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.path).filter { $0.hasSuffix(".tmp") }
         XCTAssertEqual(leftovers, [])
 
-        let ticks = server.events.filter { $0.event == "tick" }
+        let ticks = received.filter { $0.event == "tick" }
         let uuids = Set(ticks.map(\.uuid))
         let seqs = ticks.compactMap { tick -> Int? in
             if case .int(let seq)? = tick.properties["seq"] { return seq }
@@ -111,6 +99,20 @@ final class CrashSafetyTests: XCTestCase {
         }
         XCTAssertEqual(reported.count, 400)
 
+        let (received, remaining) = try await Self.sendEverything(in: store)
+        XCTAssertEqual(remaining, 0)
+        let seqs = received.filter { $0.event == "tick" }.compactMap { tick -> Int? in
+            if case .int(let seq)? = tick.properties["seq"] { return seq }
+            return nil
+        }
+        print("Two processes: 400 events tracked, \(Set(seqs).count) received, \(seqs.count - Set(seqs).count) twice.")
+        XCTAssertEqual(Set(seqs), Set(reported), "\(Set(reported).subtracting(seqs).count) events lost")
+        XCTAssertEqual(seqs.count, Set(seqs).count, "events received twice")
+    }
+
+    /// A client on `store` sends its queue to a simulated Paylisher: what arrived, and how many
+    /// events the client still holds.
+    static func sendEverything(in store: URL) async throws -> ([PaylisherEmulation.ReceivedEvent], Int) {
         let simulator = ProviderSimulator()
         let server = simulator.addPaylisher(apiKey: "phc_crash_helper")
         var configuration = DeepLinkClient.Configuration(store: FileStore(directory: store), transport: simulator)
@@ -122,14 +124,9 @@ final class CrashSafetyTests: XCTestCase {
             configuration: configuration)
         await client.start()
         await client.flushEvents()
+        let remaining = await client.queuedEventCount
         await client.shutdown()
-        let seqs = server.events.filter { $0.event == "tick" }.compactMap { tick -> Int? in
-            if case .int(let seq)? = tick.properties["seq"] { return seq }
-            return nil
-        }
-        print("Two processes: 400 events tracked, \(Set(seqs).count) received, \(seqs.count - Set(seqs).count) twice.")
-        XCTAssertEqual(Set(seqs), Set(reported), "\(Set(reported).subtracting(seqs).count) events lost")
-        XCTAssertEqual(seqs.count, Set(seqs).count, "events received twice")
+        return (server.events, remaining)
     }
 
     // MARK: - Helper process
