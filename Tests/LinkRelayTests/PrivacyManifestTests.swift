@@ -16,6 +16,8 @@ struct PrivacyManifestTests {
         ("UserDefaults", "NSPrivacyAccessedAPICategoryUserDefaults"),
         ("modificationDate", "NSPrivacyAccessedAPICategoryFileTimestamp"),
         ("creationDate", "NSPrivacyAccessedAPICategoryFileTimestamp"),
+        // stat, fstat, lstat and fstatat are file timestamp APIs too, whatever field is read.
+        ("stat(", "NSPrivacyAccessedAPICategoryFileTimestamp"),
         ("volumeAvailableCapacity", "NSPrivacyAccessedAPICategoryDiskSpace"),
         ("activeInputModes", "NSPrivacyAccessedAPICategoryActiveKeyboards"),
     ]

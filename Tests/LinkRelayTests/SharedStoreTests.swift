@@ -97,7 +97,7 @@ struct SharedStoreTests {
         // The dead client's claim on the first event, as it would have written it.
         let journal = folder.appendingPathComponent("events.json")
         let text = try String(contentsOf: journal, encoding: .utf8)
-        let firstLine = try #require(text.split(separator: "\n").first)
+        let firstLine = try #require(text.split(separator: "\n").first { $0.hasPrefix("+") })
         let event = try JSONDecoder.linkRelay().decode(ConversionEvent.self, from: Data(firstLine.dropFirst(38).utf8))
         let handle = try FileHandle(forWritingTo: journal)
         try handle.seekToEnd()

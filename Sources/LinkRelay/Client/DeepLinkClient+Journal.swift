@@ -24,6 +24,7 @@ extension DeepLinkClient {
         case remove = 0x2D  // "-"
         case claim = 0x7E  // "~"
         case release = 0x21  // "!"
+        case generation = 0x23  // "#": the first line of a shared folder's journal file
     }
 
     private static let queueKeptInMemory = "the queue is kept in memory and written again with the next change."
@@ -213,7 +214,7 @@ extension DeepLinkClient {
         let written =
             (try? shared.withExclusiveLock {
                 if syncFirst { syncJournal(shared) }
-                let file = wholeJournal()
+                let file = FileStore.generationLine() + wholeJournal()
                 guard health.write(file, forKey: Self.eventQueueKey, to: store(), consequence: Self.queueKeptInMemory) else { return false }
                 let state = try? shared.journalState(forKey: Self.eventQueueKey)
                 eventQueue.journalIdentity = state?.identity
@@ -415,6 +416,7 @@ extension DeepLinkClient {
                 continue
             }
             let body = bytes[(start + 1)..<end]
+            if kind == .generation { continue }
             if kind == .add {
                 // `+<id> <json>`: a known id is skipped without decoding (a client reads its
                 // own lines back).
@@ -451,7 +453,7 @@ extension DeepLinkClient {
                 if eventQueue.ids.contains(id) { eventQueue.claimed.insert(id) }
             case .release:
                 eventQueue.claimed.remove(id)
-            case .add:
+            case .add, .generation:
                 break
             }
         }

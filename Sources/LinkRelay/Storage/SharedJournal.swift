@@ -13,13 +13,15 @@ protocol SharedJournalStore: PersistentStore {
     /// Runs `body` holding the folder's lock, which every process (and every client) using the
     /// folder takes for the queue's journal. Not reentrant.
     func withExclusiveLock<T>(_ body: () throws -> T) throws -> T
-    /// The journal file's identity (it changes when the file is replaced, not when added to)
-    /// and size; `nil` when there is none.
+    /// The journal file's identity (its first line, `#` and a generation written with every
+    /// new file: it changes when the file is replaced, not when added to) and size; `nil` when
+    /// there is none. No `stat`: file metadata is a required-reason API on Apple platforms.
     func journalState(forKey key: String) throws -> JournalFileState?
     /// The journal's bytes from `offset` to its end.
     func readJournal(forKey key: String, from offset: Int) throws -> Data
     /// Adds `data` at the end, after a line break when the value ends in an unfinished line (a
-    /// process killed mid-write), so that a new line never continues a broken one.
+    /// process killed mid-write), so that a new line never continues a broken one. A new file
+    /// starts with a generation line.
     func appendLines(_ data: Data, forKey key: String) throws
     /// Registers the caller as a user of the folder for as long as it keeps the result; it says
     /// whether no other user was alive.
@@ -61,12 +63,26 @@ extension FileStore: SharedJournalStore {
     }
 
     func journalState(forKey key: String) throws -> JournalFileState? {
-        var info = stat()
-        guard stat(fileURL(for: key).path, &info) == 0 else {
+        let descriptor = open(fileURL(for: key).path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
-        return JournalFileState(identity: "\(info.st_dev):\(info.st_ino)", size: Int(info.st_size))
+        defer { close(descriptor) }
+        let size = lseek(descriptor, 0, SEEK_END)
+        guard size >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var head = [UInt8](repeating: 0, count: 64)
+        let count = pread(descriptor, &head, head.count, 0)
+        var identity = ""
+        if count > 0, head[0] == UInt8(ascii: "#"), let end = head[0..<count].firstIndex(of: 0x0A) {
+            identity = String(decoding: head[1..<end], as: UTF8.self)
+        }
+        return JournalFileState(identity: identity, size: Int(size))
+    }
+
+    /// The first line of a new journal file: `#` and a generation no other file has.
+    static func generationLine() -> Data {
+        Data(("#" + UUID().uuidString + "\n").utf8)
     }
 
     func readJournal(forKey key: String, from offset: Int) throws -> Data {
@@ -79,12 +95,14 @@ extension FileStore: SharedJournalStore {
     func appendLines(_ data: Data, forKey key: String) throws {
         let descriptor = try openInFolder(fileURL(for: key).lastPathComponent, flags: O_RDWR | O_APPEND | O_CREAT)
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let size = lseek(descriptor, 0, SEEK_END)
+        guard size >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var bytes = data
-        if info.st_size > 0 {
+        if size > 0 {
             var last: UInt8 = 0
-            if pread(descriptor, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A { bytes.insert(0x0A, at: 0) }
+            if pread(descriptor, &last, 1, size - 1) == 1, last != 0x0A { bytes.insert(0x0A, at: 0) }
+        } else {
+            bytes = Self.generationLine() + bytes
         }
         try Self.writeAll(bytes, to: descriptor)
     }
