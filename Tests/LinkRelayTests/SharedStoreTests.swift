@@ -128,4 +128,27 @@ struct SharedStoreTests {
         #expect(names == ["free"])
         await sole.shutdown()
     }
+
+    @Test("clearData in one client empties the queue for the other too; what it tracks next is kept")
+    func clearDataSeenByTheOther() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let backend = InMemoryBackend(schemes: ["myapp"])
+        let app = client(backend)
+        let extensionClient = client(backend)
+        for index in 0..<5 { try await extensionClient.track("before-\(index)") }
+        try await extensionClient.saveQueuedEvents()
+        #expect(await app.queuedEventCount == 5)
+        await app.clearData()
+        try await extensionClient.track("after")
+        try await extensionClient.saveQueuedEvents()
+        await app.start()
+        await app.flushEvents()
+        let sent = backend.calls.compactMap { call -> String? in
+            if case .send(let event) = call { return event.name }
+            return nil
+        }
+        #expect(sent == ["after"])
+        await app.shutdown()
+        await extensionClient.shutdown()
+    }
 }

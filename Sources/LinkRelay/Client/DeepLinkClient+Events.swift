@@ -80,7 +80,9 @@ extension DeepLinkClient {
     }
 
     /// How many events wait to be sent.
-    public var queuedEventCount: Int { loadQueue().count }
+    /// With a folder shared by several processes, the events the others queued (and did not
+    /// claim) count too.
+    public var queuedEventCount: Int { currentQueue().count }
 
     // MARK: - Queue
 
@@ -113,7 +115,9 @@ extension DeepLinkClient {
     @discardableResult
     func startFlush() -> Task<Void, Never>? {
         if let flush = eventQueue.flush { return flush }
-        guard eventTracker != nil, !loadQueue().isEmpty, !isShutDown else { return nil }
+        // In a shared folder the others' events are found by the flush itself (its claim reads
+        // the journal), so the flush starts whatever this client's memory holds.
+        guard eventTracker != nil, !isShutDown, hasSharedJournal || !loadQueue().isEmpty else { return nil }
         let generation = eventQueue.generation
         let task = Task { await self.flush(generation: generation) }
         eventQueue.flush = task

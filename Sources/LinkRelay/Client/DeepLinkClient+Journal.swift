@@ -38,6 +38,23 @@ extension DeepLinkClient {
         return othersClaims.isEmpty ? events : events.filter { !othersClaims.contains($0.id) }
     }
 
+    /// ``loadQueue()`` after reading what other clients sharing the folder added.
+    func currentQueue() -> [ConversionEvent] {
+        ensureQueueLoaded()
+        if let shared = sharedJournal() {
+            eventQueue.writer?.flush()
+            do {
+                try shared.withExclusiveLock { syncJournal(shared) }
+            } catch {
+                logger.warning("Could not read the stored '\(Self.eventQueueKey)'.")
+            }
+        }
+        return loadQueue()
+    }
+
+    /// Whether the store's folder may be shared with other processes (a ``FileStore``).
+    var hasSharedJournal: Bool { sharedJournal() != nil }
+
     /// Appends to the persisted queue (dropping the oldest when full) and sends once started.
     func append(_ event: ConversionEvent) {
         ensureQueueLoaded()
