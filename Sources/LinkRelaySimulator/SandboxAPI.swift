@@ -237,6 +237,10 @@ public enum SandboxAPI {
     /// An admin API error: `{"error": "…"}` with a 4xx status.
     public struct Failure: Sendable, Hashable, Codable {
         public var error: String
+
+        public init(error: String) {
+            self.error = error
+        }
     }
 }
 

@@ -10,6 +10,8 @@ struct SandboxTool {
         usage: linkrelay-sandbox [--host 127.0.0.1] [--port 8642] [--quiet] [--request-history 1000]
                                  [--linkforty-host HOST] [--limelink-key KEY] [--limelink-domain DOMAIN]
                                  [--dynalinks-key KEY] [--dynalinks-project-host HOST] [--paylisher-key KEY]
+                                 [--max-header-bytes 32768] [--max-header-fields 100] [--max-body-bytes 1048576]
+                                 [--idle-timeout 30] [--transfer-timeout 30]   (seconds; inf for none)
         """
 
     static func main() async {
@@ -18,6 +20,7 @@ struct SandboxTool {
         var quiet = false
         var settings = SandboxSettings()
         var requestHistory = 1_000
+        var limits = SandboxServer.Limits()
         var arguments = CommandLine.arguments.dropFirst()
         while let argument = arguments.popFirst() {
             switch argument {
@@ -45,14 +48,24 @@ struct SandboxTool {
             case "--dynalinks-key": settings.dynalinksAPIKey = value
             case "--dynalinks-project-host": settings.dynalinksProjectHost = value.lowercased()
             case "--paylisher-key": settings.paylisherAPIKey = value
+            case "--max-header-bytes": limits.maximumHeaderSize = wholeNumber(value, for: argument)
+            case "--max-header-fields": limits.maximumHeaderCount = wholeNumber(value, for: argument)
+            case "--max-body-bytes": limits.maximumBodySize = wholeNumber(value, for: argument)
+            case "--idle-timeout": limits.idleTimeout = seconds(value, for: argument)
+            case "--transfer-timeout": limits.transferTimeout = seconds(value, for: argument)
             default: fail("unknown option \(argument)")
             }
         }
 
         let sandbox = Sandbox(settings: settings, requestHistoryLimit: requestHistory)
         let log: (@Sendable (String) -> Void)? = quiet ? nil : { @Sendable line in write(line) }
+        let server: SandboxServer
         do {
-            let server = try SandboxServer(sandbox: sandbox, host: host, port: port, log: log)
+            server = try SandboxServer(sandbox: sandbox, host: host, port: port, limits: limits, log: log)
+        } catch {
+            fail("\(error)")
+        }
+        do {
             let baseURL = try await server.start()
             write("LinkRelay Sandbox listening on \(baseURL.absoluteString)")
             for provider in try await sandbox.describe().providers {
@@ -69,6 +82,16 @@ struct SandboxTool {
     /// One line to standard output, unbuffered, so a log piped to a file is current.
     static func write(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static func wholeNumber(_ value: String, for option: String) -> Int {
+        guard let number = Int(value), number >= 1 else { fail("\(option) takes a whole number, 1 or more") }
+        return number
+    }
+
+    static func seconds(_ value: String, for option: String) -> TimeInterval {
+        guard let seconds = TimeInterval(value), seconds > 0 else { fail("\(option) takes seconds, more than 0 (inf for none)") }
+        return seconds
     }
 
     static func fail(_ message: String) -> Never {
