@@ -58,14 +58,17 @@ enum DynalinksMapping {
     /// (what `full_url` is made of), else its destination `url`.
     static func installMatch(_ result: DynalinksResult, projectHost: String?) -> InstallMatch {
         guard result.matched else { return .organic() }
-        let attribution = InstallAttribution(
+        var attribution = InstallAttribution(
             isAttributed: true, confidence: confidence(level: result.confidence, score: result.matchScore), method: .fingerprint)
         guard let data = result.link else { return InstallMatch(attribution: attribution, link: nil) }
+        // A link with only its id is still the match (both Dynalinks SDKs treat it as one, §3).
+        attribution.linkID = data.id
         var onProjectHost: URL?
         if let projectHost, let path = data.path {
-            onProjectHost = URL(string: "https://\(projectHost)\(path.hasPrefix("/") ? path : "/" + path)")
+            onProjectHost = URL.absolute("https://\(projectHost)\(path.hasPrefix("/") ? path : "/" + path)")
         }
-        let clicked = data.fullURL.flatMap { URL(string: $0) } ?? onProjectHost ?? data.url.flatMap { URL(string: $0) }
+        // A field that is not an absolute URL counts as absent, as in Dynalinks' SDK (§3.2).
+        let clicked = URL.absolute(data.fullURL) ?? onProjectHost ?? URL.absolute(data.url)
         guard let clicked, let parsed = try? LinkParser.parse(clicked) else {
             return InstallMatch(attribution: attribution, link: nil)
         }
@@ -78,11 +81,11 @@ enum DynalinksMapping {
     /// `referrer`'s, then `url`'s.
     static func link(_ data: DynalinksLink, url: URL, parsed: ParsedLink, origin: DeepLink.Origin) -> DeepLink {
         var link = parsed.deepLink(provider: .dynalinks, resolution: .server, origin: origin)
-        let target = data.url.flatMap { URL(string: $0) }.flatMap { $0.scheme == nil ? nil : $0 }
+        let target = URL.absolute(data.url)
         let targetParsed = target.flatMap { try? LinkParser.parse($0) }
         link.destination = target
         if let route = data.deepLinkValue ?? data.path, !route.isEmpty {
-            if let absolute = URL(string: route), absolute.scheme != nil, let routeParsed = try? LinkParser.parse(absolute) {
+            if let absolute = URL.absolute(route), let routeParsed = try? LinkParser.parse(absolute) {
                 link.destination = absolute
                 link.setPathSegments(routeParsed.pathSegments)
             } else {

@@ -19,7 +19,7 @@ enum LimeLinkMapping {
         _ uri: String, url: URL, parsed: ParsedLink, suffix: String?, project: String?, via endpoint: String,
         origin: DeepLink.Origin? = nil
     ) throws -> DeepLink {
-        guard let destination = URL(string: uri), destination.scheme != nil else {
+        guard let destination = URL.absolute(uri) else {
             throw DeepLinkError(.decoding, "LimeLink resolved the link to something that is not a URL.", backend: .limeLink, url: url)
         }
         var link = parsed.deepLink(provider: .limeLink, resolution: .server, origin: origin)
@@ -68,7 +68,7 @@ enum LimeLinkMapping {
     static func deferredMatch(
         uri: String, suffix: String, fullRequestURL: String?, linkDomain: String
     ) throws -> InstallMatch {
-        let clicked = fullRequestURL.flatMap { URL(string: $0) }
+        let clicked = URL.absolute(fullRequestURL)
             ?? URL(string: "https://\(linkDomain)/api/v1/app/dynamic_link/\(LimeLinkEndpoints.encodePath(suffix))")
         guard let clicked, let parsed = try? LinkParser.parse(clicked) else {
             throw DeepLinkError(.decoding, "LimeLink's deferred match named a link that is not a URL.", backend: .limeLink)

@@ -26,8 +26,8 @@ extension LinkFortyBackend {
         /// The app's own URL schemes that LinkForty links open (a link's `appScheme`). Such links
         /// are the route already and are parsed on the device.
         public let appSchemes: Set<String>
-        /// The app's name in the `User-Agent` LinkForty fingerprints; default: the bundle's
-        /// display name, else its name, else `App`.
+        /// The app's name in the `User-Agent` LinkForty fingerprints; default: the device's
+        /// ``DeviceInfo/appName`` (the bundle's display name, else its name), else `App`.
         public let appName: String?
 
         public init(

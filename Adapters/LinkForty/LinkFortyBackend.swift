@@ -70,9 +70,12 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
 
     /// The local parse LinkForty's SDK falls back to (§7.3): the short code is the link's last
     /// path segment (after the base URL's own path), the template slug is not kept; UTM values
-    /// and custom parameters come from the query as the core reads them.
+    /// (first wins) and custom parameters (last wins, empty values kept) come from the query as
+    /// the core reads them, without LinkForty's reserved names (`utm_*`, `fp_*`, `lf_click`,
+    /// §12.1).
     public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
         var link = parsed.deepLink(provider: id, resolution: .local(reason))
+        link.parameters = LinkFortyMapping.customParameters(link.parameters)
         if parsed.origin == .universalLink {
             link.shortCode = LinkFortyEndpoints.linkSegments(of: parsed, base: configuration.baseURL).last
         }
@@ -83,7 +86,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
 
     public func matchInstall(context: BackendContext) async throws -> InstallMatch {
         let body = LinkFortyMapping.installRequest(
-            device: context.device, appName: appName, attributionWindowHours: configuration.attributionWindowHours)
+            device: context.device, appName: appName(context.device), attributionWindowHours: configuration.attributionWindowHours)
         let request = HTTPRequest(
             method: .post, url: LinkFortyEndpoints.url(configuration.baseURL, path: LinkFortyEndpoints.installPath),
             headers: headers(context), body: try encode(body))
@@ -146,7 +149,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
         let response = try await post(body, to: LinkFortyEndpoints.sdkLinksPath, context: context, what: "the link creation")
         do {
             let created = try WireJSON.decode(LinkFortyCreatedLink.self, from: response.body)
-            guard let url = URL(string: created.url) else {
+            guard let url = URL.absolute(created.url) else {
                 throw DeepLinkError(.decoding, "LinkForty returned a link that is not a URL.", backend: id)
             }
             return CreatedLink(url: url, shortCode: created.shortCode, linkID: created.linkId, deduplicated: created.deduplicated)
@@ -174,14 +177,13 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
 
     private func headers(_ context: BackendContext) -> HTTPHeaders {
         LinkFortyEndpoints.headers(
-            apiKey: configuration.apiKey, userAgent: LinkFortyMapping.userAgent(device: context.device, appName: appName))
+            apiKey: configuration.apiKey, userAgent: LinkFortyMapping.userAgent(device: context.device, appName: appName(context.device)))
     }
 
-    private var appName: String {
-        configuration.appName
-            ?? Bundle.main.object(forInfoDictionaryKey: "CFBundleDisplayName") as? String
-            ?? Bundle.main.object(forInfoDictionaryKey: "CFBundleName") as? String
-            ?? "App"
+    /// The configured name, else the device's (``DeviceInfo/appName``: the bundle's display
+    /// name on a real device), else `App`.
+    private func appName(_ device: DeviceInfo) -> String {
+        configuration.appName ?? device.appName ?? "App"
     }
 
     private func encode<Body: Encodable>(_ body: Body) throws -> Data {

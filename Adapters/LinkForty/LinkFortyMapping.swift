@@ -54,6 +54,19 @@ enum LinkFortyMapping {
 
     // MARK: Responses → model
 
+    /// Whether `name` is one LinkForty keeps out of the app's parameters (§12.1): `utm_*` (read
+    /// into the link's UTM instead), `fp_*` (the fingerprint the redirect page appends) and
+    /// `lf_click` (Core's click id), in any case.
+    static func isReserved(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return lowered.hasPrefix("utm_") || lowered.hasPrefix("fp_") || lowered == "lf_click"
+    }
+
+    /// `parameters` without LinkForty's reserved names.
+    static func customParameters(_ parameters: [String: String]) -> [String: String] {
+        parameters.filter { !isReserved($0.key) }
+    }
+
     /// LinkForty scores are 0, 70, 80, 90 or 100 (70 is its match threshold), so its own scale
     /// sets the level: 90 and up high, 80 medium, below that low.
     static func confidence(_ score: Double?) -> InstallAttribution.Confidence? {
@@ -79,26 +92,22 @@ enum LinkFortyMapping {
         let clicked = LinkFortyEndpoints.url(base, path: "/" + shortCode)
         var link = DeepLink(
             url: clicked, origin: .deferred, provider: .linkForty, resolution: .server,
-            pathSegments: [shortCode], parameters: stringify(data.deepLinkParameters ?? [:]),
+            pathSegments: [shortCode], parameters: customParameters(stringify(data.deepLinkParameters ?? [:])),
             utm: utm(data.utmParameters), shortCode: shortCode, linkID: data.linkId, clickedAt: clickedAt,
             metadata: metadata(data))
         applyRoute(data, to: &link)
         return InstallMatch(attribution: attribution, link: link)
     }
 
-    /// A resolved link: the server's fields, the clicked URL's own query items kept beneath the
-    /// server's parameters, and the clicked URL's `utm_*` (the click's own campaign) before the
-    /// link's configured ones.
+    /// A resolved link, as LinkForty's current SDKs and Core merge it (§12.1–12.3): the link's
+    /// configured `customParameters` with the clicked URL's own query items over them (the URL
+    /// wins a collision), reserved names left out; UTM as the server sent it (the URL's `utm_*`
+    /// never overwrite it).
     static func resolvedLink(_ data: LinkFortyLinkData, url: URL, parsed: ParsedLink, templateSlug: String?) -> DeepLink {
-        var parameters = parsed.parameters
-        for (name, value) in stringify(data.customParameters ?? [:]) { parameters[name] = value }
-        let serverUTM = utm(data.utmParameters)
-        let clickUTM = parsed.utm
-        var merged = UTMParameters(
-            source: clickUTM.source ?? serverUTM.source, medium: clickUTM.medium ?? serverUTM.medium,
-            campaign: clickUTM.campaign ?? serverUTM.campaign, term: clickUTM.term ?? serverUTM.term,
-            content: clickUTM.content ?? serverUTM.content)
-        if merged.isEmpty { merged = UTMParameters() }
+        var parameters = stringify(data.customParameters ?? [:])
+        for (name, value) in parsed.parameters { parameters[name] = value }
+        parameters = customParameters(parameters)
+        let merged = utm(data.utmParameters)
         var metadata = metadata(data)
         if let templateSlug { metadata["templateSlug"] = .string(templateSlug) }
         var link = DeepLink(
@@ -189,7 +198,7 @@ enum LinkFortyMapping {
             templateId: request.templateID, templateSlug: request.templateSlug,
             originalUrl: request.fallbackURL?.absoluteString, deepLinkPath: request.deepLinkPath,
             deepLinkParameters: request.parameters.isEmpty ? nil : request.parameters, title: request.title,
-            customCode: request.customCode, utmParameters: utm, externalUserId: request.externalUserID)
+            description: request.description, customCode: request.customCode, utmParameters: utm, externalUserId: request.externalUserID)
     }
 
     // MARK: Errors

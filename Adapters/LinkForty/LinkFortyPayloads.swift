@@ -18,9 +18,10 @@ struct LinkFortyInstallRequest: Encodable, Equatable {
     var attributionWindowHours: Int
 }
 
-/// `POST /api/sdk/v1/install` response.
+/// `POST /api/sdk/v1/install` response. `installId` is required, as in every LinkForty SDK
+/// (§12.4): without it no event could be sent for the install.
 struct LinkFortyInstallResponse: Decodable {
-    var installId: String?
+    var installId: String
     var attributed: Bool
     var confidenceScore: Double?
     var matchedFactors: [String]
@@ -32,7 +33,11 @@ struct LinkFortyInstallResponse: Decodable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        installId = container.lenient(String.self, forKey: .installId)
+        guard let installId = container.lenient(String.self, forKey: .installId), !installId.isEmpty else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.installId, .init(codingPath: decoder.codingPath, debugDescription: "The install answer has no installId."))
+        }
+        self.installId = installId
         attributed = container.lenient(Bool.self, forKey: .attributed) ?? false
         confidenceScore = container.lenient(Double.self, forKey: .confidenceScore)
         matchedFactors = container.lenient([String].self, forKey: .matchedFactors) ?? []
@@ -129,6 +134,7 @@ struct LinkFortyCreateLinkRequest: Encodable, Equatable {
     var deepLinkPath: String?
     var deepLinkParameters: [String: String]?
     var title: String?
+    var description: String?
     var customCode: String?
     var utmParameters: LinkFortyUTM?
     var externalUserId: String?

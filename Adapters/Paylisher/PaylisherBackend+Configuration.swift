@@ -43,6 +43,12 @@ extension PaylisherBackend {
         public let autoRegisterCampaignKeys: Bool
         /// Merged into every lifecycle event; these keys win over the event's own.
         public let additionalEventProperties: [String: JSONValue]
+        /// Whether the deferred match is asked for: Paylisher's `deferredDeepLinkConfig.enabled`.
+        /// Default `true`. When `false`, as in Paylisher's SDK, no request is made and no deferred
+        /// event is sent: the install is organic at once. (The client's
+        /// ``DeepLinkClient/Configuration-swift.struct/deferredDeepLinksEnabled`` is different:
+        /// it still asks, for the attribution, and only withholds the link.)
+        public let deferredDeepLinksEnabled: Bool
 
         public static let defaultAnalyticsHost = URL(string: "https://us.i.paylisher.com")!
         public static let defaultCampaignResolveBaseURL = URL(string: "https://api.paylisher.com")!
@@ -61,7 +67,8 @@ extension PaylisherBackend {
             captureDeepLinkEvents: Bool = true,
             captureDeepLinkDiagnostics: Bool = false,
             autoRegisterCampaignKeys: Bool = true,
-            additionalEventProperties: [String: JSONValue] = [:]
+            additionalEventProperties: [String: JSONValue] = [:],
+            deferredDeepLinksEnabled: Bool = true
         ) throws {
             try ConfigurationValidation.apiKey(apiKey, field: "apiKey", backend: .paylisher)
             try ConfigurationValidation.baseURL(analyticsHost, field: "analyticsHost", backend: .paylisher)
@@ -79,11 +86,12 @@ extension PaylisherBackend {
             self.captureDeepLinkDiagnostics = captureDeepLinkDiagnostics
             self.autoRegisterCampaignKeys = autoRegisterCampaignKeys
             self.additionalEventProperties = additionalEventProperties
+            self.deferredDeepLinksEnabled = deferredDeepLinksEnabled
         }
 
         /// Never shows the key.
         public var description: String {
-            "PaylisherBackend.Configuration(apiKey: [redacted], analyticsHost: \(analyticsHost.absoluteString), campaignResolveBaseURL: \(campaignResolveBaseURL.absoluteString), shortLinkHosts: \(shortLinkHosts.sorted()), appSchemes: \(appSchemes.sorted()), universalLinkDomains: \(universalLinkDomains.sorted()), deferredEndpoint: \(deferredEndpoint.absoluteString), authRequiredDestinations: \(authRequiredDestinations.sorted()))"
+            "PaylisherBackend.Configuration(apiKey: [redacted], analyticsHost: \(analyticsHost.absoluteString), campaignResolveBaseURL: \(campaignResolveBaseURL.absoluteString), shortLinkHosts: \(shortLinkHosts.sorted()), appSchemes: \(appSchemes.sorted()), universalLinkDomains: \(universalLinkDomains.sorted()), deferredEndpoint: \(deferredEndpoint.absoluteString), authRequiredDestinations: \(authRequiredDestinations.sorted()), deferredDeepLinksEnabled: \(deferredDeepLinksEnabled))"
         }
     }
 }

@@ -85,7 +85,9 @@ public struct PaylisherBackend: EventTrackingBackend, EventObservingBackend {
     /// success; 5xx is retried by the client; another 4xx drops the event.
     public func send(_ event: ConversionEvent, context: BackendContext) async throws {
         let distinctID = context.storage.value(String.self, forKey: Self.distinctIDKey) ?? {
-            let created = UUID().uuidString.uppercased()
+            // Anonymous until identify, a UUIDv7 as Paylisher's SDK makes it (§7); an id stored
+            // by an earlier version is kept.
+            let created = UUID.version7(at: context.clock.currentDate).uuidString.uppercased()
             context.storage.set(created, forKey: Self.distinctIDKey)
             return created
         }()
@@ -113,8 +115,10 @@ public struct PaylisherBackend: EventTrackingBackend, EventObservingBackend {
     }
 
     /// `GET {deferred endpoint}?fingerprint=…`: `"status": "match"` with a `url` is the deferred
-    /// link (with `keyName` and `jid` added when missing); any other status is organic.
+    /// link (with `keyName` and `jid` added when missing); any other status is organic. With
+    /// ``Configuration-swift.struct/deferredDeepLinksEnabled`` off, organic without a request.
     public func matchInstall(context: BackendContext) async throws -> InstallMatch {
+        guard configuration.deferredDeepLinksEnabled else { return .organic() }
         let idfa = context.device.advertisingID?.uuidString
         let request = HTTPRequest(
             method: .get,
@@ -133,7 +137,7 @@ public struct PaylisherBackend: EventTrackingBackend, EventObservingBackend {
         }
         guard decoded.status == "match" else { return .organic(PaylisherMapping.attribution(decoded, matched: false)) }
         let attribution = PaylisherMapping.attribution(decoded, matched: true)
-        guard let text = decoded.url, let matched = URL(string: text) else {
+        guard let matched = URL.absolute(decoded.url) else {
             return InstallMatch(attribution: attribution, link: nil)
         }
         let enriched = PaylisherMapping.enrich(matched, campaignKey: decoded.campaignKey, jid: decoded.jid)
@@ -147,7 +151,9 @@ public struct PaylisherBackend: EventTrackingBackend, EventObservingBackend {
         deepLink.origin = .deferred
         deepLink.id = matchedLink.id
         deepLink.resolution = .server
-        deepLink.metadata["deferred_url"] = .string(text)
+        if let text = decoded.url { deepLink.metadata["deferred_url"] = .string(text) }
+        // When the link was clicked, as LinkForty's adapter reports it too.
+        deepLink.clickedAt = attribution.clickedAt
         var answer: [String: JSONValue] = [:]
         if let key = decoded.campaignKey { answer["campaign_key"] = .string(key) }
         if let jid = decoded.jid { answer["jid"] = .string(jid) }
@@ -195,7 +201,7 @@ public struct PaylisherBackend: EventTrackingBackend, EventObservingBackend {
         case .failure(let error):
             if capture, error.code == .invalidURL, let url = error.url { events.append(PaylisherMapping.failed(url)) }
         case .install(let outcome):
-            if let deferred = PaylisherMapping.deferred(outcome) { events.append(deferred) }
+            if configuration.deferredDeepLinksEnabled, let deferred = PaylisherMapping.deferred(outcome) { events.append(deferred) }
         }
         for lifecycle in events {
             var properties = lifecycle.properties

@@ -91,6 +91,10 @@ extension PaylisherMapping {
             }
             if let confidence = attribution.confidence { properties["attribution_confidence"] = .double(Double(confidence.score) / 100) }
             return LifecycleEvent(name: "Deferred Deep Link Match", properties: properties)
+        case .attributedWithoutLink:
+            // Paylisher's SDK reports a match without a URL as an error to the app
+            // (matchFoundButURLIsNil) and sends no event for it (paylisher.md §6.5).
+            return nil
         case .organic:
             return LifecycleEvent(name: "Deferred Deep Link Check", properties: ["is_first_launch": true, "status": "no_match"])
         case .failed(let error):

@@ -86,7 +86,7 @@ enum PaylisherMapping {
     /// else its `iosUniversalUrl` by the same rule. Returns the URL and the route it gives.
     static func resolvedDestination(_ campaign: PaylisherCampaign) -> (url: URL, route: String)? {
         for candidate in [campaign.scheme, campaign.iosUniversalUrl] {
-            guard let text = candidate, let url = URL(string: text), let scheme = url.scheme?.lowercased() else { continue }
+            guard let url = URL.absolute(candidate), let scheme = url.scheme?.lowercased() else { continue }
             let route = (scheme == "http" || scheme == "https")
                 ? url.path.split(separator: "/").last.map(String.init) : url.host
             if let route, !route.isEmpty { return (url, route) }
@@ -140,21 +140,18 @@ enum PaylisherMapping {
     // MARK: Deferred
 
     /// Paylisher's fingerprint: SHA-256 of `family|timezone|language`, lower-case hex. The family
-    /// is `iPhone`, `iPad` or `iPod touch` (what `UIDevice.model` says), the language the
+    /// is `UIDevice.model` (``DeviceInfo/deviceFamily``: `iPhone`, `iPad`, `iPod touch`), else
+    /// derived from the model identifier, else `iPhone`; the language the
     /// two-letter code (`en` when unknown, as Paylisher's web page assumes).
     static func fingerprint(_ device: DeviceInfo) -> String {
         let language = device.preferredLanguages.first
             .map { String($0.split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "") }
             .flatMap { $0.isEmpty ? nil : $0.lowercased() } ?? "en"
-        return SHA256Digest.hex(Data("\(family(device.deviceModel))|\(device.timeZoneIdentifier)|\(language)".utf8))
+        return SHA256Digest.hex(Data("\(family(device))|\(device.timeZoneIdentifier)|\(language)".utf8))
     }
 
-    static func family(_ model: String?) -> String {
-        guard let model else { return "iPhone" }
-        if model.hasPrefix("iPad") { return "iPad" }
-        if model.hasPrefix("iPod") { return "iPod touch" }
-        if model.hasPrefix("iPhone") { return "iPhone" }
-        return model
+    static func family(_ device: DeviceInfo) -> String {
+        device.deviceFamily ?? DeviceInfo.family(ofModel: device.deviceModel) ?? "iPhone"
     }
 
     /// The matched URL with `keyName` and `jid` appended when it does not carry them already.
@@ -218,7 +215,7 @@ enum PaylisherMapping {
         for (key, value) in context { properties[key] = value }
         return PaylisherBatchEvent(
             event: event.name, distinctId: distinctID, properties: properties,
-            timestamp: ISO8601Timestamp.string(from: event.timestamp, fractional: true), uuid: event.id.uuidString.uppercased())
+            timestamp: ISO8601Timestamp.string(from: event.timestamp, fractional: true), uuid: UUID.version7(at: event.timestamp, random: event.id).uuidString.uppercased())
     }
 
     // MARK: Errors

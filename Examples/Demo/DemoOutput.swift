@@ -44,6 +44,8 @@ enum DemoOutput {
         case .attributed(let link, let attribution):
             let score = attribution.confidence.map { " (confidence \($0.score))" } ?? ""
             return "attributed to \(link.url.absoluteString)\(score), install id \(attribution.installID ?? "none")"
+        case .attributedWithoutLink(let attribution):
+            return "attributed without a link (link id \(attribution.linkID ?? "unknown")), install id \(attribution.installID ?? "none")"
         case .organic(let attribution):
             return "organic, install id \(attribution?.installID ?? "none")"
         case .failed(let error):

@@ -76,8 +76,7 @@ public final class PaylisherEmulation: ProviderEmulation {
 
     /// The bridge page's fingerprint: SHA-256 of `family|timezone|language`.
     static func fingerprint(_ device: DeviceInfo) -> String {
-        let model = device.deviceModel ?? "iPhone"
-        let family = model.hasPrefix("iPad") ? "iPad" : model.hasPrefix("iPod") ? "iPod touch" : model.hasPrefix("iPhone") ? "iPhone" : model
+        let family = device.deviceFamily ?? DeviceInfo.family(ofModel: device.deviceModel) ?? "iPhone"
         let language = device.preferredLanguages.first.map { String($0.prefix { $0 != "-" && $0 != "_" }).lowercased() } ?? "en"
         return SHA256Digest.hex(Data("\(family)|\(device.timeZoneIdentifier)|\(language.isEmpty ? "en" : language)".utf8))
     }

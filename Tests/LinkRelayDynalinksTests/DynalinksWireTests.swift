@@ -141,6 +141,49 @@ struct DynalinksMatchTests {
         }
     }
 
+    @Test("a match whose link carries only its id is attributed without a link, with the link's id; never organic (§3)")
+    func linkWithOnlyID() async throws {
+        let answer = #"{"matched":true,"confidence":"high","match_score":91,"link":{"id":"c2f1a7e4-5b3d-4e9a-8f06-1d2c3b4a5e6f"}}"#
+        let harness = try Harness()
+        harness.transport.stub(.post, "/api/v1/fingerprints/match", .json(answer))
+        let match = try await harness.backend.matchInstall(context: harness.context)
+        #expect(match.link == nil)
+        #expect(match.attribution.isAttributed)
+        #expect(match.attribution.linkID == "c2f1a7e4-5b3d-4e9a-8f06-1d2c3b4a5e6f")
+
+        let transport = StubTransport()
+        transport.stub(.post, "/api/v1/fingerprints/match", .json(answer))
+        var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: ManualClock(), transport: transport)
+        configuration.deviceInfo = StaticDeviceInfo(iPhone)
+        let client = DeepLinkClient(backend: harness.backend, configuration: configuration)
+        await client.start()
+        let outcome = await client.installOutcome()
+        #expect(outcome == .attributedWithoutLink(match.attribution))
+        await client.shutdown()
+    }
+
+    @Test("a URL field that is not an absolute URL counts as absent (§3.2, K17): the next one is used and the install keeps its link", arguments: [
+        "not a url", "/product/shoes", "acme.dynalinks.app/product/shoes", "https://", "https:///x", "",
+    ])
+    func relativeURLFields(_ bad: String) async throws {
+        let quoted = String(decoding: try JSONEncoder().encode(bad), as: UTF8.self)
+        let withURL = try Harness()
+        withURL.transport.stub(
+            .post, "/api/v1/fingerprints/match",
+            .json(#"{"matched":true,"confidence":"high","match_score":90,"link":{"id":"x","full_url":"# + quoted + #","url":"https://acme.example/product/shoes?color=red"}}"#))
+        let link = try #require(try await withURL.backend.matchInstall(context: withURL.context).link)
+        #expect(link.url == url("https://acme.example/product/shoes?color=red"))
+        #expect(link.parameters["color"] == "red")
+
+        let withPath = try Harness()
+        withPath.transport.stub(
+            .post, "/api/v1/fingerprints/match",
+            .json(#"{"matched":true,"confidence":"high","match_score":90,"link":{"id":"x","path":"/promo","full_url":"# + quoted + #","url":"# + quoted + #"}}"#))
+        let onProjectHost = try #require(try await withPath.backend.matchInstall(context: withPath.context).link)
+        #expect(onProjectHost.url == url("https://acme.dynalinks.app/promo"))
+        #expect(onProjectHost.destination == nil)
+    }
+
     @Test("errors (7.7): 401 and 429 with fixed messages, others with Dynalinks' text; 429 and 5xx retryable")
     func errors() async throws {
         let cases: [(Int, String, String, Bool)] = [

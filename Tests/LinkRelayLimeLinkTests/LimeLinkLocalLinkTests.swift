@@ -31,4 +31,14 @@ struct LimeLinkLocalLinkTests {
         #expect(link.parameters["coupon"] == "SAVE10")
         #expect(link.metadata["project"] == "open")
     }
+
+    @Test("a + in a query value stays a plus, as LimeLink's SDK reads it through URLComponents", arguments: ProviderOutage.allCases)
+    func plusStaysAPlus(_ outage: ProviderOutage) async throws {
+        let link = try await outage.localLink(
+            for: url("https://abc123.limelink.org/link/summer-sale?q=running+shoes&tag=a%2Bb&utm_campaign=spring+sale&x+y=1"), backend: backend)
+        #expect(link.parameters["q"] == "running+shoes")
+        #expect(link.parameters["tag"] == "a+b")
+        #expect(link.parameters["x+y"] == "1")
+        #expect(link.utm.campaign == "spring+sale")
+    }
 }

@@ -66,7 +66,7 @@ struct LimeLinkResolveTests {
         #expect(link.resolution == .server)
         #expect(link.shortCode == "summer-sale")
         #expect(link.pathSegments == ["link", "summer-sale"])
-        #expect(link.parameters == ["utm_source": "instagram", "utm_campaign": "s25", "ref": "a b"])
+        #expect(link.parameters == ["utm_source": "instagram", "utm_campaign": "s25", "ref": "a+b"])
         #expect(link.utm == UTMParameters(source: "instagram", campaign: "s25"))
         #expect(link.metadata["project"] == "abc123")
     }
@@ -234,6 +234,31 @@ struct LimeLinkDeferredTests {
         #expect(link.parameters == ["utm_source": "google", "product_id": "789"])
         #expect(link.shortCode == "summer-sale")
         #expect(match.attribution == InstallAttribution(isAttributed: true, matchedFactors: ["screen", "os_version"], method: .fingerprint))
+    }
+
+    @Test("a full_request_url that is not an absolute URL counts as absent: the link is the suffix's direct URL", arguments: [
+        "not a url", "/link/summer-sale?x=1", "abc123.limelink.org/link/summer-sale", "https://",
+    ])
+    func relativeFullRequestURL(_ bad: String) async throws {
+        let harness = try Harness()
+        let quoted = String(decoding: try JSONEncoder().encode(bad), as: UTF8.self)
+        harness.transport.stub(.get, "/api/v1/deferred-deep-link", .json(#"{"suffix":"summer-sale","full_request_url":"# + quoted + "}"))
+        harness.transport.stub(.get, "/api/v1/app/dynamic_link/summer-sale", .json(#"{"uri":"abc123app://product/789"}"#))
+        let link = try #require(try await harness.backend.matchInstall(context: harness.context).link)
+        #expect(link.url == url("https://limelink.org/api/v1/app/dynamic_link/summer-sale"))
+        #expect(link.destination == url("abc123app://product/789"))
+        #expect(link.shortCode == "summer-sale")
+    }
+
+    @Test("a uri that is not an absolute URL is a decoding error, not a destination", arguments: ["product/789", "https:product", "https://"])
+    func relativeURI(_ bad: String) async throws {
+        let harness = try Harness()
+        let quoted = String(decoding: try JSONEncoder().encode(bad), as: UTF8.self)
+        harness.transport.stub(.get, "/api/v1/app/dynamic_link/summer-sale", .json(#"{"uri":"# + quoted + "}"))
+        let error = await #expect(throws: DeepLinkError.self) {
+            try await harness.backend.resolve(url("https://abc123.limelink.org/link/summer-sale"), context: harness.context)
+        }
+        #expect(error?.code == .decoding)
     }
 
     @Test("user_agent from OS versions", arguments: [("18.7", "iOS 18_7"), ("17.5.1", "iOS 17_5_1"), ("17.2.1", "iOS 17_2_1")])

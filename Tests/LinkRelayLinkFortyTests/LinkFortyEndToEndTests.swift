@@ -57,7 +57,10 @@ struct LinkFortyEndToEndTests {
         #expect(universal.resolution == .server)
         #expect(universal.pathSegments == ["product", "42"])
         #expect(universal.destination == url("acmeshop://product/42"))
-        #expect(universal.utm.source == "newsletter")
+        // UTM is the link's own, as the server sent it (none here); the clicked URL's utm_source
+        // stays in `url` only (§12.3).
+        #expect(universal.utm.isEmpty)
+        #expect(universal.url.query == "utm_source=newsletter")
 
         // A custom-scheme link: the route itself, no request.
         let before = simulator.requests.count

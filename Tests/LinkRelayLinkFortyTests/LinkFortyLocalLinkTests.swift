@@ -34,4 +34,24 @@ struct LinkFortyLocalLinkTests {
         #expect(local.shortCode == "Qp3rT7wx")
         #expect(local.resolution == .local(.timedOut))
     }
+
+    @Test("a + in a query value stays a plus, as LinkForty's SDK reads it through URLComponents", arguments: ProviderOutage.allCases)
+    func plusStaysAPlus(_ outage: ProviderOutage) async throws {
+        let link = try await outage.localLink(
+            for: url("https://go.acme.app/Qp3rT7wx?q=running+shoes&tag=a%2Bb&utm_campaign=spring+sale&x+y=1"), backend: backend)
+        #expect(link.parameters["q"] == "running+shoes")
+        #expect(link.parameters["tag"] == "a+b")
+        #expect(link.parameters["x+y"] == "1")
+        #expect(link.utm.campaign == "spring+sale")
+    }
+
+    @Test("the local parse (C8, §12.1): UTM first wins, custom parameters last wins, empty values kept, reserved names left out in any case", arguments: ProviderOutage.allCases)
+    func localParameters(_ outage: ProviderOutage) async throws {
+        let link = try await outage.localLink(
+            for: url("https://go.acme.app/Qp3rT7wx?utm_source=mail&utm_source=later&ref=a&ref=b&empty=&FP_TZ=UTC&fp_lang=en&Fp_Sw=1179&lf_click=c-1&LF_Click=c-2&UTM_Medium=x"),
+            backend: backend)
+        #expect(link.parameters == ["ref": "b", "empty": ""])
+        #expect(link.utm.source == "mail")
+        #expect(link.shortCode == "Qp3rT7wx")
+    }
 }

@@ -51,12 +51,25 @@ struct LinkFortyInstallTests {
             ])
     }
 
+    @Test("the User-Agent's app name: the configured one, else the device's (an app or a test can supply it), else App")
+    func appNameFromDevice() async throws {
+        var device = newYorkPhone
+        device.appName = "Acme Outlet"
+        for (configured, device, expected) in [("Acme Shop", device, "Acme Shop"), (nil, device, "Acme Outlet"), (nil, newYorkPhone, "App")] as [(String?, DeviceInfo, String)] {
+            let transport = StubTransport()
+            transport.stub(.post, "/api/sdk/v1/install", .json(#"{"installId":"x","attributed":false}"#))
+            let backend = LinkFortyBackend(try .init(baseURL: url("https://go.acme.app"), appName: configured))
+            _ = try await backend.matchInstall(context: BackendContext(transport: transport, clock: ManualClock(), device: device))
+            #expect(transport.requests.first?.headers["User-Agent"] == "\(expected)/2.3.0 iOS/17.4.1")
+        }
+    }
+
     @Test("unknown values are omitted, never null; no Authorization without a key; a consented device id is sent")
     func installRequestWithoutOptionalValues() async throws {
         var device = DeviceInfo(osName: "Linux", osVersion: "6.1.0", timeZoneIdentifier: "Etc/UTC", preferredLanguages: [])
         device.advertisingID = UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")
         let harness = try Harness(apiKey: nil, device: device)
-        harness.transport.stub(.post, "/api/sdk/v1/install", .json(#"{"attributed":false,"matchedFactors":[],"deepLinkData":{}}"#))
+        harness.transport.stub(.post, "/api/sdk/v1/install", .json(#"{"installId":"x","attributed":false,"matchedFactors":[],"deepLinkData":{}}"#))
         _ = try await harness.backend.matchInstall(context: harness.context)
         let request = try #require(harness.transport.requests.first)
         #expect(request.headers["Authorization"] == nil)
@@ -100,6 +113,18 @@ struct LinkFortyInstallTests {
         #expect(link.metadata["originalUrl"] == "https://acme.example/products/42")
         #expect(link.metadata["iosUrl"] == "https://apps.apple.com/app/id1234567890")
         #expect(link.metadata["targetingRules"] == [:])
+    }
+
+    @Test("an install answer without installId is a decoding error (§12.4), retried on a later launch; never organic", arguments: [
+        #"{"attributed":false,"confidenceScore":0,"matchedFactors":[],"deepLinkData":{}}"#,
+        #"{"installId":null,"attributed":false}"#, #"{"installId":"","attributed":true,"deepLinkData":{"shortCode":"abc"}}"#,
+        #"{"installId":42,"attributed":false}"#,
+    ])
+    func installWithoutID(_ body: String) async throws {
+        let harness = try Harness()
+        harness.transport.stub(.post, "/api/sdk/v1/install", .json(body))
+        let error = await #expect(throws: DeepLinkError.self) { try await harness.backend.matchInstall(context: harness.context) }
+        #expect(error?.code == .decoding)
     }
 
     @Test("organic (9.2): deepLinkData {} is an organic install, not an error")
@@ -162,7 +187,7 @@ struct LinkFortyInstallTests {
 
 @Suite("LinkForty wire protocol: resolve (E2/E3)")
 struct LinkFortyResolveTests {
-    @Test("template-slug link (9.4): path, fingerprint query, server fields, the click's own query kept")
+    @Test("template-slug link (9.4, §12.1–12.3): path, fingerprint query, server fields and UTM, the click's own query over the link's, reserved names left out")
     func templateSlugResolve() async throws {
         let harness = try Harness()
         harness.transport.stub(.get, "/api/sdk/v1/resolve/k3m9x2qa/Xk9_2bQz", .json(#"""
@@ -173,7 +198,8 @@ struct LinkFortyResolveTests {
              "utmParameters":{"source":"instagram","medium":"social","campaign":"spring_sale"},
              "customParameters":{"route":"product","productId":"42"},"clickedAt":"2026-03-02T08:00:01.456Z"}
             """#))
-        let clicked = url("https://go.acme.app/k3m9x2qa/Xk9_2bQz?utm_source=newsletter&utm_campaign=march&ref=friend42")
+        let clicked = url(
+            "https://go.acme.app/k3m9x2qa/Xk9_2bQz?utm_source=newsletter&utm_campaign=march&ref=friend42&route=sale&LF_Click=c-91&FP_TZ=UTC&Fp_Lang=en&UTM_Term=x")
         let link = try await harness.backend.resolve(clicked, context: harness.context)
         let request = try #require(harness.transport.requests.first)
         #expect(request.method == .get)
@@ -187,9 +213,10 @@ struct LinkFortyResolveTests {
         #expect(link.linkID == "b7e2d1c4-2a9f-4e63-8d15-0f9a6c3e2b81")
         #expect(link.pathSegments == ["product", "42"])
         #expect(link.destination == url("acmeshop://product/42"))
-        #expect(link.parameters["route"] == "product")
-        #expect(link.parameters["ref"] == "friend42")
-        #expect(link.utm == UTMParameters(source: "newsletter", medium: "social", campaign: "march"))
+        // The clicked URL wins a collision; utm_*, fp_* and lf_click never reach the parameters.
+        #expect(link.parameters == ["route": "sale", "productId": "42", "ref": "friend42"])
+        // UTM stays as the server sent it.
+        #expect(link.utm == UTMParameters(source: "instagram", medium: "social", campaign: "spring_sale"))
         #expect(link.clickedAt == Date(timeIntervalSince1970: 1_772_438_401.456))
         #expect(link.metadata["templateSlug"] == "k3m9x2qa")
         #expect(link.metadata["webUrl"] == "https://acme.example/products/42")
@@ -320,7 +347,7 @@ struct LinkFortyEventAndLinkTests {
         #expect(harness.transport.requests.isEmpty)
     }
 
-    @Test("link creation from a template (9.8): POST /api/links with originalUrl, snake_case answer, slug in the URL")
+    @Test("link creation from a template (9.8, §7.4): POST /api/links with originalUrl and description, snake_case answer, slug in the URL")
     func createFromTemplate() async throws {
         let harness = try Harness()
         harness.transport.stub(.post, "/api/links", .json(#"{"id":"e41b6a0c-77d2-4c1f-9a3e-0b5d8c2f6a91","short_code":"Ru8vN2kd","template_id":"5a1e7c3d-0b92-4f48-8e6a-c2d9f1a0b347","clickCount":0}"#))
@@ -328,7 +355,7 @@ struct LinkFortyEventAndLinkTests {
             LinkRequest(
                 fallbackURL: url("https://acme.example/videos/vid123"), parameters: ["route": "VIDEO_VIEWER", "id": "vid123"],
                 utm: UTMParameters(source: "app", campaign: "share"), title: "Check this out",
-                templateID: "5a1e7c3d-0b92-4f48-8e6a-c2d9f1a0b347", templateSlug: "k3m9x2qa", externalUserID: "user-7"),
+                description: "A video from Ana", templateID: "5a1e7c3d-0b92-4f48-8e6a-c2d9f1a0b347", templateSlug: "k3m9x2qa", externalUserID: "user-7"),
             context: harness.context)
         #expect(created == CreatedLink(url: url("https://go.acme.app/k3m9x2qa/Ru8vN2kd"), shortCode: "Ru8vN2kd", linkID: "e41b6a0c-77d2-4c1f-9a3e-0b5d8c2f6a91"))
         let request = try #require(harness.transport.requests.first)
@@ -337,7 +364,7 @@ struct LinkFortyEventAndLinkTests {
             "templateId": "5a1e7c3d-0b92-4f48-8e6a-c2d9f1a0b347", "templateSlug": "k3m9x2qa",
             "originalUrl": "https://acme.example/videos/vid123",
             "deepLinkParameters": ["route": "VIDEO_VIEWER", "id": "vid123"], "title": "Check this out",
-            "utmParameters": ["source": "app", "campaign": "share"], "externalUserId": "user-7",
+            "description": "A video from Ana", "utmParameters": ["source": "app", "campaign": "share"], "externalUserId": "user-7",
         ])
     }
 

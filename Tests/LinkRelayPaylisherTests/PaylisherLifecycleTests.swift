@@ -2,6 +2,7 @@ import Foundation
 import LinkRelay
 import LinkRelaySimulator
 import LinkRelayTesting
+import Synchronization
 import Testing
 
 @testable import LinkRelayPaylisher
@@ -106,6 +107,69 @@ struct PaylisherLifecycleTests {
         await client.shutdown()
     }
 
+    @Test("with deferred deep links off (deferredDeepLinksEnabled, Paylisher's deferredDeepLinkConfig.enabled = false): no match request, organic at once, no deferred event (§6.1)")
+    func deferredOff() async throws {
+        server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
+        let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], deferredDeepLinksEnabled: false) }
+        await client.start()
+        #expect(await client.installOutcome() == .organic(.organic()))
+        try await client.track("marker")
+        await client.flushEvents()
+        #expect(await received(1).map(\.event) == ["marker"])
+        #expect(simulator.requests.filter { $0.url.path == "/v1/deferred-deeplink" }.isEmpty)
+        await client.shutdown()
+    }
+
+    @Test("a match whose campaign_key and jid are null sends them as empty strings in the Match event, as Paylisher's SDK does (§10)")
+    func matchWithoutCampaign() async throws {
+        let transport = DeferredAnswer(base: simulator, body: #"{"status":"match","url":"diyetim://products/42","campaign_key":null,"jid":null}"#)
+        var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: clock, transport: transport)
+        configuration.deviceInfo = StaticDeviceInfo(istanbulPhone)
+        configuration.retryPolicy = .none
+        let client = DeepLinkClient(backend: PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"])), configuration: configuration)
+        await client.start()
+        let match = try #require(await received(1).first)
+        #expect(match.event == "Deferred Deep Link Match")
+        #expect(match.properties["campaign_key"] == "")
+        #expect(match.properties["jid"] == "")
+        #expect(match.properties["url"] == "diyetim://products/42")
+        await client.shutdown()
+    }
+
+    @Test("a match whose url is null or not a URL is attributed without a link: nothing delivered, no Check or Match event, not asked again (§6.5)", arguments: [
+        #"{"status":"match","url":null,"campaign_key":"SUMMER"}"#, #"{"status":"match","url":"not a url","campaign_key":"SUMMER"}"#,
+    ])
+    func matchWithoutURL(_ answer: String) async throws {
+        let transport = DeferredAnswer(base: simulator, body: answer)
+        var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: clock, transport: transport)
+        configuration.deviceInfo = StaticDeviceInfo(istanbulPhone)
+        configuration.retryPolicy = .none
+        let backend = PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"]))
+        let client = DeepLinkClient(backend: backend, configuration: configuration)
+        let links = client.deepLinks()
+        await client.start()
+        let outcome = await client.installOutcome()
+        guard case .attributedWithoutLink(let attribution) = outcome else {
+            Issue.record("expected an attributed install without a link, got \(outcome)")
+            return
+        }
+        #expect(attribution.isAttributed)
+        try await client.track("marker")
+        await client.flushEvents()
+        // The first thing the server hears about is the marker: no deferred event was sent.
+        #expect(await received(1).map(\.event) == ["marker"])
+        await client.shutdown()
+        var delivered: [DeepLink] = []
+        for await link in links { delivered.append(link) }
+        #expect(delivered.isEmpty)
+        // The next launch (same store) restores the outcome and does not ask again.
+        let next = DeepLinkClient(backend: backend, configuration: configuration)
+        await next.start()
+        #expect(await next.installOutcome() == outcome)
+        #expect(transport.deferredRequests == 1)
+        await next.shutdown()
+    }
+
     @Test("with captureDeepLinkEvents off only the deferred events go out; diagnostics when asked")
     func switches() async throws {
         let quiet = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkEvents: false) }
@@ -140,5 +204,25 @@ struct PaylisherLifecycleTests {
         #expect(failed["scheme"] == "diyetim")
         #expect(failed["attempted_destination"] == "products")
         await client.shutdown()
+    }
+}
+
+/// The simulator, with the deferred answer replaced by `body`; counts the deferred requests.
+private final class DeferredAnswer: HTTPTransport {
+    let base: ProviderSimulator
+    let body: String
+    private let asked = Mutex(0)
+
+    init(base: ProviderSimulator, body: String) {
+        self.base = base
+        self.body = body
+    }
+
+    var deferredRequests: Int { asked.withLock { $0 } }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard request.url.path == "/v1/deferred-deeplink" else { return try await base.send(request) }
+        asked.withLock { $0 += 1 }
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
     }
 }

@@ -198,6 +198,18 @@ struct PaylisherDeferredTests {
         #expect(PaylisherMapping.fingerprint(device) == expected)
     }
 
+    @Test("the family the app supplies (UIDevice.model) is the one hashed; without it, the model's family")
+    func suppliedFamily() {
+        // A model identifier the SDK never sees, with the family UIDevice reports: the family wins.
+        var device = DeviceInfo(osName: "iOS", osVersion: "17.0", deviceModel: "Mac14,2", timeZoneIdentifier: "Europe/Istanbul", preferredLanguages: ["tr-TR"])
+        device.deviceFamily = "iPhone"
+        #expect(PaylisherMapping.fingerprint(device) == "aabeebd3dcfbcad8006c62b8f7832154c39b7f81d461d1cd53ae5176173489cd")
+        device.deviceFamily = "iPad"
+        #expect(PaylisherMapping.fingerprint(device) != "aabeebd3dcfbcad8006c62b8f7832154c39b7f81d461d1cd53ae5176173489cd")
+        #expect(DeviceInfo.family(ofModel: "iPod9,1") == "iPod touch")
+        #expect(DeviceInfo.family(ofModel: nil) == nil)
+    }
+
     @Test("match (13.4): request, headers, enriched URL, attribution from the answer")
     func match() async throws {
         let harness = try Harness()
@@ -221,6 +233,7 @@ struct PaylisherDeferredTests {
         #expect(match.attribution.confidence == .init(score: 30))
         #expect(match.attribution.method == .fingerprint)
         #expect(match.attribution.clickedAt == ISO8601Timestamp.parse("2026-07-22T08:51:09.000Z"))
+        #expect(link.clickedAt == Date(timeIntervalSince1970: 1_784_710_269))
     }
 
     @Test("an attribution_window that is not a whole number of seconds in Int's range is left out, not a crash", arguments: [
@@ -282,7 +295,7 @@ struct PaylisherDeferredTests {
 
 @Suite("Paylisher analytics batches")
 struct PaylisherBatchTests {
-    @Test("track: POST {host}/batch, gzip, api_key, ms timestamps, upper-case uuid, a stable distinct_id, the session's campaign")
+    @Test("track: POST {host}/batch, gzip, api_key, ms timestamps, an upper-case UUIDv7 stable across retries, a stable UUIDv7 distinct_id, the session's campaign")
     func batch() async throws {
         var harness = try Harness()
         let store = InMemoryStore()
@@ -308,7 +321,18 @@ struct PaylisherBatchTests {
             return
         }
         #expect(sent["event"] == "purchase")
-        #expect(sent["uuid"] == .string(id.uuidString.uppercased()))
+        // A UUIDv7 in upper case (§7): the event's millisecond time first, version 7, the RFC
+        // variant; the same for the same event, so a retry carries the same uuid.
+        let uuid = try #require(sent["uuid"]?.stringValue)
+        #expect(uuid == uuid.uppercased())
+        #expect(uuid.hasPrefix("019F891A-8178-7"))
+        #expect(UUIDv7Check.isVersion7(uuid, milliseconds: 1_784_711_643_512))
+        guard case .array(let again)? = bodies.last?["batch"], case .object(let resent)? = again.first else {
+            Issue.record("no second batch")
+            return
+        }
+        #expect(resent["uuid"] == sent["uuid"])
+        #expect(sent["uuid"] != .string(id.uuidString.uppercased()))
         #expect(sent["timestamp"] == "2026-07-22T09:14:03.512Z")
         guard case .object(let properties)? = sent["properties"] else {
             Issue.record("no properties")
@@ -328,6 +352,7 @@ struct PaylisherBatchTests {
             return nil
         }
         #expect(ids.count == 2 && ids[0] == ids[1])
+        #expect(UUIDv7Check.isVersion7(try #require(ids.first?.stringValue), milliseconds: nil))
         #expect(store.keys == ["backend.distinctId"])
     }
 
@@ -352,5 +377,16 @@ struct PaylisherBatchTests {
         let event = PaylisherMapping.batchEvent(ConversionEvent(name: "x", timestamp: Date()), distinctID: "d", device: .unknown, session: nil)
         #expect(event.properties["campaign_key"] == nil)
         #expect(event.properties["jid"] == nil)
+    }
+}
+
+/// Reads a UUID string as RFC 9562 lays out a version 7 UUID.
+enum UUIDv7Check {
+    /// Whether `text` is an upper-case UUIDv7, with `milliseconds` as its time when given.
+    static func isVersion7(_ text: String, milliseconds: UInt64?) -> Bool {
+        guard text == text.uppercased(), let uuid = UUID(uuidString: text) else { return false }
+        let bytes = uuid.uuid
+        let time = [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return bytes.6 >> 4 == 7 && bytes.8 >> 6 == 0b10 && (milliseconds.map { $0 == time } ?? true)
     }
 }

@@ -57,6 +57,29 @@ struct InstallOutcomeTests {
         #expect(backend.installMatchCount == 1)
     }
 
+    @Test("a match without a link the app can open is attributed, never organic; nothing is delivered and it is not asked again")
+    func attributedWithoutLink() async throws {
+        var attribution = Self.attribution
+        attribution.linkID = "c2f1a7e4"
+        backend.scriptInstall(.success(InstallMatch(attribution: attribution, link: nil)))
+        let client = launch()
+        let events = client.events()
+        await client.start()
+        let outcome = await client.installOutcome()
+        #expect(outcome == .attributedWithoutLink(attribution))
+        #expect(outcome.isAttributed)
+        #expect(outcome.attribution?.linkID == "c2f1a7e4")
+        #expect(await eventsUntilMarker(client, events) == [.install(outcome)])
+        await client.shutdown()
+        // The next launch restores the outcome without a request, as the providers' SDKs mark
+        // the check completed.
+        let next = launch()
+        await next.start()
+        #expect(await next.installOutcome() == outcome)
+        #expect(backend.installMatchCount == 1)
+        await next.shutdown()
+    }
+
     @Test("concurrent and repeated start calls share one install request")
     func startOnce() async throws {
         scriptAttributed()

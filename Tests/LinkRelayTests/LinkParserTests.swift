@@ -46,7 +46,9 @@ struct LinkParserTests {
         ParserCase(input: "https://[::1]:8080/x", segments: ["x"], host: "::1"),
         // Query: decoding, repeats, empty values.
         ParserCase(input: "https://go.acme.app/p?x=1&x=2", parameters: ["x": "2"]),
-        ParserCase(input: "https://go.acme.app/p?q=summer+sale", parameters: ["q": "summer sale"]),
+        // A + stays a plus, as URLComponents and every provider's SDK read it (linkforty.md §7.3).
+        ParserCase(input: "https://go.acme.app/p?q=summer+sale", parameters: ["q": "summer+sale"]),
+        ParserCase(input: "https://go.acme.app/p?running+shoes=1&tz=Etc/GMT+5", parameters: ["running+shoes": "1", "tz": "Etc/GMT+5"]),
         ParserCase(input: "https://go.acme.app/p?q=a%2Bb", parameters: ["q": "a+b"]),
         ParserCase(input: "https://go.acme.app/p?q=%26%3D%23%20", parameters: ["q": "&=# "]),
         ParserCase(input: "https://go.acme.app/p?name=%E6%97%A5%E6%9C%AC", parameters: ["name": "日本"]),
@@ -114,6 +116,27 @@ struct LinkParserTests {
         ParserCase(input: "myapp://x?q=%00&ok=1", parameters: ["q": "\u{0}", "ok": "1"]),
         ParserCase(input: "https://go.acme.app/a%00b", segments: ["a\u{0}b"]),
     ]
+
+    @Test("query values read as URLComponents reads them, + included", arguments: [
+        "https://go.acme.app/p?q=running+shoes&a=%2B&b=x%20y+z&c&d=&+=plus",
+        "myapp://open?utm_campaign=spring+sale&k=A+B&e=%E2%82%AC+1",
+    ])
+    func queryAsURLComponents(_ input: String) throws {
+        let parsed = try LinkParser.parse(input)
+        let expected = try #require(URLComponents(string: input)?.queryItems)
+        #expect(parsed.queryItems.map(\.name) == expected.map(\.name))
+        #expect(parsed.queryItems.map(\.value) == expected.map { $0.value ?? "" })
+    }
+
+    @Test("form decoding, when asked for, reads + as a space")
+    func formDecoding() throws {
+        let input = "https://go.acme.app/p?q=summer+sale&a=%2B&x+y=1&utm_campaign=spring+sale"
+        let form = try LinkParser.parse(input, queryDecoding: .form)
+        #expect(form.parameters == ["q": "summer sale", "a": "+", "x y": "1", "utm_campaign": "spring sale"])
+        #expect(form.utm.campaign == "spring sale")
+        let plain = try LinkParser.parse(try #require(URL(string: input)))
+        #expect(plain.parameters["q"] == "summer+sale")
+    }
 
     @Test("parses", arguments: cases)
     func parses(_ row: ParserCase) throws {

@@ -116,6 +116,7 @@ extension ReadmeTests {
         var said = ""
         switch await client.installOutcome() {
         case .attributed(let link, let attribution): said = "installed from \(link.url) \(attribution.confidence?.score ?? 0)"
+        case .attributedWithoutLink(let attribution): said = "matched to link \(attribution.linkID ?? "?") with nothing to open"
         case .organic: said = "organic install"
         case .failed(let error): said = "match failed, tried again next launch: \(error.message)"
         case .timedOut: said = "no answer yet"

@@ -101,7 +101,8 @@ struct RouterTests {
         // Query captures.
         RouteCase(url: "myapp://campaigns/spring/apply?ref=mail", route: .campaignApply("spring", ref: "mail")),
         RouteCase(url: "https://go.acme.app/campaigns/spring/apply", route: .campaignApply("spring", ref: nil)),
-        RouteCase(url: "myapp://campaigns/spring%20sale/apply?ref=a+b", route: .campaignApply("spring sale", ref: "a b")),
+        RouteCase(url: "myapp://campaigns/spring%20sale/apply?ref=a+b", route: .campaignApply("spring sale", ref: "a+b")),
+        RouteCase(url: "myapp://campaigns/spring%20sale/apply?ref=a%20b", route: .campaignApply("spring sale", ref: "a b")),
         RouteCase(url: "myapp://search?q=shoes&page=2", route: .search("shoes", page: 2)),
         RouteCase(url: "myapp://search?q=shoes", route: .search("shoes", page: nil)),
         RouteCase(url: "myapp://search?q=shoes&page=two", route: nil),

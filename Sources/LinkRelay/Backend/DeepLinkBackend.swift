@@ -108,6 +108,9 @@ public struct InstallMatch: Sendable, Hashable, Codable {
     /// What the provider said about the install.
     public var attribution: InstallAttribution
     /// The clicked link, with ``DeepLink/origin`` `.deferred`, when the install was attributed.
+    /// An attributed match without one (the provider named no link the app can open) is
+    /// reported as ``InstallOutcome/attributedWithoutLink(_:)``, never as organic; set
+    /// ``InstallAttribution/linkID`` when the provider names the link.
     public var link: DeepLink?
 
     /// A match with its attribution and, when a click matched, the clicked link.

@@ -167,7 +167,9 @@ extension DeepLinkClient {
         case .matched(let match):
             var attribution = match.attribution
             attribution.isLate = late
-            var outcome = InstallOutcome.organic(attribution)
+            // A match is a match: attributed without a link when the provider sent none the
+            // app can open, never organic.
+            var outcome = attribution.isAttributed ? InstallOutcome.attributedWithoutLink(attribution) : .organic(attribution)
             var deferred: DeepLink?
             if attribution.isAttributed, var link = match.link {
                 if link.origin != .deferred {

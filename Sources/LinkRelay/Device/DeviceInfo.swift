@@ -38,6 +38,10 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
     public var osVersion: String
     /// The hardware model identifier (`iPhone15,2`), if known.
     public var deviceModel: String?
+    /// The device family as `UIDevice.model` names it (`iPhone`, `iPad`, `iPod touch`), if
+    /// known. ``SystemDeviceInfo`` reads `UIDevice.model` where UIKit exists; adapters that need
+    /// a family and find none derive it from ``deviceModel`` (``family(ofModel:)``).
+    public var deviceFamily: String?
     /// The time zone identifier (`Europe/Berlin`).
     public var timeZoneIdentifier: String
     /// The user's preferred languages, most preferred first (`["de-DE", "en-US"]`).
@@ -51,6 +55,8 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
     public var appVersion: String?
     /// The app's build number (`CFBundleVersion`), if known.
     public var appBuild: String?
+    /// The app's name as the user sees it (`CFBundleDisplayName`, else `CFBundleName`), if known.
+    public var appName: String?
     /// The identifier for vendor, if known.
     public var vendorID: UUID?
     /// The advertising identifier, only when the app supplied it.
@@ -60,24 +66,40 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
 
     /// Device information; unknown values stay `nil`.
     public init(
-        screen: Screen? = nil, osName: String, osVersion: String, deviceModel: String? = nil,
+        screen: Screen? = nil, osName: String, osVersion: String, deviceModel: String? = nil, deviceFamily: String? = nil,
         timeZoneIdentifier: String, preferredLanguages: [String], regionCode: String? = nil,
-        calendarIdentifier: String? = nil, appVersion: String? = nil, appBuild: String? = nil, vendorID: UUID? = nil, advertisingID: UUID? = nil,
+        calendarIdentifier: String? = nil, appVersion: String? = nil, appBuild: String? = nil, appName: String? = nil,
+        vendorID: UUID? = nil, advertisingID: UUID? = nil,
         isSimulator: Bool = false
     ) {
         self.screen = screen
         self.osName = osName
         self.osVersion = osVersion
         self.deviceModel = deviceModel
+        self.deviceFamily = deviceFamily
         self.timeZoneIdentifier = timeZoneIdentifier
         self.preferredLanguages = preferredLanguages
         self.regionCode = regionCode
         self.calendarIdentifier = calendarIdentifier
         self.appVersion = appVersion
         self.appBuild = appBuild
+        self.appName = appName
         self.vendorID = vendorID
         self.advertisingID = advertisingID
         self.isSimulator = isSimulator
+    }
+}
+
+extension DeviceInfo {
+    /// The family `UIDevice.model` reports for a model identifier: `iPad…` is `iPad`, `iPod…`
+    /// `iPod touch`, `iPhone…` `iPhone`; any other identifier is returned as it is, and `nil`
+    /// stays `nil`.
+    public static func family(ofModel model: String?) -> String? {
+        guard let model else { return nil }
+        if model.hasPrefix("iPad") { return "iPad" }
+        if model.hasPrefix("iPod") { return "iPod touch" }
+        if model.hasPrefix("iPhone") { return "iPhone" }
+        return model
     }
 }
 

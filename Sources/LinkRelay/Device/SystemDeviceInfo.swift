@@ -31,6 +31,7 @@ public struct SystemDeviceInfo: DeviceInfoProvider {
             calendarIdentifier: "\(Calendar.current.identifier)",
             appVersion: Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String,
             appBuild: Bundle.main.object(forInfoDictionaryKey: "CFBundleVersion") as? String,
+            appName: Self.appName(),
             advertisingID: await advertisingID(),
             isSimulator: Self.isSimulator)
         #if canImport(UIKit) && !os(watchOS)
@@ -38,6 +39,7 @@ public struct SystemDeviceInfo: DeviceInfoProvider {
             info.screen = uikit.screen
             info.osVersion = uikit.osVersion
             info.vendorID = uikit.vendorID
+            info.deviceFamily = uikit.family
         #endif
         return info
     }
@@ -45,14 +47,14 @@ public struct SystemDeviceInfo: DeviceInfoProvider {
     #if canImport(UIKit) && !os(watchOS)
         /// UIKit's values, read on the main actor as UIKit requires.
         @MainActor
-        private static func uikitValues() -> (screen: DeviceInfo.Screen?, osVersion: String, vendorID: UUID?) {
+        private static func uikitValues() -> (screen: DeviceInfo.Screen?, osVersion: String, vendorID: UUID?, family: String) {
             var screen: DeviceInfo.Screen?
             #if !os(visionOS)
                 let main = UIScreen.main
                 screen = DeviceInfo.Screen(
                     width: Double(main.bounds.width), height: Double(main.bounds.height), scale: Double(main.scale))
             #endif
-            return (screen, UIDevice.current.systemVersion, UIDevice.current.identifierForVendor)
+            return (screen, UIDevice.current.systemVersion, UIDevice.current.identifierForVendor, UIDevice.current.model)
         }
     #endif
 
@@ -92,6 +94,12 @@ public struct SystemDeviceInfo: DeviceInfoProvider {
             return Locale.current.region?.identifier
         }
         return Locale.current.regionCode
+    }
+
+    /// `CFBundleDisplayName`, else `CFBundleName`, from the main bundle.
+    static func appName(in bundle: Bundle = .main) -> String? {
+        let names = ["CFBundleDisplayName", "CFBundleName"].compactMap { bundle.object(forInfoDictionaryKey: $0) as? String }
+        return names.first { !$0.isEmpty }
     }
 
     /// `utsname.machine`: `iPhone15,2` on a device; on a simulator, the simulated model.

@@ -83,6 +83,9 @@ public struct InstallAttribution: Sendable, Hashable, Codable {
     public var method: Method
     /// When the matched click happened, if the provider says.
     public var clickedAt: Date?
+    /// The provider's id of the matched link, if it says: also when the match carries no link
+    /// the app can open (``InstallOutcome/attributedWithoutLink(_:)``).
+    public var linkID: String?
     /// True when the provider answered after ``DeepLinkClient/Configuration`` 's install-match
     /// deadline had passed: the outcome was already reported as timed out, and this result was
     /// delivered anyway.
@@ -96,6 +99,7 @@ public struct InstallAttribution: Sendable, Hashable, Codable {
         matchedFactors: [String] = [],
         method: Method,
         clickedAt: Date? = nil,
+        linkID: String? = nil,
         isLate: Bool = false
     ) {
         self.installID = installID
@@ -104,6 +108,7 @@ public struct InstallAttribution: Sendable, Hashable, Codable {
         self.matchedFactors = matchedFactors
         self.method = method
         self.clickedAt = clickedAt
+        self.linkID = linkID
         self.isLate = isLate
     }
 

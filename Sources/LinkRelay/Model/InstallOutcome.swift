@@ -5,6 +5,12 @@
 public enum InstallOutcome: Sendable, Hashable, Codable {
     /// The install was matched to a click on this link.
     case attributed(DeepLink, InstallAttribution)
+    /// The install was matched to a click, but the provider's answer carries no link the app
+    /// can open: a Dynalinks link with only its `id`, a Paylisher match whose `url` is `null`
+    /// (its SDK reports `matchFoundButURLIsNil`), a match whose URL is not a URL. Nothing is
+    /// delivered. The match is final, as in the providers' SDKs: it is not tried again.
+    /// ``InstallAttribution/linkID`` names the link when the provider does.
+    case attributedWithoutLink(InstallAttribution)
     /// No click matched. The attribution, when the provider sent one, carries its install id.
     case organic(InstallAttribution?)
     /// The match could not be made (network, server, decoding); it is tried again on a later
@@ -13,4 +19,25 @@ public enum InstallOutcome: Sendable, Hashable, Codable {
     /// The provider did not answer within the install-match deadline. A later answer is still
     /// delivered, marked ``InstallAttribution/isLate``.
     case timedOut
+}
+
+extension InstallOutcome {
+    /// What the provider said about the install, when it answered: the attribution of an
+    /// attributed install (with or without a link) or an organic one; `nil` for `.failed`,
+    /// `.timedOut`, and an organic install the provider sent nothing about.
+    public var attribution: InstallAttribution? {
+        switch self {
+        case .attributed(_, let attribution), .attributedWithoutLink(let attribution): attribution
+        case .organic(let attribution): attribution
+        case .failed, .timedOut: nil
+        }
+    }
+
+    /// Whether the provider matched the install to a click, whether or not it sent a link.
+    public var isAttributed: Bool {
+        switch self {
+        case .attributed, .attributedWithoutLink: true
+        case .organic, .failed, .timedOut: false
+        }
+    }
 }

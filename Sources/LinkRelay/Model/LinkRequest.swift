@@ -12,6 +12,8 @@ public struct LinkRequest: Sendable, Hashable, Codable {
     public var utm: UTMParameters
     /// A title for the link, where the provider shows one.
     public var title: String?
+    /// A description of the link, where the provider keeps one (LinkForty: `description`).
+    public var description: String?
     /// The provider's template to create the link from, where it has templates.
     public var templateID: String?
     /// The template's short name, where the provider puts it in the link's URL
@@ -30,6 +32,7 @@ public struct LinkRequest: Sendable, Hashable, Codable {
         parameters: [String: String] = [:],
         utm: UTMParameters = UTMParameters(),
         title: String? = nil,
+        description: String? = nil,
         templateID: String? = nil,
         templateSlug: String? = nil,
         customCode: String? = nil,
@@ -40,6 +43,7 @@ public struct LinkRequest: Sendable, Hashable, Codable {
         self.parameters = parameters
         self.utm = utm
         self.title = title
+        self.description = description
         self.templateID = templateID
         self.templateSlug = templateSlug
         self.customCode = customCode

@@ -13,10 +13,13 @@ import Foundation
 /// - **Path.** For `http`/`https` the path's segments; for any other scheme the host is the
 ///   first segment (`myapp://products/42` and `https://go.acme.app/products/42` both give
 ///   `["products", "42"]`). Segments are percent-decoded and empty ones dropped.
-/// - **Query.** Items are split on `&` and decoded as HTML forms do (`+` is a space, then
-///   percent-escapes). A repeated name keeps its last value in ``ParsedLink/parameters``; every
-///   occurrence stays in ``ParsedLink/queryItems``. An item without `=` has the value `""`; an
-///   item with an empty name is ignored.
+/// - **Query.** Items are split on `&` and percent-decoded; a `+` stays a plus, as
+///   `URLComponents.queryItems` reads it and as every provider's own SDK does
+///   (`running+shoes` stays `running+shoes`, `test%2Bcampaign` gives `test+campaign`). For links
+///   built the way an HTML form sends its fields, pass ``QueryDecoding/form`` (`+` is a space).
+///   A repeated name keeps its last value in ``ParsedLink/parameters``; every occurrence
+///   stays in ``ParsedLink/queryItems``. An item without `=` has the value `""`; an item with
+///   an empty name is ignored.
 /// - **UTM.** `utm_source`, `utm_medium`, `utm_campaign`, `utm_term`, `utm_content`; the first
 ///   occurrence wins.
 /// - **Campaign.** id from `campaign_id`, else `campaign`; key from `keyName`, else `key`, else
@@ -31,28 +34,39 @@ import Foundation
 /// A URL without a scheme, or an `http`/`https` URL without a host, throws
 /// ``DeepLinkError`` with code ``DeepLinkError/Code-swift.struct/invalidURL``.
 public enum LinkParser {
-    /// Parses `url`.
-    public static func parse(_ url: URL) throws -> ParsedLink {
+    /// How the query's names and values are decoded.
+    public enum QueryDecoding: Sendable, Hashable {
+        /// Percent-escapes only; `+` stays a plus. What `URLComponents.queryItems` gives and what
+        /// the providers' SDKs read. The default.
+        case percentEncoding
+        /// As an HTML form is sent (`application/x-www-form-urlencoded`): `+` is a space, then
+        /// percent-escapes. For links your own web pages build from forms.
+        case form
+    }
+
+    /// Parses `url`; `queryDecoding` says whether a `+` in the query is a plus (the default) or
+    /// a space.
+    public static func parse(_ url: URL, queryDecoding: QueryDecoding = .percentEncoding) throws -> ParsedLink {
         var string = url.absoluteString
         return try string.withUTF8 { bytes in
-            try parse(bytes, url: url)
+            try parse(bytes, url: url, plusAsSpace: queryDecoding == .form)
         }
     }
 
     /// Parses a URL string; throws ``DeepLinkError/Code-swift.struct/invalidURL`` for a string
     /// that is not a URL.
-    public static func parse(_ string: String) throws -> ParsedLink {
+    public static func parse(_ string: String, queryDecoding: QueryDecoding = .percentEncoding) throws -> ParsedLink {
         guard !string.isEmpty, let url = URL(string: string) else {
             throw DeepLinkError(.invalidURL, "This is not a URL.")
         }
-        return try parse(url)
+        return try parse(url, queryDecoding: queryDecoding)
     }
 
     private static func invalid(_ url: URL, _ reason: String) -> DeepLinkError {
         DeepLinkError(.invalidURL, "The link cannot be parsed: \(reason).", url: url)
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, url: URL) throws -> ParsedLink {
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, url: URL, plusAsSpace: Bool) throws -> ParsedLink {
         // Scheme: a letter, then letters, digits, "+", "-", "." up to ":".
         var index = 0
         while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
@@ -114,7 +128,7 @@ public enum LinkParser {
             while index <= bytes.count {
                 let atEnd = index == bytes.count || bytes[index] == UInt8(ascii: "#")
                 if atEnd || bytes[index] == UInt8(ascii: "&") {
-                    if let item = queryItem(UnsafeBufferPointer(rebasing: bytes[itemStart..<index])) {
+                    if let item = queryItem(UnsafeBufferPointer(rebasing: bytes[itemStart..<index]), plusAsSpace: plusAsSpace) {
                         items.append(item)
                     }
                     itemStart = index + 1
@@ -195,13 +209,13 @@ public enum LinkParser {
         return decode(UnsafeBufferPointer(rebasing: authority[start..<end]), plusAsSpace: false)
     }
 
-    private static func queryItem(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedLink.QueryItem? {
+    private static func queryItem(_ bytes: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool) -> ParsedLink.QueryItem? {
         guard !bytes.isEmpty else { return nil }
         let equals = bytes.firstIndex(of: UInt8(ascii: "="))
         let nameBytes = UnsafeBufferPointer(rebasing: bytes[0..<(equals ?? bytes.count)])
-        let name = decode(nameBytes, plusAsSpace: true)
+        let name = decode(nameBytes, plusAsSpace: plusAsSpace)
         guard !name.isEmpty else { return nil }
-        let value = equals.map { decode(UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]), plusAsSpace: true) } ?? ""
+        let value = equals.map { decode(UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]), plusAsSpace: plusAsSpace) } ?? ""
         return ParsedLink.QueryItem(name: name, value: value)
     }
 

@@ -5,7 +5,7 @@ import Foundation
 struct InstallRecord: Sendable, Hashable, Codable {
     static let key = "install"
 
-    /// The match's final result (attributed or organic). Once set, later launches restore it
+    /// The match's final result (attributed, with or without a link, or organic). Once set, later launches restore it
     /// and send no request.
     var matched: InstallOutcome?
     /// Launches on which the match was tried, counted before each try so a crash mid-request
@@ -17,11 +17,5 @@ struct InstallRecord: Sendable, Hashable, Codable {
     var deferredLinkDelivered = false
 
     /// The provider's id for this install, from the matched attribution.
-    var installID: String? {
-        switch matched {
-        case .attributed(_, let attribution): attribution.installID
-        case .organic(let attribution): attribution?.installID
-        default: nil
-        }
-    }
+    var installID: String? { matched?.attribution?.installID }
 }

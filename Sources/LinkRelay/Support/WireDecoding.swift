@@ -257,3 +257,19 @@ extension UInt8 {
         }
     }
 }
+
+extension URL {
+    /// `text` as an absolute URL, or `nil`: a URL field in a provider's answer counts only when
+    /// it has a scheme, and, for `http` and `https`, a host. On Linux and on iOS 17 and later
+    /// `URL(string: "not a url")` is not `nil` but a relative URL without a scheme; the
+    /// providers' SDKs treat such a field as absent (dynalinks.md §3.2), and so do the adapters.
+    package static func absolute(_ text: String?) -> URL? {
+        guard let text, !text.isEmpty, let url = URL(string: text), let scheme = url.scheme?.lowercased(), !scheme.isEmpty else {
+            return nil
+        }
+        if scheme == "http" || scheme == "https" {
+            guard let host = url.host, !host.isEmpty else { return nil }
+        }
+        return url
+    }
+}
