@@ -49,6 +49,13 @@ extension PaylisherBackend {
         /// ``DeepLinkClient/Configuration-swift.struct/deferredDeepLinksEnabled`` is different:
         /// it still asks, for the attribution, and only withholds the link.)
         public let deferredDeepLinksEnabled: Bool
+        /// How events travel (§7): up to `maxBatchSize` per `/batch` request (default 50), sent
+        /// once `flushAt` wait (20) or every `flushIntervalSeconds` (30), and on
+        /// ``DeepLinkClient/flushEvents()``; after a failure automatic sending pauses
+        /// `min(failures × 5 s, 30 s)`; a 413 halves the batch size and `flushAt`. Stored
+        /// ``EventBatching/clamped()``. ``EventBatching/oneByOne`` sends each event as it is
+        /// tracked.
+        public let eventBatching: EventBatching
 
         public static let defaultAnalyticsHost = URL(string: "https://us.i.paylisher.com")!
         public static let defaultCampaignResolveBaseURL = URL(string: "https://api.paylisher.com")!
@@ -68,7 +75,8 @@ extension PaylisherBackend {
             captureDeepLinkDiagnostics: Bool = false,
             autoRegisterCampaignKeys: Bool = true,
             additionalEventProperties: [String: JSONValue] = [:],
-            deferredDeepLinksEnabled: Bool = true
+            deferredDeepLinksEnabled: Bool = true,
+            eventBatching: EventBatching = EventBatching()
         ) throws {
             try ConfigurationValidation.apiKey(apiKey, field: "apiKey", backend: .paylisher)
             try ConfigurationValidation.baseURL(analyticsHost, field: "analyticsHost", backend: .paylisher)
@@ -87,11 +95,12 @@ extension PaylisherBackend {
             self.autoRegisterCampaignKeys = autoRegisterCampaignKeys
             self.additionalEventProperties = additionalEventProperties
             self.deferredDeepLinksEnabled = deferredDeepLinksEnabled
+            self.eventBatching = eventBatching.clamped()
         }
 
         /// Never shows the key.
         public var description: String {
-            "PaylisherBackend.Configuration(apiKey: [redacted], analyticsHost: \(analyticsHost.absoluteString), campaignResolveBaseURL: \(campaignResolveBaseURL.absoluteString), shortLinkHosts: \(shortLinkHosts.sorted()), appSchemes: \(appSchemes.sorted()), universalLinkDomains: \(universalLinkDomains.sorted()), deferredEndpoint: \(deferredEndpoint.absoluteString), authRequiredDestinations: \(authRequiredDestinations.sorted()), deferredDeepLinksEnabled: \(deferredDeepLinksEnabled))"
+            "PaylisherBackend.Configuration(apiKey: [redacted], analyticsHost: \(analyticsHost.absoluteString), campaignResolveBaseURL: \(campaignResolveBaseURL.absoluteString), shortLinkHosts: \(shortLinkHosts.sorted()), appSchemes: \(appSchemes.sorted()), universalLinkDomains: \(universalLinkDomains.sorted()), deferredEndpoint: \(deferredEndpoint.absoluteString), authRequiredDestinations: \(authRequiredDestinations.sorted()), deferredDeepLinksEnabled: \(deferredDeepLinksEnabled), eventBatching: \(eventBatching))"
         }
     }
 }

@@ -16,7 +16,7 @@ extension BackendID {
 /// Where Paylisher's SDK is wrong, this adapter is right: only the app's schemes and domains
 /// (and the short-link hosts) are claimed; a bare single path segment is a campaign key only on a
 /// short-link host; keys are encoded; a campaign payload with a plain string `_id` still decodes.
-public struct PaylisherBackend: EventTrackingBackend, EventObservingBackend {
+public struct PaylisherBackend: EventBatchingBackend, EventObservingBackend {
     public let configuration: Configuration
     /// When each link held for sign-in was held, by link id: for "… Completed" and its peers.
     private let holds = Locked([String: Date]())
@@ -80,10 +80,15 @@ public struct PaylisherBackend: EventTrackingBackend, EventObservingBackend {
 
     static let distinctIDKey = "distinctId"
 
-    /// `POST {analytics host}/batch`, gzip-compressed, with the install's anonymous
-    /// `distinct_id` (kept in the client's storage) and the session's campaign. Any 2xx is
-    /// success; 5xx is retried by the client; another 4xx drops the event.
-    public func send(_ event: ConversionEvent, context: BackendContext) async throws {
+    /// How events travel: ``Configuration-swift.struct/eventBatching``.
+    public var eventBatching: EventBatching { configuration.eventBatching }
+
+    /// `POST {analytics host}/batch`, gzip-compressed, all of `events` in one request, with the
+    /// install's anonymous `distinct_id` (kept in the client's storage) and the session's
+    /// campaign. Any 2xx is success. As in Paylisher's SDK (§7), a 5xx, a 3xx (a redirect
+    /// LinkRelay's transport did not follow, thrown as `.network`) and a 413 keep the events;
+    /// any other 4xx drops them.
+    public func send(_ events: [ConversionEvent], context: BackendContext) async throws {
         let distinctID = context.storage.value(String.self, forKey: Self.distinctIDKey) ?? {
             // Anonymous until identify, a UUIDv7 as Paylisher's SDK makes it (§7); an id stored
             // by an earlier version is kept.
@@ -91,26 +96,25 @@ public struct PaylisherBackend: EventTrackingBackend, EventObservingBackend {
             context.storage.set(created, forKey: Self.distinctIDKey)
             return created
         }()
+        let session = configuration.autoRegisterCampaignKeys ? context.sessionAttribution : nil
         let batch = PaylisherBatch(
             apiKey: configuration.apiKey,
-            batch: [
-                PaylisherMapping.batchEvent(
-                    event, distinctID: distinctID, device: context.device,
-                    session: configuration.autoRegisterCampaignKeys ? context.sessionAttribution : nil)
-            ],
+            batch: events.map { PaylisherMapping.batchEvent($0, distinctID: distinctID, device: context.device, session: session) },
             sentAt: ISO8601Timestamp.string(from: context.clock.currentDate, fractional: true))
         let json: Data
         do {
             json = try JSONEncoder().encode(batch)
         } catch {
-            throw DeepLinkError(.invalidArgument, "The event could not be encoded as JSON.", backend: id, underlying: error)
+            throw DeepLinkError(.invalidArgument, "The events could not be encoded as JSON.", backend: id, underlying: error)
         }
         let request = HTTPRequest(
             method: .post, url: PaylisherEndpoints.batch(host: configuration.analyticsHost), headers: PaylisherEndpoints.batchHeaders,
             body: Gzip.compress(json))
         let response = try await context.transport.send(request)
         guard response.isSuccess else {
-            throw PaylisherMapping.error(for: response, "the event batch", now: context.clock.currentDate)
+            let error = PaylisherMapping.error(for: response, "the event batch", now: context.clock.currentDate)
+            guard (300...399).contains(response.status) else { throw error }
+            throw DeepLinkError(.network, error.message + " (a redirect; the events are kept)", backend: id, status: response.status)
         }
     }
 

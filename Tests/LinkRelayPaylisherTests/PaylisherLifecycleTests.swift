@@ -19,9 +19,12 @@ struct PaylisherLifecycleTests {
         server.createCampaign(keyName: "SUMMER", title: "Summer Sale", scheme: "diyetim://products/42", jid: "jrn_1", metaData: ["tier": 2])
     }
 
+    /// A client whose events go out one per request as they are tracked
+    /// (``EventBatching/oneByOne``): these tests read the event catalogue, one batch per event;
+    /// PaylisherBatchingTests covers Paylisher's own batching.
     func client(_ configure: (inout PaylisherBackend.Configuration) throws -> Void = { _ in }) throws -> DeepLinkClient {
         var backendConfiguration = try PaylisherBackend.Configuration(
-            apiKey: apiKey, appSchemes: ["diyetim"], authRequiredDestinations: ["wallet"])
+            apiKey: apiKey, appSchemes: ["diyetim"], authRequiredDestinations: ["wallet"], eventBatching: .oneByOne)
         try configure(&backendConfiguration)
         var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: clock, transport: simulator)
         configuration.deviceInfo = StaticDeviceInfo(istanbulPhone)
@@ -89,7 +92,7 @@ struct PaylisherLifecycleTests {
     @Test("a deferred match reports the match and then opens the link once; additional properties are merged")
     func deferredMatch() async throws {
         server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
-        let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], additionalEventProperties: ["app": "diyetim"]) }
+        let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], additionalEventProperties: ["app": "diyetim"], eventBatching: .oneByOne) }
         await client.start()
         let all = await received(2)
         #expect(all.map(\.event) == ["Deferred Deep Link Match", "Deep Link Opened"])
@@ -110,7 +113,7 @@ struct PaylisherLifecycleTests {
     @Test("with deferred deep links off (deferredDeepLinksEnabled, Paylisher's deferredDeepLinkConfig.enabled = false): no match request, organic at once, no deferred event (§6.1)")
     func deferredOff() async throws {
         server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
-        let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], deferredDeepLinksEnabled: false) }
+        let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], deferredDeepLinksEnabled: false, eventBatching: .oneByOne) }
         await client.start()
         #expect(await client.installOutcome() == .organic(.organic()))
         try await client.track("marker")
@@ -126,7 +129,7 @@ struct PaylisherLifecycleTests {
         var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: clock, transport: transport)
         configuration.deviceInfo = StaticDeviceInfo(istanbulPhone)
         configuration.retryPolicy = .none
-        let client = DeepLinkClient(backend: PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"])), configuration: configuration)
+        let client = DeepLinkClient(backend: PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"], eventBatching: .oneByOne)), configuration: configuration)
         await client.start()
         let match = try #require(await received(1).first)
         #expect(match.event == "Deferred Deep Link Match")
@@ -144,7 +147,7 @@ struct PaylisherLifecycleTests {
         var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: clock, transport: transport)
         configuration.deviceInfo = StaticDeviceInfo(istanbulPhone)
         configuration.retryPolicy = .none
-        let backend = PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"]))
+        let backend = PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"], eventBatching: .oneByOne))
         let client = DeepLinkClient(backend: backend, configuration: configuration)
         let links = client.deepLinks()
         await client.start()
@@ -172,7 +175,7 @@ struct PaylisherLifecycleTests {
 
     @Test("with captureDeepLinkEvents off only the deferred events go out; diagnostics when asked")
     func switches() async throws {
-        let quiet = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkEvents: false) }
+        let quiet = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkEvents: false, eventBatching: .oneByOne) }
         await quiet.start()
         var links = quiet.deepLinks().makeAsyncIterator()
         quiet.handle(url("diyetim://products/42?keyName=SUMMER"))
@@ -182,7 +185,7 @@ struct PaylisherLifecycleTests {
         #expect(events.map(\.event) == ["Deferred Deep Link Check", "marker"])
         await quiet.shutdown()
 
-        let verbose = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkDiagnostics: true) }
+        let verbose = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkDiagnostics: true, eventBatching: .oneByOne) }
         await verbose.start()
         var verboseLinks = verbose.deepLinks().makeAsyncIterator()
         verbose.handle(url("diyetim://products/42?keyName=SUMMER"))

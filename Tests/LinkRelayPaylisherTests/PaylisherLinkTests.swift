@@ -364,9 +364,9 @@ struct PaylisherBatchTests {
         #expect(PaylisherEndpoints.batch(host: url(host)).absoluteString == expected)
     }
 
-    @Test("5xx is retryable, another 4xx is not; no session attribution means none stamped")
+    @Test("5xx and 3xx are retryable, 413 is left to the client's batching (it halves the batch), another 4xx is not; no session attribution means none stamped")
     func failures() async throws {
-        for (status, retryable) in [(503, true), (400, false)] {
+        for (status, retryable) in [(503, true), (302, true), (413, false), (400, false)] {
             let harness = try Harness()
             harness.transport.stub(.post, "/batch", .status(status))
             let error = await #expect(throws: DeepLinkError.self) {

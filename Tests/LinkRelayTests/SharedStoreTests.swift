@@ -85,6 +85,33 @@ struct SharedStoreTests {
         await second.shutdown()
     }
 
+    @Test("both send at once in batches of 7: each event goes out once, each batch in queue order")
+    func bothSendInBatches() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let backend = BatchRecorder(size: 7)
+        let first = makeClient(backend, store: FileStore(directory: folder)) { $0.retryPolicy = .none; $0.eventQueueCapacity = 10_000 }
+        for index in 0..<200 { try await first.track("event-\(index)") }
+        try await first.saveQueuedEvents()
+        let second = makeClient(backend, store: FileStore(directory: folder)) { $0.retryPolicy = .none; $0.eventQueueCapacity = 10_000 }
+        await first.start()
+        await second.start()
+        async let a: Void = first.flushEvents()
+        async let b: Void = second.flushEvents()
+        _ = await (a, b)
+        await first.flushEvents()
+        await second.flushEvents()
+        let batches = backend.batches
+        let names = batches.flatMap { $0 }
+        print("both send in batches: \(batches.count) batches, \(Set(names).count) sent, \(names.count - Set(names).count) twice")
+        #expect(Set(names).count == 200)
+        #expect(names.count == 200)
+        #expect(batches.allSatisfy { (1...7).contains($0.count) })
+        let order = { (name: String) in Int(name.dropFirst("event-".count)) ?? -1 }
+        #expect(batches.allSatisfy { batch in zip(batch, batch.dropFirst()).allSatisfy { order($0) < order($1) } })
+        await first.shutdown()
+        await second.shutdown()
+    }
+
     @Test("a claim left by a client that is gone is left alone while others use the folder, and settled by the next sole user")
     func deadClaimSettledBySoleUser() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -150,5 +177,30 @@ struct SharedStoreTests {
         #expect(sent == ["after"])
         await app.shutdown()
         await extensionClient.shutdown()
+    }
+}
+
+/// A backend that sends events in batches of up to `size`, every one at once, and records each
+/// batch's names.
+private final class BatchRecorder: EventBatchingBackend, Sendable {
+    private let recorded = Locked([[String]]())
+    let eventBatching: EventBatching
+
+    init(size: Int) {
+        eventBatching = EventBatching(maximumBatchSize: size, flushAt: 1, flushInterval: 0)
+    }
+
+    var batches: [[String]] { recorded.withLock { $0 } }
+    var id: BackendID { "batches" }
+    func canHandle(_ url: URL) -> Bool { false }
+
+    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        throw DeepLinkError(.unsupported, "No links here.")
+    }
+
+    func matchInstall(context: BackendContext) async throws -> InstallMatch { .organic() }
+
+    func send(_ events: [ConversionEvent], context: BackendContext) async throws {
+        recorded.withLock { $0.append(events.map(\.name)) }
     }
 }

@@ -96,6 +96,91 @@ public protocol EventTrackingBackend: DeepLinkBackend {
     func send(_ event: ConversionEvent, context: BackendContext) async throws
 }
 
+/// A backend that reports several ``ConversionEvent``s in one request, as Paylisher's `/batch`
+/// does.
+///
+/// The client sends its queue in batches of up to ``EventBatching/maximumBatchSize`` events,
+/// in order, and starts sending on its own when ``EventBatching/flushAt`` events wait or the
+/// oldest has waited ``EventBatching/flushInterval`` (``DeepLinkClient/flushEvents()`` sends at
+/// once). A batch succeeds or fails whole:
+///
+/// - accepted: every event in it is removed from the queue;
+/// - a retryable failure (``DeepLinkError/isRetryable``, `.cancelled`, `.notStarted`): every
+///   event stays queued, and automatic sending pauses ``EventBatching/pause(afterFailures:)``;
+/// - HTTP 413 (`.server(413)`, the request was too large): the events stay queued, the batch
+///   size and ``EventBatching/flushAt`` are halved (down to 1) for the rest of the client's
+///   life, and sending pauses; a single event refused with 413 can never be sent and is dropped;
+/// - any other failure: the batch is dropped and a ``DeepLinkEvent/failure(_:)`` published.
+///
+/// Its single-event ``EventTrackingBackend/send(_:context:)`` sends a batch of one.
+public protocol EventBatchingBackend: EventTrackingBackend {
+    /// How many events a request carries and when the client sends on its own.
+    var eventBatching: EventBatching { get }
+
+    /// Sends `events` (one or more, at most ``EventBatching/maximumBatchSize``, oldest first)
+    /// in one request. Return when the provider accepted all of them; throw a ``DeepLinkError``
+    /// classifying the failure otherwise.
+    func send(_ events: [ConversionEvent], context: BackendContext) async throws
+}
+
+extension EventBatchingBackend {
+    /// Sends `event` as a batch of one.
+    public func send(_ event: ConversionEvent, context: BackendContext) async throws {
+        try await send([event], context: context)
+    }
+}
+
+/// How an ``EventBatchingBackend`` sends: batch size, when sending starts on its own, and how
+/// long it pauses after a failure. Every value is accepted; ``clamped()`` says how.
+public struct EventBatching: Sendable, Hashable {
+    /// The most events one request carries. Values below 1 count as 1.
+    public var maximumBatchSize: Int
+    /// Sending starts on its own once this many events wait. Values below 1 count as 1 (every
+    /// event is sent as it is tracked).
+    public var flushAt: Int
+    /// Sending starts on its own once the oldest waiting event has waited this long, in
+    /// seconds. `0` (and NaN or below) sends every event as it is tracked; `.infinity` never
+    /// sends on a timer (only at ``flushAt`` and on ``DeepLinkClient/flushEvents()``).
+    public var flushInterval: TimeInterval
+    /// After the n-th failed batch in a row, automatic sending pauses n × this, in seconds
+    /// (NaN or below 0 counts as 0).
+    public var pauseStep: TimeInterval
+    /// The longest pause after failures, in seconds (NaN or below 0 counts as 0; `.infinity`:
+    /// no limit).
+    public var maximumPause: TimeInterval
+
+    /// Paylisher's defaults: 50 events per request, sent at 20 waiting or every 30 seconds,
+    /// pausing 5 seconds more per failure in a row, at most 30.
+    public init(
+        maximumBatchSize: Int = 50, flushAt: Int = 20, flushInterval: TimeInterval = 30, pauseStep: TimeInterval = 5,
+        maximumPause: TimeInterval = 30
+    ) {
+        self.maximumBatchSize = maximumBatchSize
+        self.flushAt = flushAt
+        self.flushInterval = flushInterval
+        self.pauseStep = pauseStep
+        self.maximumPause = maximumPause
+    }
+
+    /// Every event sent as it is tracked, one per request.
+    public static let oneByOne = EventBatching(maximumBatchSize: 1, flushAt: 1, flushInterval: 0)
+
+    /// The values the client uses: counts at least 1, durations NaN or negative as 0.
+    public func clamped() -> EventBatching {
+        EventBatching(
+            maximumBatchSize: max(1, maximumBatchSize), flushAt: max(1, flushAt), flushInterval: flushInterval.clampedDuration,
+            pauseStep: pauseStep.clampedDuration, maximumPause: maximumPause.clampedDuration)
+    }
+
+    /// How long automatic sending pauses after `failures` failed batches in a row:
+    /// `min(failures × pauseStep, maximumPause)`, never NaN (`0 × .infinity` is 0).
+    public func pause(afterFailures failures: Int) -> TimeInterval {
+        let clamped = self.clamped()
+        guard failures > 0, clamped.pauseStep > 0 else { return 0 }
+        return min(Double(failures) * clamped.pauseStep, clamped.maximumPause)
+    }
+}
+
 /// A backend that creates links with its provider.
 public protocol LinkCreatingBackend: DeepLinkBackend {
     /// Creates a link.

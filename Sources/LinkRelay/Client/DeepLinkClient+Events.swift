@@ -124,35 +124,151 @@ extension DeepLinkClient {
         return task
     }
 
-    /// Sends the queue in order until it is empty or a retryable failure stops it. The queue is
-    /// read live, so events tracked meanwhile are sent in the same flush. A flush from before a
+    /// Sends the queue in order until it is empty or a retryable failure stops it: one event
+    /// per request, or batches for an ``EventBatchingBackend``. The queue is read live, so
+    /// events tracked meanwhile are sent in the same flush. A flush from before a
     /// ``clearData()`` stops at once and touches neither the new queue nor the new flush.
     private func flush(generation: UInt64) async {
         defer { if eventQueue.isCurrent(generation) { eventQueue.flush = nil } }
         guard let tracker = eventTracker else { return }
-        // At most once: the claim is in the store before the event leaves. No claim, no send.
-        while eventQueue.isCurrent(generation), !Task.isCancelled, !isShutDown, let event = claimNextEvent() {
+        let batcher = eventBatcher
+        // At most once: the claims are in the store before the events leave. No claim, no send.
+        while eventQueue.isCurrent(generation), !Task.isCancelled, !isShutDown {
+            let events = claimNextEvents(upTo: batcher == nil ? 1 : currentBatching().maximumBatchSize)
+            guard !events.isEmpty else {
+                // Nothing left to send: no timer needs to start another flush.
+                if batcher != nil { eventQueue.cancelTimer() }
+                return
+            }
+            let ids = events.map(\.id)
+            let what = events.count == 1 ? "'\(events[0].name)'" : "a batch of \(events.count) events"
             do {
-                try await send(event, through: tracker)
+                if let batcher {
+                    try await request("Sending \(what)", timeout: configuration.requestTimeout) { context in
+                        try await batcher.send(events, context: context)
+                    }
+                } else {
+                    try await send(events[0], through: tracker)
+                }
                 // Sent: recorded as sent even if a shutdown came meanwhile, so it is never sent
                 // twice; after a clear the queue it came from is gone.
                 guard eventQueue.isCurrent(generation) else { return }
-                removeFromQueue(event.id)
+                removeFromQueue(ids)
+                eventQueue.failuresInARow = 0
+                eventQueue.pausedUntil = nil
             } catch {
                 guard eventQueue.isCurrent(generation) else { return }
                 let failure = DeepLinkError.wrapping(error, as: .network, "Sending the event failed.", backend: backend.id)
                     .redacted(by: redactor)
-                // `.notStarted`: the backend cannot send yet (no install id); the event waits.
-                if failure.isRetryable || failure.code == .cancelled || failure.code == .notStarted {
-                    logger.info("Sending '\(event.name)' failed (\(failure.code)); it stays queued for the next flush.")
-                    releaseClaim(on: event.id)
+                // `.notStarted`: the backend cannot send yet (no install id); the events wait.
+                let kept = failure.isRetryable || failure.code == .cancelled || failure.code == .notStarted
+                // 413: the request was too large; smaller batches may pass. One event alone never will.
+                let tooLarge = batcher != nil && failure.code.serverStatus == 413 && events.count > 1
+                if kept || tooLarge {
+                    if tooLarge { halveBatches(after: events.count) }
+                    logger.info("Sending \(what) failed (\(failure.code)); kept for a later flush.")
+                    releaseClaims(on: ids)
+                    if batcher != nil { pauseAfterFailure() }
                     return
                 }
-                logger.warning("The provider refused '\(event.name)' (\(failure.code)); it is dropped.")
-                removeFromQueue(event.id)
+                logger.warning("The provider refused \(what) (\(failure.code)); dropped.")
+                removeFromQueue(ids)
                 publish(.failure(failure))
             }
         }
+    }
+
+    // MARK: - Batching
+
+    /// The backend that sends events in batches, when the event tracker does.
+    var eventBatcher: (any EventBatchingBackend)? {
+        let tracker: any DeepLinkBackend = (backend as? RoutingBackend)?.primary ?? backend
+        return tracker as? any EventBatchingBackend
+    }
+
+    /// The batching in effect: the backend's, clamped, as later halved by 413 answers.
+    private func currentBatching() -> EventBatching {
+        if let batching = eventQueue.batching { return batching }
+        let batching = (eventBatcher?.eventBatching ?? .oneByOne).clamped()
+        eventQueue.batching = batching
+        return batching
+    }
+
+    /// After a 413 for a batch of `size`: batches of at most half that, and `flushAt` halved,
+    /// never below 1.
+    private func halveBatches(after size: Int) {
+        var batching = currentBatching()
+        batching.maximumBatchSize = max(1, min(batching.maximumBatchSize, size) / 2)
+        batching.flushAt = max(1, batching.flushAt / 2)
+        eventQueue.batching = batching
+        logger.warning("The provider found a batch of \(size) events too large; batches are now at most \(batching.maximumBatchSize).")
+    }
+
+    /// Pauses automatic sending after a failed batch, longer for each failure in a row, and
+    /// sets the timer that ends the pause.
+    private func pauseAfterFailure() {
+        eventQueue.failuresInARow += 1
+        let pause = currentBatching().pause(afterFailures: eventQueue.failuresInARow)
+        let until = clock.uptime + pause
+        eventQueue.pausedUntil = until
+        logger.debug("Automatic sending pauses \(pause) s after \(eventQueue.failuresInARow) failed batches in a row.")
+        armFlushTimer(at: until, replacing: true)
+    }
+
+    /// Starts a flush as the backend's batching asks: at once for a backend that does not
+    /// batch; for one that does, once `flushAt` events wait and no pause is on, or else at
+    /// the timer (the pause's end, or `flushInterval` after the oldest waiting event).
+    func scheduleFlush() {
+        guard eventBatcher != nil else {
+            startFlush()
+            return
+        }
+        guard eventQueue.flush == nil, !isShutDown, eventTracker != nil else { return }
+        let batching = currentBatching()
+        let now = clock.uptime
+        if let until = eventQueue.pausedUntil, until > now {
+            armFlushTimer(at: until, replacing: false)
+            return
+        }
+        let waiting = loadQueue().count
+        guard hasSharedJournal || waiting > 0 else { return }
+        if waiting >= batching.flushAt || batching.flushInterval == 0 {
+            startFlush()
+        } else {
+            armFlushTimer(at: now + batching.flushInterval, replacing: false)
+        }
+    }
+
+    /// Sets the timer that starts a flush at `deadline` (an uptime); an armed timer is kept
+    /// unless `replacing`. An infinite deadline sets none.
+    private func armFlushTimer(at deadline: TimeInterval, replacing: Bool) {
+        guard !isShutDown, deadline.isFinite else { return }
+        if eventQueue.timer != nil, !replacing { return }
+        eventQueue.cancelTimer()
+        let generation = eventQueue.generation
+        let clock = self.clock
+        eventQueue.timerDeadline = deadline
+        // Weak: a client the app let go of is not kept alive until its timer ends.
+        eventQueue.timer = Task { [weak self] in
+            do {
+                try await clock.sleep(untilUptime: deadline)
+            } catch {
+                return
+            }
+            await self?.flushTimerFired(deadline: deadline, generation: generation)
+        }
+    }
+
+    private func flushTimerFired(deadline: TimeInterval, generation: UInt64) {
+        guard eventQueue.isCurrent(generation), eventQueue.timerDeadline == deadline else { return }
+        eventQueue.timer = nil
+        eventQueue.timerDeadline = nil
+        guard isStarted else { return }
+        if let until = eventQueue.pausedUntil, until > clock.uptime {
+            armFlushTimer(at: until, replacing: false)
+            return
+        }
+        startFlush()
     }
 
     private func send(_ event: ConversionEvent, through tracker: any EventTrackingBackend) async throws {

@@ -3,7 +3,8 @@ import Foundation
 extension DeepLinkClient {
     /// Runs the first-launch work once per client: on an install not matched yet, asks the
     /// backend for the install match (deferred deep linking); on a later launch, restores the
-    /// stored outcome. Also sends queued events.
+    /// stored outcome. Also sends queued events (for an ``EventBatchingBackend``, when its
+    /// ``EventBatching`` says: `flushAt` events waiting, or the timer).
     ///
     /// Call it once the app may talk to the provider: after your consent step, if you have one.
     /// Before `start()` the client sends nothing to the provider except link resolutions.
@@ -15,7 +16,7 @@ extension DeepLinkClient {
         if firstLaunch.run == nil {
             let generation = firstLaunch.generation
             firstLaunch.run = Task { await self.runFirstLaunch(generation: generation) }
-            startFlush()
+            scheduleFlush()
         }
         await firstLaunch.run?.value
     }

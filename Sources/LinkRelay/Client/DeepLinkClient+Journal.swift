@@ -75,7 +75,7 @@ extension DeepLinkClient {
             logger.warning("The event queue is full (\(capacity)); dropped the oldest: \(dropped.map(\.name).joined(separator: ", ")).")
         }
         if !lines.isEmpty { persist(adding: Data(lines)) }
-        if isStarted { startFlush() }
+        if isStarted { scheduleFlush() }
     }
 
     /// Drops every queued event unsent (in a shared folder, the other clients' too).
@@ -103,64 +103,86 @@ extension DeepLinkClient {
 
     // MARK: - Claims
 
-    /// Claims the first event this client may send and writes the claim before returning it;
-    /// `nil` when there is none, or when the claim could not be written (reported).
-    func claimNextEvent() -> ConversionEvent? {
+    /// Claims the first `limit` events this client may send (oldest first) and writes the
+    /// claims, all in one write, before returning them; empty when there is none, or when the
+    /// claims could not be written (reported).
+    func claimNextEvents(upTo limit: Int) -> [ConversionEvent] {
         ensureQueueLoaded()
-        let line: (ConversionEvent) -> Data = { Data(Self.line(.claim, Array($0.id.uuidString.utf8))) }
-        guard let shared = sharedJournal() else {
-            guard let event = loadQueue().first(where: { !eventQueue.claimed.contains($0.id) }) else { return nil }
-            guard persist(adding: line(event), now: true) else { return nil }
-            eventQueue.claimed.insert(event.id)
-            eventQueue.ownClaims.insert(event.id)
-            return event
+        let limit = max(1, limit)
+        let lines: ([ConversionEvent]) -> Data = { events in
+            Data(events.flatMap { Self.line(.claim, Array($0.id.uuidString.utf8)) })
         }
-        // Another client may have claimed or removed it: decide on what the folder holds now.
+        guard let shared = sharedJournal() else {
+            let claimed = eventQueue.claimed
+            let events = Array(loadQueue().lazy.filter { !claimed.contains($0.id) }.prefix(limit))
+            guard !events.isEmpty, persist(adding: lines(events), now: true) else { return [] }
+            markClaimed(events)
+            return events
+        }
+        // Another client may have claimed or removed them: decide on what the folder holds now.
         eventQueue.writer?.flush()
         let health = writeHealth()
-        /// What the folder holds now decides: nothing to send, or the claim written (or not).
-        enum Claim { case nothing, written(ConversionEvent), failed }
+        /// What the folder holds now decides: nothing to send, or the claims written (or not).
+        enum Claim { case nothing, written([ConversionEvent]), failed }
         var claim = Claim.failed
         do {
             claim = try shared.withExclusiveLock { () -> Claim in
                 syncJournal(shared)
-                guard let event = eventQueue.events?.first(where: { !eventQueue.claimed.contains($0.id) }) else { return .nothing }
+                let claimed = eventQueue.claimed
+                let events = Array((eventQueue.events ?? []).lazy.filter { !claimed.contains($0.id) }.prefix(limit))
+                guard !events.isEmpty else { return .nothing }
                 let consequence = "the event is not sent until it can be written."
-                let written = health.write(line(event), forKey: Self.eventQueueKey, to: store(), append: true, consequence: consequence)
-                return written ? .written(event) : .failed
+                let written = health.write(lines(events), forKey: Self.eventQueueKey, to: store(), append: true, consequence: consequence)
+                return written ? .written(events) : .failed
             }
         } catch {
             logger.error("Could not lock the folder of '\(Self.eventQueueKey)'; no event is sent.")
         }
         switch claim {
         case .nothing:
-            return nil
+            return []
         case .failed:
             eventQueue.needsWholeWrite = true
-            return nil
-        case .written(let event):
-            eventQueue.claimed.insert(event.id)
-            eventQueue.ownClaims.insert(event.id)
-            return event
+            return []
+        case .written(let events):
+            markClaimed(events)
+            return events
         }
     }
 
-    /// Gives the claim on `id` back: the send failed and is tried again later.
-    func releaseClaim(on id: UUID) {
-        eventQueue.claimed.remove(id)
-        eventQueue.ownClaims.remove(id)
-        persist(adding: Data(Self.line(.release, Array(id.uuidString.utf8))), now: true)
+    private func markClaimed(_ events: [ConversionEvent]) {
+        for event in events {
+            eventQueue.claimed.insert(event.id)
+            eventQueue.ownClaims.insert(event.id)
+        }
     }
 
-    /// Removes a sent or refused event by id (the queue may have changed while it was on its
-    /// way). Should the removal not reach the store, its claim keeps it from being sent again.
-    func removeFromQueue(_ id: UUID) {
+    /// Gives the claims on `ids` back: the send failed and is tried again later.
+    func releaseClaims(on ids: [UUID]) {
+        var lines: [UInt8] = []
+        for id in ids {
+            eventQueue.claimed.remove(id)
+            eventQueue.ownClaims.remove(id)
+            lines += Self.line(.release, Array(id.uuidString.utf8))
+        }
+        persist(adding: Data(lines), now: true)
+    }
+
+    /// Removes sent or refused events by id, in one pass and one write (the queue may have
+    /// changed while they were on their way). Should the removal not reach the store, their
+    /// claims keep them from being sent again.
+    func removeFromQueue(_ ids: [UUID]) {
         ensureQueueLoaded()
-        eventQueue.events?.removeAll { $0.id == id }
-        eventQueue.ids.remove(id)
-        eventQueue.ownClaims.remove(id)
-        eventQueue.claimed.remove(id)
-        persist(adding: Data(forget(id)))
+        let leaving = Set(ids)
+        eventQueue.events?.removeAll { leaving.contains($0.id) }
+        var lines: [UInt8] = []
+        for id in ids {
+            eventQueue.ids.remove(id)
+            eventQueue.ownClaims.remove(id)
+            eventQueue.claimed.remove(id)
+            lines += forget(id)
+        }
+        persist(adding: Data(lines))
     }
 
     // MARK: - Writing

@@ -36,6 +36,14 @@ struct EventQueueState: Sendable {
     /// before the journal, it ends in an unfinished line, or it holds events this run dropped.
     var needsWholeWrite = false
     var flush: Task<Void, Never>?
+    /// For an ``EventBatchingBackend``: the batching in effect (its batch size and `flushAt`
+    /// halved after each 413, kept for the client's life), the failed batches in a row, the
+    /// uptime automatic sending may resume at, and the timer that starts the next flush.
+    var batching: EventBatching?
+    var failuresInARow = 0
+    var pausedUntil: TimeInterval?
+    var timer: Task<Void, Never>?
+    var timerDeadline: TimeInterval?
     private(set) var generation: UInt64 = 0
 
     func isCurrent(_ generation: UInt64) -> Bool { generation == self.generation }
@@ -56,6 +64,16 @@ struct EventQueueState: Sendable {
         needsWholeWrite = false
         flush?.cancel()
         flush = nil
+        cancelTimer()
+        failuresInARow = 0
+        pausedUntil = nil
+    }
+
+    /// Cancels the timer that would start the next flush.
+    mutating func cancelTimer() {
+        timer?.cancel()
+        timer = nil
+        timerDeadline = nil
     }
 
     /// Stops the flush under way and writes what is pending (at shutdown).
@@ -65,6 +83,7 @@ struct EventQueueState: Sendable {
         membership = nil
         flush?.cancel()
         flush = nil
+        cancelTimer()
     }
 }
 
