@@ -156,21 +156,27 @@ struct ProviderFixture: Sendable, CustomTestStringConvertible {
         resolvePath: "/api/v1/links/attribute", notFoundBody: #"{"error":"Not found"}"#, notFoundError: .server(status: 404),
         eventPath: nil)
 
+    /// Paylisher, one event per request: the fault matrix counts the attempts of one event.
+    static let paylisher = paylisher(batching: .oneByOne)
+
     /// Paylisher's short-link and analytics hosts are fixed: HostRewritingTransport.
-    static let paylisher = ProviderFixture(
-        provider: .paylisher,
-        connect: { description in
-            let backend = PaylisherBackend(try .init(apiKey: description.settings.paylisherAPIKey, appSchemes: [appScheme]))
-            let hosts = Set(try #require(description.provider(.paylisher)?.hosts))
-            return (backend, HostRewritingTransport(hosts: hosts, to: description.baseURL))
-        },
-        script: { sandbox in
-            try await sandbox.createCampaign(SandboxAPI.PaylisherCampaign(keyName: "p42", title: "Product 42", scheme: "shopapp://product/42"))
-        },
-        webClick: .init(url: url("shopapp://product/42?color=red"), device: phone, campaignKey: "p42"),
-        universalLink: url("https://link.paylisher.com/p42"), destination: url("shopapp://product/42"),
-        resolvePath: "/resolve/p42", notFoundBody: #"{"error":"Campaign not found","statusCode":404}"#, eventPath: "/batch",
-        eventsAfterStart: 1)
+    static func paylisher(batching: EventBatching) -> ProviderFixture {
+        ProviderFixture(
+            provider: .paylisher,
+            connect: { description in
+                let backend = PaylisherBackend(
+                    try .init(apiKey: description.settings.paylisherAPIKey, appSchemes: [appScheme], eventBatching: batching))
+                let hosts = Set(try #require(description.provider(.paylisher)?.hosts))
+                return (backend, HostRewritingTransport(hosts: hosts, to: description.baseURL))
+            },
+            script: { sandbox in
+                try await sandbox.createCampaign(SandboxAPI.PaylisherCampaign(keyName: "p42", title: "Product 42", scheme: "shopapp://product/42"))
+            },
+            webClick: .init(url: url("shopapp://product/42?color=red"), device: phone, campaignKey: "p42"),
+            universalLink: url("https://link.paylisher.com/p42"), destination: url("shopapp://product/42"),
+            resolvePath: "/resolve/p42", notFoundBody: #"{"error":"Campaign not found","statusCode":404}"#, eventPath: "/batch",
+            eventsAfterStart: 1)
+    }
 }
 
 /// The next link or failure from a client's events, skipping install outcomes.
