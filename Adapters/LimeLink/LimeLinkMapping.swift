@@ -25,8 +25,9 @@ enum LimeLinkMapping {
         var link = parsed.deepLink(provider: .limeLink, resolution: .server, origin: origin)
         link.destination = destination
         link.shortCode = suffix
-        mergeOriginalURL(of: parsed, into: &link)
+        let original = mergeOriginalURL(of: parsed, into: &link)
         var metadata: [String: JSONValue] = ["uri": .string(uri), "resolvedBy": .string(endpoint)]
+        if let original { metadata["original_url"] = .string(original) }
         if let suffix { metadata["suffix"] = .string(suffix) }
         if let project { metadata["project"] = .string(project) }
         link.metadata = metadata
@@ -37,7 +38,7 @@ enum LimeLinkMapping {
     /// as its short code, the project, and the parameters of an `original-url`.
     static func localLink(url: URL, parsed: ParsedLink, route: LimeLinkEndpoints.Route?, reason: DeepLink.LocalReason) -> DeepLink {
         var link = parsed.deepLink(provider: .limeLink, resolution: .local(reason))
-        mergeOriginalURL(of: parsed, into: &link)
+        let original = mergeOriginalURL(of: parsed, into: &link)
         let (suffix, project): (String?, String?) =
             switch route {
             case .projectLink(let project, let suffix): (suffix, project)
@@ -50,17 +51,23 @@ enum LimeLinkMapping {
         var metadata: [String: JSONValue] = [:]
         if let suffix { metadata["suffix"] = .string(suffix) }
         if let project { metadata["project"] = .string(project) }
+        if let original { metadata["original_url"] = .string(original) }
         link.metadata = metadata
         return link
     }
 
     /// A custom-scheme link may carry the LimeLink link it came from in `original-url`; its query
-    /// items are the link's real parameters.
-    private static func mergeOriginalURL(of parsed: ParsedLink, into link: inout DeepLink) {
-        guard let original = parsed.parameters["original-url"], let inner = try? LinkParser.parse(original) else { return }
+    /// items are the link's real parameters (LimeLink's SDK reads only those; the link's own
+    /// other items are kept too), and the `original-url` item itself is not one: the URL is in
+    /// `metadata["original_url"]`, as the SDK's `getScheme` gives it. Returns that URL.
+    @discardableResult
+    private static func mergeOriginalURL(of parsed: ParsedLink, into link: inout DeepLink) -> String? {
+        guard let original = parsed.parameters["original-url"], let inner = try? LinkParser.parse(original) else { return nil }
+        link.parameters["original-url"] = nil
         for (name, value) in inner.parameters { link.parameters[name] = value }
         if !inner.utm.isEmpty { link.utm = inner.utm }
         if let campaign = inner.campaign { link.campaign = campaign }
+        return original
     }
 
     /// The deferred link: the clicked `full_request_url` (or, when LimeLink does not say, the

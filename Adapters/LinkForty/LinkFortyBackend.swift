@@ -42,8 +42,9 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
     public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
         let parsed = try LinkParser.parse(url)
         guard parsed.origin == .universalLink else {
-            // An app-scheme link is what LinkForty's redirect opens: the route itself.
-            return parsed.deepLink(provider: id, resolution: .local(.offlineBackend))
+            // An app-scheme link is what LinkForty's redirect opens: the route itself, read as
+            // LinkForty's SDK reads a link on the device.
+            return localLink(for: url, parsed: parsed, reason: .offlineBackend)
         }
         let segments = LinkFortyEndpoints.linkSegments(of: parsed, base: configuration.baseURL)
         guard let code = segments.last else {
@@ -69,7 +70,8 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
     }
 
     /// The local parse LinkForty's SDK falls back to (§7.3): the short code is the link's last
-    /// path segment (after the base URL's own path), the template slug is not kept; UTM values
+    /// path segment (after the base URL's own path; for an app-scheme link, after its host), the
+    /// template slug is not kept; UTM values
     /// (first wins) and custom parameters (last wins, empty values kept) come from the query as
     /// the core reads them, without LinkForty's reserved names (`utm_*`, `fp_*`, `lf_click`,
     /// §12.1).
@@ -78,6 +80,11 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
         link.parameters = LinkFortyMapping.customParameters(link.parameters)
         if parsed.origin == .universalLink {
             link.shortCode = LinkFortyEndpoints.linkSegments(of: parsed, base: configuration.baseURL).last
+        } else {
+            // The SDK's URLParser takes the last of `url.pathComponents`, where a custom
+            // scheme's host is not a segment: `myapp://deep/link123` gives `link123`,
+            // `myapp://cart` none.
+            link.shortCode = url.pathComponents.last { $0 != "/" }
         }
         return link
     }

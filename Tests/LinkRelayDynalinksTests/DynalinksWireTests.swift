@@ -216,6 +216,53 @@ struct DynalinksMatchTests {
         _ = try await allowed.backend.matchInstall(context: allowed.context)
         #expect(try json(allowed.transport.requests.first?.body)["fingerprint"]?.objectValue?["simulator"] == true)
     }
+
+    // The three answers of Dynalinks' own DeepLinkResultTests (dynalinks-ios-sdk,
+    // Tests/DynalinksSDKTests), and what its SDK reads from them.
+
+    @Test("Dynalinks' own matched answer: the link id, score 85 high, the url's query as parameters")
+    func sdkMatchedAnswer() async throws {
+        let harness = try Harness()
+        harness.transport.stub(
+            .post, "/api/v1/fingerprints/match",
+            .json(
+                #"{"matched":true,"confidence":"high","match_score":85,"link":{"id":"abc-123","name":"Product Link","path":"/product/shoes","url":"https://example.com/product/shoes?ref=campaign","full_url":"https://app.dynalinks.app/product/shoes","deep_link_value":"/product/shoes","ios_deferred_deep_linking_enabled":true}}"#
+            ))
+        let match = try await harness.backend.matchInstall(context: harness.context)
+        let link = try #require(match.link)
+        #expect(match.attribution.isAttributed)
+        #expect(match.attribution.linkID == "abc-123")
+        #expect(match.attribution.confidence?.score == 85)
+        #expect(match.attribution.confidence?.level == .high)
+        #expect(link.linkID == "abc-123")
+        #expect(link.parameters["ref"] == "campaign")
+        #expect(link.origin == .deferred)
+    }
+
+    @Test("Dynalinks' own unmatched answer ({\"matched\": false}) is organic: no link, no confidence")
+    func sdkUnmatchedAnswer() async throws {
+        let harness = try Harness()
+        harness.transport.stub(.post, "/api/v1/fingerprints/match", .json(#"{"matched":false}"#))
+        let match = try await harness.backend.matchInstall(context: harness.context)
+        #expect(match.link == nil)
+        #expect(!match.attribution.isAttributed)
+        #expect(match.attribution.confidence == nil)
+    }
+
+    @Test("Dynalinks' own medium answer (score 45, a link with only id and path) is a match with that link")
+    func sdkMediumAnswer() async throws {
+        let harness = try Harness()
+        harness.transport.stub(
+            .post, "/api/v1/fingerprints/match",
+            .json(#"{"matched":true,"confidence":"medium","match_score":45,"link":{"id":"xyz-789","path":"/promo"}}"#))
+        let match = try await harness.backend.matchInstall(context: harness.context)
+        #expect(match.attribution.isAttributed)
+        #expect(match.attribution.confidence?.score == 45)
+        #expect(match.attribution.confidence?.level == .medium)
+        #expect(match.attribution.linkID == "xyz-789")
+        let link = try #require(match.link)
+        #expect(link.path == "/promo")
+    }
 }
 
 extension JSONValue {

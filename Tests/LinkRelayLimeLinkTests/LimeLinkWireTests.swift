@@ -177,7 +177,8 @@ struct LimeLinkResolveTests {
         let link = try await harness.backend.resolve(
             url("myapp://open?original-url=https%3A%2F%2Fabc123.limelink.org%2Flink%2Fsummer-sale%3Fcoupon%3DSAVE10"), context: harness.context)
         #expect(harness.transport.requests.first?.url.absoluteString == "https://deep.limelink.org/link?subdomain=open&path=&platform=ios")
-        #expect(link.parameters["coupon"] == "SAVE10")
+        #expect(link.parameters == ["coupon": "SAVE10"])
+        #expect(link.metadata["original_url"] == "https://abc123.limelink.org/link/summer-sale?coupon=SAVE10")
         #expect(link.destination == url("myapp://coupon/SAVE10"))
     }
 

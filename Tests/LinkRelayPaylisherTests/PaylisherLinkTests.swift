@@ -35,6 +35,9 @@ struct Harness {
 struct PaylisherParsingTests {
     @Test("destination, key and path as the reference's table gives them, and where LinkRelay differs", arguments: [
         ("yourapp://campaign/X7kdi5Yq9", "campaign", "X7kdi5Yq9", ["campaign", "X7kdi5Yq9"]),
+        // Paylisher's own PaylisherDeepLinkManagerTest: the destination of its test links.
+        ("yourapp://test_destination?param=1", "test_destination", nil, ["test_destination"]),
+        ("yourapp://pending_test", "pending_test", nil, ["pending_test"]),
         // LinkRelay reads /c/X on the normalised path (the SDK leaves the host out and finds no key).
         ("yourapp://c/abc", "c", "abc", ["c", "abc"]),
         ("yourapp://X7kdi5Yq9lTVOv46uHYtV", "X7kdi5Yq9lTVOv46uHYtV", nil, ["X7kdi5Yq9lTVOv46uHYtV"]),
