@@ -41,8 +41,15 @@ enum LinkFortyEndpoints {
         return segments
     }
 
+    /// The name LinkRelay gives itself to LinkForty: `X-LinkForty-SDK: linkrelay/<version>` on
+    /// every request, `sdkName`/`sdkVersion` in install and event bodies, as LinkForty's
+    /// Android, Flutter and React Native SDKs name themselves (§12.6).
+    static let sdkName = "linkrelay"
+
     static func headers(apiKey: String?, userAgent: String) -> HTTPHeaders {
-        var headers: HTTPHeaders = ["Content-Type": "application/json", "User-Agent": userAgent]
+        var headers: HTTPHeaders = [
+            "Content-Type": "application/json", "User-Agent": userAgent, "X-LinkForty-SDK": "\(sdkName)/\(LinkRelayVersion.string)",
+        ]
         if let apiKey { headers["Authorization"] = "Bearer \(apiKey)" }
         return headers
     }

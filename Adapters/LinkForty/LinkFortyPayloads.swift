@@ -16,6 +16,9 @@ struct LinkFortyInstallRequest: Encodable, Equatable {
     var appVersion: String?
     var deviceId: String?
     var attributionWindowHours: Int
+    /// LinkRelay's name and version, which Core stores for diagnostics (§12.6).
+    var sdkName = LinkFortyEndpoints.sdkName
+    var sdkVersion = LinkRelayVersion.string
 }
 
 /// `POST /api/sdk/v1/install` response. `installId` is required, as in every LinkForty SDK
@@ -124,6 +127,9 @@ struct LinkFortyEventRequest: Encodable, Equatable {
     var eventName: String
     var eventData: [String: JSONValue]
     var timestamp: String
+    /// LinkRelay's name and version, which Core stores for diagnostics (§12.6).
+    var sdkName = LinkFortyEndpoints.sdkName
+    var sdkVersion = LinkRelayVersion.string
 }
 
 /// `POST /api/links` (Core, with a template) and `POST /api/sdk/v1/links` (Cloud) body.

@@ -33,7 +33,7 @@ struct Harness {
 
 @Suite("LinkForty wire protocol: install (E1)")
 struct LinkFortyInstallTests {
-    @Test("the install request is exactly the reference's: path, headers, camelCase body without nulls")
+    @Test("the install request is exactly the reference's: path, headers, camelCase body without nulls; LinkRelay names itself as LinkForty's later SDKs do (§12.6)")
     func installRequest() async throws {
         let harness = try Harness()
         harness.transport.stub(.post, "/api/sdk/v1/install", .json(#"{"installId":"x","attributed":false,"confidenceScore":0,"matchedFactors":[],"deepLinkData":{}}"#))
@@ -43,11 +43,12 @@ struct LinkFortyInstallTests {
         #expect(request.headers["Content-Type"] == "application/json")
         #expect(request.headers["Authorization"] == "Bearer lf_live_8c1f0e9a2b")
         #expect(request.headers["User-Agent"] == "Acme Shop/2.3.0 iOS/17.4.1")
+        #expect(request.headers["X-LinkForty-SDK"] == "linkrelay/\(LinkRelayVersion.string)")
         #expect(
             try json(request.body) == [
                 "userAgent": "Acme Shop/2.3.0 iOS/17.4.1", "timezone": "America/New_York", "language": "en_US",
                 "screenWidth": 1179, "screenHeight": 2556, "platform": "iOS", "platformVersion": "17.4.1",
-                "appVersion": "2.3.0", "attributionWindowHours": 168,
+                "appVersion": "2.3.0", "attributionWindowHours": 168, "sdkName": "linkrelay", "sdkVersion": .string(LinkRelayVersion.string),
             ])
     }
 
@@ -74,7 +75,8 @@ struct LinkFortyInstallTests {
         let request = try #require(harness.transport.requests.first)
         #expect(request.headers["Authorization"] == nil)
         let body = try json(request.body)
-        #expect(body.keys.sorted() == ["attributionWindowHours", "deviceId", "platform", "platformVersion", "timezone", "userAgent"])
+        #expect(
+            body.keys.sorted() == ["attributionWindowHours", "deviceId", "platform", "platformVersion", "sdkName", "sdkVersion", "timezone", "userAgent"])
         #expect(body["deviceId"] == "6F9619FF-8B86-D011-B42D-00C04FC964FF")
         #expect(!String(decoding: request.body ?? Data(), as: UTF8.self).contains("null"))
     }
@@ -309,8 +311,9 @@ struct LinkFortyEventAndLinkTests {
         let body = try json(harness.transport.requests.first?.body)
         #expect(body == [
             "installId": "3f1c9a52-7d4e-4b8a-9e21-6c0d5b8f4a17", "eventName": "signup", "eventData": [:],
-            "timestamp": "2026-03-02T08:05:00Z",
+            "timestamp": "2026-03-02T08:05:00Z", "sdkName": "linkrelay", "sdkVersion": .string(LinkRelayVersion.string),
         ])
+        #expect(harness.transport.requests.first?.headers["X-LinkForty-SDK"] == "linkrelay/\(LinkRelayVersion.string)")
     }
 
     @Test("revenue (9.7): eventName revenue, revenue and currency in eventData")
