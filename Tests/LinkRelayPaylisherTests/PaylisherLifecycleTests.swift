@@ -89,6 +89,25 @@ struct PaylisherLifecycleTests {
         await client.shutdown()
     }
 
+    @Test("a failed campaign lookup (§13.3): the link arrives with its key, and later events still carry the session's campaign_key and deeplink_key")
+    func failedLookupKeepsSessionKey() async throws {
+        let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkEvents: false, eventBatching: .oneByOne) }
+        var links = client.deepLinks().makeAsyncIterator()
+        await client.start()
+        _ = await received(1)  // the organic check
+        client.handle(url("diyetim://campaign/NOPE1"))  // no such campaign: 404
+        let link = try #require(await links.next())
+        #expect(link.resolution == .local(.notFound))
+        #expect(link.campaign?.key == "NOPE1")
+        try await client.track("purchase")
+        let purchase = try #require(await received(2).last)
+        #expect(purchase.event == "purchase")
+        #expect(purchase.properties["campaign_key"] == "NOPE1")
+        #expect(purchase.properties["deeplink_key"] == "NOPE1")
+        #expect(simulator.requests.contains { $0.url.path == "/campaign/resolve/NOPE1" })
+        await client.shutdown()
+    }
+
     @Test("a deferred match reports the match and then opens the link once; additional properties are merged")
     func deferredMatch() async throws {
         server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
