@@ -37,6 +37,27 @@ public enum ProviderOutage: String, CaseIterable, Sendable, CustomStringConverti
         }
         return link
     }
+
+    /// Checks that the local link for `link` with ``plusQuery`` reads the query as
+    /// `URLComponents`, and so every provider's iOS SDK, reads it: a `+` stays a plus (in
+    /// values, UTM values and names), only percent escapes decode. Throws what differs.
+    public func checkPlusStaysAPlus(on link: String, backend: any DeepLinkBackend) async throws {
+        guard let url = URL(string: "\(link)?\(Self.plusQuery)") else {
+            throw ConformanceFailure(description: "\(link) cannot take a query")
+        }
+        let local = try await localLink(for: url, backend: backend)
+        var differences: [String] = []
+        for (name, expected) in [("q", "running+shoes"), ("tag", "a+b"), ("x+y", "1")] where local.parameters[name] != expected {
+            differences.append("\(name): \(local.parameters[name] ?? "nil") instead of \(expected)")
+        }
+        if local.utm.campaign != "spring+sale" { differences.append("utm.campaign: \(local.utm.campaign ?? "nil")") }
+        guard differences.isEmpty else {
+            throw ConformanceFailure(description: "\(self): \(url): " + differences.joined(separator: "; "))
+        }
+    }
+
+    /// The query ``checkPlusStaysAPlus(on:backend:)`` sends.
+    public static let plusQuery = "q=running+shoes&tag=a%2Bb&utm_campaign=spring+sale&x+y=1"
 }
 
 /// Answers every request as `outage` says.

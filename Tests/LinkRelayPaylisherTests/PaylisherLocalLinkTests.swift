@@ -45,11 +45,6 @@ struct PaylisherLocalLinkTests {
 
     @Test("a + in a query value stays a plus, as Paylisher's SDK reads it through URLComponents", arguments: ProviderOutage.allCases)
     func plusStaysAPlus(_ outage: ProviderOutage) async throws {
-        let link = try await outage.localLink(
-            for: url("https://shop.example/campaign/X7kdi5Yq9?q=running+shoes&tag=a%2Bb&utm_campaign=spring+sale&x+y=1"), backend: backend)
-        #expect(link.parameters["q"] == "running+shoes")
-        #expect(link.parameters["tag"] == "a+b")
-        #expect(link.parameters["x+y"] == "1")
-        #expect(link.utm.campaign == "spring+sale")
+        try await outage.checkPlusStaysAPlus(on: "https://shop.example/campaign/X7kdi5Yq9", backend: backend)
     }
 }
