@@ -101,7 +101,8 @@ extension PaylisherMapping {
             return LifecycleEvent(
                 name: "Deferred Deep Link Error",
                 properties: ["is_first_launch": true, "status": "error", "error_message": .string(error.message)])
-        case .timedOut:
+        case .timedOut, .existingUser:
+            // No deferred check was answered (or, for an existing user, made).
             return nil
         }
     }

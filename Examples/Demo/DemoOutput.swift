@@ -52,6 +52,8 @@ enum DemoOutput {
             return "failed: \(error.message)"
         case .timedOut:
             return "timed out"
+        case .existingUser(let attribution):
+            return "existing user, no install match asked for; install id \(attribution?.installID ?? "none")"
         }
     }
 

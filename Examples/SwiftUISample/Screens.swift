@@ -44,7 +44,7 @@
                     switch await client.installOutcome() {
                     case .attributed(let link, _):
                         welcome = "Welcome! Your \(link.campaign?.name ?? "invitation") is waiting."
-                    case .attributedWithoutLink, .organic, .failed, .timedOut:
+                    case .attributedWithoutLink, .organic, .failed, .timedOut, .existingUser:
                         welcome = "Welcome to Acme"
                     }
                 }

@@ -132,7 +132,7 @@ struct InstallOutcomeTests {
         let started = Task { await client.start() }
         await clock.waitForSleepers(count: 2)  // the backend's 25 s and the 10 s deadline
         clock.advance(by: 10)
-        await started.value
+        _ = await started.value
         #expect(await client.installOutcome() == .timedOut)
         var iterator = events.makeAsyncIterator()
         #expect(await iterator.next() == .install(.timedOut))
@@ -153,7 +153,7 @@ struct InstallOutcomeTests {
         let started = Task { await first.start() }
         await clock.waitForSleepers(count: 2)
         clock.advance(by: 10)
-        await started.value
+        _ = await started.value
         await first.shutdown()
         clock.advance(by: 15)
         // Launches 2, 3 and 4: the backend matches at once, every time it is asked.

@@ -61,7 +61,7 @@ struct LifecycleEdgeTests {
         await client.clearData()
         #expect(store.load(InstallRecord.self, forKey: InstallRecord.key, logger: .silent) == nil)
         clock.advance(by: 5)
-        await started.value
+        _ = await started.value
         #expect(store.load(InstallRecord.self, forKey: InstallRecord.key, logger: .silent) == nil)
         backend.scriptInstall(.success(.organic(.organic(installID: "new"))))
         await client.start()
@@ -145,7 +145,7 @@ struct LifecycleEdgeTests {
         await clock.waitForSleepers(count: 2)
         await client.shutdown()
         clock.advance(by: 2)
-        await started.value
+        _ = await started.value
         let record = store.load(InstallRecord.self, forKey: InstallRecord.key, logger: .silent)
         #expect(record?.matched == nil)
         #expect(record?.deferredLinkDelivered != true)

@@ -120,6 +120,7 @@ extension ReadmeTests {
         case .organic: said = "organic install"
         case .failed(let error): said = "match failed, tried again next launch: \(error.message)"
         case .timedOut: said = "no answer yet"
+        case .existingUser: said = "had the app before; no install match"
         }
         #expect(said == "organic install")
         try await client.track("signup", properties: ["plan": "pro"])

@@ -62,6 +62,18 @@ public protocol DeepLinkBackend: Sendable {
     /// The backend a link belongs to, for a link the client delivers parsed on the device.
     /// Default: ``id``; ``RoutingBackend`` names the member that claims the URL.
     func provider(for url: URL) -> BackendID
+
+    /// The importers of the SDKs an app may have used for this backend's provider before
+    /// LinkRelay (its provider's own SDK), run once per device on the first launch. Default:
+    /// none; ``RoutingBackend`` gives its members'.
+    var previousSDKImporters: [any PreviousSDKImporter] { get }
+
+    /// Whether the provider names the install (the id its events need) only in its answer to
+    /// the install match, as LinkForty does. For an existing user whose install id was not
+    /// imported, the client then makes the install match even under
+    /// ``ExistingUserPolicy/skipInstallMatch``, and delivers no deferred link from it. Default
+    /// `false`.
+    var needsInstallReport: Bool { get }
 }
 
 extension DeepLinkBackend {
@@ -69,6 +81,8 @@ extension DeepLinkBackend {
     public var secrets: [String] { [] }
     public func provider(for url: URL) -> BackendID { id }
     public func resolveOnDevice(_ url: URL) -> DeepLink? { nil }
+    public var previousSDKImporters: [any PreviousSDKImporter] { [] }
+    public var needsInstallReport: Bool { false }
     public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
         parsed.deepLink(provider: provider(for: url), resolution: .local(reason))
     }

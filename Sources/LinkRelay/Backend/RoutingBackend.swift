@@ -34,6 +34,14 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventOb
         others.reduce(primary.secrets) { $0 + $1.secrets }
     }
 
+    /// Every member's importers, the primary's first.
+    public var previousSDKImporters: [any PreviousSDKImporter] {
+        others.reduce(primary.previousSDKImporters) { $0 + $1.previousSDKImporters }
+    }
+
+    /// The primary's: the install match is the primary's.
+    public var needsInstallReport: Bool { primary.needsInstallReport }
+
     /// The member that claims `url`, or the primary.
     public func provider(for url: URL) -> BackendID {
         backend(for: url)?.id ?? id

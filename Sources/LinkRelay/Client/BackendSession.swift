@@ -4,6 +4,8 @@ import Foundation
 /// need), the signed-in user and the session's campaign.
 struct BackendSession: Sendable {
     var store: (any PersistentStore)?
+    /// Where the app's launch history is kept (see ``DeepLinkClient/launchHistoryStore()``).
+    var launchHistoryStore: (any PersistentStore)?
     var transport: URLSessionTransport?
     var device: DeviceInfo?
     var externalUserID: String?

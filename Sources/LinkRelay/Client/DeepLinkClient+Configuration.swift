@@ -96,6 +96,35 @@ extension DeepLinkClient {
         /// failed match is tried again on the next launch). At least 1. Default 3.
         public var maximumInstallMatchLaunches = 3
 
+        /// What the install match does for a user who had the app before the backend first ran
+        /// (``AppLaunch/isExistingUser``: an update that switched backends, or an app that
+        /// replaced a vendor's SDK). Default ``ExistingUserPolicy/skipInstallMatch``: such a
+        /// user did not just install the app, and a match could only find an old click.
+        public var existingUsers = ExistingUserPolicy.skipInstallMatch
+
+        /// The SDKs the app used before LinkRelay, besides the backend's own provider's (whose
+        /// importer the backend brings): name the previous provider's importer when the app
+        /// changes provider as it adopts LinkRelay (`[LinkFortySDKImporter()]`). Each runs once
+        /// per device. Default: none.
+        public var previousSDKs: [any PreviousSDKImporter] = []
+
+        /// Where the previous SDKs kept their data: the app's own defaults and Application
+        /// Support folder (``PreviousSDKStorage/standard``). Tests point it elsewhere.
+        public var previousSDKStorage = PreviousSDKStorage.standard
+
+        /// Where the app's launch history is kept (first seen, versions, backends), shared by
+        /// every backend so that switching backends is not a new install. `nil` (the default):
+        /// ``store`` when one is set, else LinkRelay's own folder (``FileStore/forApp()``).
+        public var launchHistoryStore: (any PersistentStore)?
+
+        /// The mark that tells a reinstall from a first install. Default: the Keychain on
+        /// Apple platforms (``KeychainInstallMarker``), none elsewhere.
+        public var installMarker: (any InstallMarker)? = KeychainInstallMarker.platformDefault
+
+        /// Which launch of the process this client runs in: clients made in the same process
+        /// see the same launch. Tests set a new one to simulate the next launch in one process.
+        package var processLaunch = AppLaunch.thisProcess
+
         // MARK: Requests
 
         /// How every backend request is retried. Default: 3 attempts, exponential backoff with

@@ -36,20 +36,31 @@ extension DeepLinkClient {
     }
 
     /// Removes everything this client stored (install state and outcome, the deferred-link
-    /// marker, the backend's values, the event queue), the external user id, and events held
-    /// for a subscriber. The next ``start()`` behaves like a first launch. Work started before
-    /// it (an install match, an event flush) commits nothing when it ends.
+    /// marker, the backend's values, the event queue, the app's launch history), the external
+    /// user id, and events held for a subscriber. The next ``start()`` behaves like a first
+    /// launch (``AppLaunch/Kind/firstInstall``, or ``AppLaunch/Kind/reinstall`` where the
+    /// platform's install marker survives). Work started before it (an install match, an event
+    /// flush) commits nothing when it ends. What a previous vendor SDK left is not touched, and
+    /// not imported again: the one value kept is the list of providers whose SDK was read.
     ///
     /// Use it when the user deletes their account or asks for their data to be erased. It
     /// also works after ``shutdown()``.
     public func clearData() {
         // A queue write still under way must land before everything is removed, not after.
         eventQueue.writer?.flush()
+        // Which previous SDKs were imported stays (it may share the store): what the user asked
+        // to erase is not imported again.
+        let historyStore = launchHistoryStore()
+        let checked = historyStore.load(CheckedSDKs.self, forKey: CheckedSDKs.key, logger: logger)
         do {
             try store().removeAll()
         } catch {
             logger.error("Could not remove every stored value.")
         }
+        // The launch history too: the next start() is a first launch (or, where a Keychain
+        // marker tells, a reinstall).
+        historyStore.remove(LaunchHistory.key, logger: logger)
+        if let checked, !checked.providers.isEmpty { historyStore.save(checked, forKey: CheckedSDKs.key, logger: logger) }
         firstLaunch.reset()
         directLinkReceived.withLock { $0 = false }
         eventQueue.reset()

@@ -11,14 +11,19 @@ extension DeepLinkClient {
     /// Concurrent and repeated calls share one run. It returns once this launch's outcome is
     /// known (at most ``Configuration/installMatchTimeout`` later) and never holds up link
     /// delivery: links handled meanwhile flow as usual.
-    public func start() async {
-        guard !isShutDown else { return }
+    ///
+    /// - Returns: what kind of launch this is (``launch()``): a first install, a reinstall, an
+    ///   update, a relaunch, or an existing user of a previous SDK.
+    @discardableResult
+    public func start() async -> AppLaunch {
+        guard !isShutDown else { return await launch() }
         if firstLaunch.run == nil {
             let generation = firstLaunch.generation
             firstLaunch.run = Task { await self.runFirstLaunch(generation: generation) }
             scheduleFlush()
         }
         await firstLaunch.run?.value
+        return await launch()
     }
 
     /// Whether the client has been started (and not cleared since).
@@ -88,10 +93,24 @@ extension DeepLinkClient {
 
     private func runFirstLaunch(generation: UInt64) async {
         guard mayCommit(generation) else { return }
+        let launch = await self.launch()
+        guard mayCommit(generation) else { return }
         var record = loadInstallRecord()
         if let matched = record.matched {
             logger.debug("Install already matched on an earlier launch; restoring the outcome.")
             decide(matched, publish: false)
+            return
+        }
+        if launch.isExistingUser, configuration.existingUsers == .skipInstallMatch,
+            backend.needsInstallReport && firstLaunch.previousSDK?.installID == nil {
+            logger.info("The app was on this device before this backend, which names the install only in its install match; asking for it, without delivering a deferred link.")
+        } else if launch.isExistingUser, configuration.existingUsers == .skipInstallMatch {
+            logger.info("The app was on this device before this backend (\(launch.kind)); no install match is asked for.")
+            let outcome = InstallOutcome.existingUser(
+                firstLaunch.previousSDK?.installID.map { InstallAttribution.organic(installID: $0) })
+            record.matched = outcome
+            saveInstallRecord(record)
+            decide(outcome, publish: true)
             return
         }
         guard record.matchLaunches < configuration.maximumInstallMatchLaunches else {
@@ -197,6 +216,8 @@ extension DeepLinkClient {
     ) -> DeepLink? {
         if record.deferredLinkDelivered {
             logger.info("The deferred link was already delivered for this install; not again.")
+        } else if firstLaunch.launch?.isExistingUser == true, configuration.existingUsers != .treatAsNew {
+            logger.info("The app was on this device before this backend; the match is reported in the outcome only.")
         } else if !configuration.deferredDeepLinksEnabled {
             logger.info("Deferred deep links are off; the match is reported in the outcome only.")
         } else if directLinkReceived.withLock({ $0 }) {

@@ -334,7 +334,7 @@ extension DeepLinkClient {
     /// Reads the stored queue once: the journal replayed (in a shared folder, under its lock),
     /// or the JSON array written before the journal. A claim from a client no longer alive is
     /// settled: its event is not sent again.
-    private func ensureQueueLoaded() {
+    func ensureQueueLoaded() {
         guard eventQueue.events == nil else { return }
         eventQueue.events = []
         if let shared = sharedJournal() {

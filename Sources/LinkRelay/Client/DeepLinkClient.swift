@@ -193,13 +193,7 @@ public actor DeepLinkClient {
 
     /// The context for a backend call. Device information is collected once, on first need.
     func makeContext() async -> BackendContext {
-        let device: DeviceInfo
-        if let known = session.device {
-            device = known
-        } else {
-            device = await configuration.deviceInfo.deviceInfo()
-            session.device = session.device ?? device
-        }
+        let device = await deviceInfo()
         return BackendContext(
             transport: transport(), clock: clock, logger: logger, device: device,
             storage: BackendStorage(store: store(), logger: logger), installID: loadInstallRecord().installID,

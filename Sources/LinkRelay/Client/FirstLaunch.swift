@@ -12,6 +12,11 @@ struct FirstLaunch: Sendable {
     var run: Task<Void, Never>?
     /// This launch's outcome, once decided.
     var outcome: InstallOutcome?
+    /// What kind of launch this is, once decided (``DeepLinkClient/launch()``).
+    var launch: AppLaunch?
+    /// The previous SDK of the backend's own provider found on this launch, whose install id
+    /// an existing user's outcome keeps.
+    var previousSDK: PreviousSDK?
     private var waiters: [UInt64: CheckedContinuation<InstallOutcome, Never>] = [:]
     private var nextWaiter: UInt64 = 0
     private(set) var generation: UInt64 = 0
@@ -46,6 +51,8 @@ struct FirstLaunch: Sendable {
         record = InstallRecord()
         run = nil
         outcome = nil
+        launch = nil
+        previousSDK = nil
     }
 
     /// Takes every waiter, to resume at shutdown.

@@ -19,16 +19,24 @@ public enum InstallOutcome: Sendable, Hashable, Codable {
     /// The provider did not answer within the install-match deadline. A later answer is still
     /// delivered, marked ``InstallAttribution/isLate``.
     case timedOut
+    /// Not an install: the app was on this device before this backend first ran (an update
+    /// that switched backends, or the first launch after replacing a vendor's SDK; see
+    /// ``AppLaunch/isExistingUser``), and ``DeepLinkClient/Configuration/existingUsers`` is
+    /// ``ExistingUserPolicy/skipInstallMatch``: no install match was asked for, so no old
+    /// click can be taken for this user's. The attribution carries the install id kept from the
+    /// previous SDK, when there is one (``PreviousSDK/installID``). Final, like a match.
+    case existingUser(InstallAttribution?)
 }
 
 extension InstallOutcome {
     /// What the provider said about the install, when it answered: the attribution of an
     /// attributed install (with or without a link) or an organic one; `nil` for `.failed`,
-    /// `.timedOut`, and an organic install the provider sent nothing about.
+    /// `.timedOut`, and an organic install the provider sent nothing about. For an existing user,
+    /// the identity kept from the previous SDK, if any.
     public var attribution: InstallAttribution? {
         switch self {
         case .attributed(_, let attribution), .attributedWithoutLink(let attribution): attribution
-        case .organic(let attribution): attribution
+        case .organic(let attribution), .existingUser(let attribution): attribution
         case .failed, .timedOut: nil
         }
     }
@@ -37,7 +45,7 @@ extension InstallOutcome {
     public var isAttributed: Bool {
         switch self {
         case .attributed, .attributedWithoutLink: true
-        case .organic, .failed, .timedOut: false
+        case .organic, .failed, .timedOut, .existingUser: false
         }
     }
 }

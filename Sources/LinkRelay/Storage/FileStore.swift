@@ -22,20 +22,28 @@ public struct FileStore: PersistentStore {
         self.directory = directory
     }
 
-    /// The store for `backend` in the platform's application-support folder.
+    /// The store for `backend` in the platform's application-support folder:
+    /// `LinkRelay/<backend id>/`.
     public static func forBackend(_ backend: BackendID) throws -> FileStore {
-        let base: URL
+        FileStore(directory: try linkRelayFolder(for: backend).appendingPathComponent(safeName(backend.rawValue), isDirectory: true))
+    }
+
+    /// The app's own store, `LinkRelay/` itself, beside the backends' folders: the launch
+    /// history lives here, so that it outlives a switch of backends.
+    public static func forApp() throws -> FileStore {
+        FileStore(directory: try linkRelayFolder(for: nil))
+    }
+
+    private static func linkRelayFolder(for backend: BackendID?) throws -> URL {
         do {
-            base = try FileManager.default.url(
-                for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false)
+            return try FileManager.default.url(
+                for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false
+            ).appendingPathComponent("LinkRelay", isDirectory: true)
         } catch {
             throw DeepLinkError(
                 .invalidConfiguration, "The application-support folder is not available.", backend: backend,
                 underlying: error)
         }
-        return FileStore(
-            directory: base.appendingPathComponent("LinkRelay", isDirectory: true)
-                .appendingPathComponent(safeName(backend.rawValue), isDirectory: true))
     }
 
     public func data(forKey key: String) throws -> Data? {
