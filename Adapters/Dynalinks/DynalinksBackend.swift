@@ -34,6 +34,12 @@ public struct DynalinksBackend: DeepLinkBackend {
 
     public var secrets: [String] { [configuration.clientAPIKey] }
 
+    /// Dynalinks' SDK's data (``DynalinksSDKImporter``): its cached deferred result is not
+    /// delivered again.
+    public var previousSDKImporters: [any PreviousSDKImporter] {
+        [DynalinksSDKImporter(projectHost: configuration.linkDomains.sorted().first { !$0.hasPrefix("*.") })]
+    }
+
     public func canHandle(_ url: URL) -> Bool {
         HostPattern.claims(url, hosts: configuration.linkDomains, schemes: configuration.appSchemes)
     }

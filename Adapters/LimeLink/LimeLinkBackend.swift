@@ -33,6 +33,9 @@ public struct LimeLinkBackend: EventObservingBackend {
 
     public var secrets: [String] { [configuration.apiKey] }
 
+    /// LimeLink's SDK's data (``LimeLinkSDKImporter``).
+    public var previousSDKImporters: [any PreviousSDKImporter] { [LimeLinkSDKImporter()] }
+
     public func canHandle(_ url: URL) -> Bool {
         let domain = configuration.linkDomain
         return HostPattern.claims(

@@ -33,6 +33,13 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
 
     public var secrets: [String] { configuration.apiKey.map { [$0] } ?? [] }
 
+    /// LinkForty's SDK's data (``LinkFortySDKImporter``): its `installId` goes on.
+    public var previousSDKImporters: [any PreviousSDKImporter] { [LinkFortySDKImporter(baseURL: configuration.baseURL)] }
+
+    /// `true`: LinkForty names the install (the `installId` events need) only in its install
+    /// answer.
+    public var needsInstallReport: Bool { true }
+
     public func canHandle(_ url: URL) -> Bool {
         HostPattern.claims(url, hosts: configuration.linkHosts, schemes: configuration.appSchemes)
     }

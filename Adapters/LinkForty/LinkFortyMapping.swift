@@ -86,17 +86,23 @@ enum LinkFortyMapping {
             matchedFactors: response.matchedFactors,
             method: response.attributed ? .fingerprint : .none,
             clickedAt: clickedAt)
-        guard response.attributed, let data, let shortCode = data.shortCode, !shortCode.isEmpty else {
-            return InstallMatch(attribution: attribution, link: nil)
-        }
+        guard response.attributed, let data else { return InstallMatch(attribution: attribution, link: nil) }
+        return InstallMatch(
+            attribution: attribution, link: deferredLink(data, parameters: data.deepLinkParameters, base: base))
+    }
+
+    /// The deferred link of an install's link data (the install answer's `deepLinkData`, or
+    /// what LinkForty's SDK stored of it), `nil` without a short code.
+    static func deferredLink(_ data: LinkFortyLinkData, parameters: [String: JSONValue]?, base: URL) -> DeepLink? {
+        guard let shortCode = data.shortCode, !shortCode.isEmpty else { return nil }
         let clicked = LinkFortyEndpoints.url(base, path: "/" + shortCode)
         var link = DeepLink(
             url: clicked, origin: .deferred, provider: .linkForty, resolution: .server,
-            pathSegments: [shortCode], parameters: customParameters(stringify(data.deepLinkParameters ?? [:])),
-            utm: utm(data.utmParameters), shortCode: shortCode, linkID: data.linkId, clickedAt: clickedAt,
-            metadata: metadata(data))
+            pathSegments: [shortCode], parameters: customParameters(stringify(parameters ?? [:])),
+            utm: utm(data.utmParameters), shortCode: shortCode, linkID: data.linkId,
+            clickedAt: data.clickedAt.flatMap(ISO8601Timestamp.parse), metadata: metadata(data))
         applyRoute(data, to: &link)
-        return InstallMatch(attribution: attribution, link: link)
+        return link
     }
 
     /// A resolved link, as LinkForty's current SDKs and Core merge it (§12.1–12.3): the link's

@@ -31,6 +31,10 @@ public struct PaylisherBackend: EventBatchingBackend, EventObservingBackend {
 
     public var secrets: [String] { [configuration.apiKey] }
 
+    /// Paylisher's SDK's data (``PaylisherSDKImporter``): its `distinct_id` goes on, its unsent
+    /// events are sent once.
+    public var previousSDKImporters: [any PreviousSDKImporter] { [PaylisherSDKImporter()] }
+
     /// The app's schemes and universal-link domains, and the short-link hosts, but not their
     /// `…/bridge` pages, which are web pages, not app links.
     public func canHandle(_ url: URL) -> Bool {

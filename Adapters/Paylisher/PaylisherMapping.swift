@@ -215,7 +215,14 @@ enum PaylisherMapping {
         for (key, value) in context { properties[key] = value }
         return PaylisherBatchEvent(
             event: event.name, distinctId: distinctID, properties: properties,
-            timestamp: ISO8601Timestamp.string(from: event.timestamp, fractional: true), uuid: UUID.version7(at: event.timestamp, random: event.id).uuidString.uppercased())
+            timestamp: ISO8601Timestamp.string(from: event.timestamp, fractional: true), uuid: wireUUID(event).uuidString.uppercased())
+    }
+
+    /// The event's `uuid`: its id when that is already a UUIDv7 (an event imported from Paylisher's
+    /// SDK keeps the uuid it was queued with, so the server can tell it apart), else a UUIDv7 of
+    /// its time with the id's random bits.
+    static func wireUUID(_ event: ConversionEvent) -> UUID {
+        event.id.uuid.6 >> 4 == 7 ? event.id : UUID.version7(at: event.timestamp, random: event.id)
     }
 
     // MARK: Errors
