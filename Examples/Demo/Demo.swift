@@ -3,7 +3,8 @@ import ShopApp
 
 /// linkrelay-demo: the main job. By default it tells the LinkForty, LimeLink and Dynalinks
 /// stories over the provider simulator, then runs one and the same app code against each of
-/// the four providers side by side. `--provider NAME` runs one provider's story and column;
+/// the four providers side by side, and ends with an existing LinkForty SDK user updating to
+/// LinkRelay with Paylisher. `--provider NAME` runs one provider's story and column;
 /// `--sandbox URL` runs the side-by-side story against a running `linkrelay-sandbox` over HTTP;
 /// `--local` tours link delivery with `LocalBackend`.
 @main
@@ -42,6 +43,7 @@ struct Demo {
                 }
             }
             try await SwitchDemo.run(providers)
+            if providers.contains(.paylisher) { try await MigrationDemo.run() }
         } catch {
             FileHandle.standardError.write(Data("linkrelay-demo: \(error)\n".utf8))
             exit(1)
