@@ -258,3 +258,81 @@ struct MigrationTests {
         await second.shutdown()
     }
 }
+
+@Suite("Migration: damaged or unusual vendor data", .timeLimit(.minutes(1)))
+struct ImporterEdgeTests {
+    @Test("nothing of a vendor's SDK: no import, a first install")
+    func nothing() {
+        let device = VendorDevice()
+        #expect(LinkFortySDKImporter().read(device.storage) == nil)
+        #expect(DynalinksSDKImporter().read(device.storage) == nil)
+        #expect(LimeLinkSDKImporter().read(device.storage) == nil)
+        #expect(PaylisherSDKImporter().read(device.storage) == nil)
+    }
+
+    @Test("values of the wrong type or damaged are left out; what they say about a previous launch still counts")
+    func damaged() throws {
+        let device = VendorDevice()
+        device.set(42, forKey: "com.linkforty.sdk.installId")
+        device.set(Data("{not json".utf8), forKey: "com.linkforty.sdk.installData")
+        device.set(Data(repeating: 0xFF, count: 100), forKey: "com.dynalinks.deferredDeepLinkResult")
+        device.set(Double.nan, forKey: "paylisher_first_launch_install_timestamp")
+        try device.write("[1,2,3]", to: "paylisher.distinctId")
+        let linkForty = try #require(LinkFortySDKImporter(baseURL: URL(string: "https://go.acme.app")!).read(device.storage))
+        #expect(linkForty.sdk == PreviousSDK(provider: .linkForty))
+        let dynalinks = try #require(DynalinksSDKImporter().read(device.storage))
+        #expect(dynalinks.sdk.deferredLink == nil)
+        let paylisher = try #require(PaylisherSDKImporter().read(device.storage))
+        #expect(paylisher.sdk.installID == nil)
+        #expect(paylisher.sdk.installedAt == nil)
+        #expect(paylisher.backendValues.isEmpty)
+    }
+
+    @Test("Paylisher's queue: files in time order (numbers or UUIDv7 names), an oversized or foreign file counted, not read")
+    func paylisherQueue() throws {
+        let device = VendorDevice()
+        func event(_ name: String, _ second: Int) -> String {
+            #"{"event":"\#(name)","distinct_id":"d","properties":{"n":\#(second)},"timestamp":"2026-01-02T10:00:\#(String(format: "%02d", second)).000Z","uuid":"0192F1A2-0000-7000-8000-0000000000\#(String(format: "%02d", second))"}"#
+        }
+        // Numeric names sort as numbers, not as text ("9.5" before "10.0").
+        try device.write(event("b", 2), to: "paylisher.queueFolder/10.0")
+        try device.write(event("a", 1), to: "paylisher.queueFolder/9.5")
+        try device.write(String(repeating: " ", count: (1 << 20) + 1), to: "paylisher.queueFolder/11.0")
+        let numeric = try #require(PaylisherSDKImporter().read(device.storage))
+        #expect(numeric.queuedEvents.map(\.name) == ["a", "b"])
+        #expect(numeric.unreadableEvents == 1)
+
+        let named = VendorDevice()
+        try named.write(event("second", 2), to: "paylisher.queueFolder/0192F1A2-0002-7000-8000-000000000000")
+        try named.write(event("first", 1), to: "paylisher.queueFolder/0192F1A2-0001-7000-8000-000000000000")
+        try named.write(#"{"event":"","timestamp":"x"}"#, to: "paylisher.queueFolder/0192F1A2-0003-7000-8000-000000000000")
+        let byName = try #require(PaylisherSDKImporter().read(named.storage))
+        #expect(byName.queuedEvents.map(\.name) == ["first", "second"])
+        #expect(byName.unreadableEvents == 1)
+        #expect(byName.queuedEvents.first?.timestamp == ISO8601DateFormatter().date(from: "2026-01-02T10:00:01Z"))
+    }
+
+    @Test("more queued events than the queue holds: the newest are imported, the rest counted")
+    func overCapacity() async throws {
+        let device = VendorDevice()
+        for index in 0..<15 {
+            try device.write(
+                #"{"event":"e\#(index)","properties":{},"timestamp":"2026-01-02T10:00:00.000Z","uuid":"\#(UUID().uuidString)"}"#,
+                to: "paylisher.queueFolder/\(1000 + index).0")
+        }
+        let sandbox = Sandbox(settings: ShopWorld.settings, clock: ManualClock())
+        let world = try await ShopWorld(.paylisher, sandbox: sandbox, phone: phone)
+        let client = launch(world.backend, simulator: sandbox.simulator, store: InMemoryStore(), device: device) {
+            $0.eventQueueCapacity = 10
+        }
+        guard case .existingUser(let previous) = await client.start().kind else {
+            Issue.record("not an existing user")
+            return
+        }
+        #expect(previous.importedEvents == 10)
+        #expect(previous.eventsNotImported == 5)
+        await client.flushEvents()
+        #expect(sandbox.paylisher.events.map(\.event) == (5..<15).map { "e\($0)" })
+        await client.shutdown()
+    }
+}
