@@ -34,7 +34,7 @@ struct LaunchHistoryTests {
 
     /// One launch of the app: a new process, with `build`, on `store`.
     func launch(
-        build: String = "230", store: InMemoryStore, historyStore: InMemoryStore? = nil, backend: InMemoryBackend? = nil,
+        build: String = "230", store: InMemoryStore, historyStore: InMemoryStore? = nil, backend: (any DeepLinkBackend)? = nil,
         _ configure: (inout DeepLinkClient.Configuration) -> Void = { _ in }
     ) -> DeepLinkClient {
         var device = StaticDeviceInfo.iPhone
@@ -46,6 +46,18 @@ struct LaunchHistoryTests {
             $0.launchHistoryStore = historyStore
             configure(&$0)
         }
+    }
+
+    /// The paths of the links `client` delivered up to a marker link handled now.
+    func linkPaths(_ client: DeepLinkClient, _ events: AsyncStream<DeepLinkEvent>) async -> [String] {
+        client.handle(url("myapp://marker"))
+        var paths: [String] = []
+        for await event in events {
+            guard let link = event.link else { continue }
+            paths.append(link.path)
+            if link.path == "/marker" { break }
+        }
+        return paths
     }
 
     // MARK: The kind of launch
@@ -133,13 +145,7 @@ struct LaunchHistoryTests {
         #expect(launched.backends == ["old", "in-memory"])
         #expect(await client.installOutcome() == .existingUser(nil))
         #expect(backend.installMatchCount == 0)
-        client.handle(url("myapp://marker"))
-        var received: [DeepLinkEvent] = []
-        for await event in events {
-            received.append(event)
-            if event.link?.path == "/marker" { break }
-        }
-        #expect(received.compactMap(\.link).map(\.path) == ["/marker"])
+        #expect(await linkPaths(client, events) == ["/marker"])
         // Later launches restore the outcome and still ask nothing.
         let later = launch(build: "2", store: InMemoryStore(), historyStore: history)
         #expect(await later.start().kind == .relaunch)
@@ -160,12 +166,7 @@ struct LaunchHistoryTests {
         let events = client.events()
         await client.start()
         let outcome = await client.installOutcome()
-        client.handle(url("myapp://marker"))
-        var links: [String] = []
-        for await event in events {
-            if let link = event.link { links.append(link.path) }
-            if event.link?.path == "/marker" { break }
-        }
+        let links = await linkPaths(client, events)
         switch policy {
         case .skipInstallMatch:
             #expect(outcome == .existingUser(nil))
@@ -185,7 +186,7 @@ struct LaunchHistoryTests {
     // MARK: Previous SDKs
 
     @Test("a previous SDK found: existing user, its install id kept, its unsent events sent once, read once per device")
-    func importedSDK() async {
+    func importedSDK() async throws {
         let store = InMemoryStore()
         let queued = (0..<3).map { ConversionEvent(name: "queued-\($0)", timestamp: Date(timeIntervalSince1970: 1_700_000_000 + Double($0))) }
         let importer = FoundImporter(
@@ -195,10 +196,7 @@ struct LaunchHistoryTests {
                 backendValues: ["distinctId": "vendor-7"], queuedEvents: queued, unreadableEvents: 1))
         let client = launch(store: store) { $0.previousSDKs = [importer] }
         let launched = await client.start()
-        guard case .existingUser(let previous) = launched.kind else {
-            Issue.record("not an existing user: \(launched.kind)")
-            return
-        }
+        let previous = try #require(launched.previousSDK)
         #expect(previous.installID == "vendor-7")
         #expect(previous.importedEvents == 3)
         #expect(previous.eventsNotImported == 1)
@@ -245,12 +243,7 @@ struct LaunchHistoryTests {
         let events = client.events()
         await client.start()
         #expect(await client.installOutcome().isAttributed)
-        client.handle(url("myapp://marker"))
-        var links: [String] = []
-        for await event in events {
-            if let link = event.link { links.append(link.path) }
-            if event.link?.path == "/marker" { break }
-        }
+        let links = await linkPaths(client, events)
         #expect(links == ["/marker"])
     }
 
@@ -259,10 +252,7 @@ struct LaunchHistoryTests {
         let store = InMemoryStore()
         let importer = FoundImporter(provider: "in-memory", found: SDKImport(sdk: PreviousSDK(provider: "in-memory", installID: "v")))
         let client = launch(store: store) { $0.previousSDKs = [importer] }
-        guard case .existingUser = await client.start().kind else {
-            Issue.record("not an existing user")
-            return
-        }
+        #expect(await client.start().previousSDK != nil)
         await client.clearData()
         backend.scriptInstall(.success(InstallMatch(attribution: .organic(installID: "new"), link: nil)))
         #expect(await client.start().kind == .firstInstall)
@@ -278,24 +268,12 @@ struct LaunchHistoryTests {
         await launch(build: "1", store: InMemoryStore(), historyStore: history, backend: InMemoryBackend(id: "old")).start()
         let reporting = ReportingBackend()
         reporting.inner.scriptInstall(.success(Self.attributed))
-        var device = StaticDeviceInfo.iPhone
-        device.appBuild = "2"
-        let client = makeClient(reporting, clock: clock, store: InMemoryStore()) {
-            $0.retryPolicy = .none
-            $0.deviceInfo = StaticDeviceInfo(device)
-            $0.processLaunch = UUID()
-            $0.launchHistoryStore = history
-        }
+        let client = launch(build: "2", store: InMemoryStore(), historyStore: history, backend: reporting)
         let events = client.events()
         #expect(await client.start().isExistingUser)
         #expect(reporting.inner.installMatchCount == 1)
         #expect(await client.installOutcome().attribution?.installID == "inst-1")
-        client.handle(url("myapp://marker"))
-        var links: [String] = []
-        for await event in events {
-            if let link = event.link { links.append(link.path) }
-            if event.link?.path == "/marker" { break }
-        }
+        let links = await linkPaths(client, events)
         #expect(links == ["/marker"])
     }
 

@@ -94,10 +94,7 @@ struct MigrationTests {
         let world = try await ShopWorld(.linkForty, sandbox: sandbox, phone: phone)
         let client = launch(world.backend, simulator: sandbox.simulator, store: InMemoryStore(), device: device)
         let launched = await client.start()
-        guard case .existingUser(let previous) = launched.kind else {
-            Issue.record("not an existing user: \(launched.kind)")
-            return
-        }
+        let previous = try #require(launched.previousSDK)
         #expect(previous.provider == .linkForty)
         #expect(previous.installID == "inst-from-sdk")
         #expect(previous.deferredLink?.shortCode == "p42")
@@ -125,10 +122,7 @@ struct MigrationTests {
         let world = try await ShopWorld(.dynalinks, sandbox: sandbox, phone: phone)
         let client = launch(world.backend, simulator: sandbox.simulator, store: InMemoryStore(), device: device)
         let launched = await client.start()
-        guard case .existingUser(let previous) = launched.kind else {
-            Issue.record("not an existing user: \(launched.kind)")
-            return
-        }
+        let previous = try #require(launched.previousSDK)
         #expect(previous.provider == .dynalinks)
         #expect(previous.deferredLink?.path == "/product/42")
         #expect(await client.installOutcome() == .existingUser(nil))
@@ -174,10 +168,7 @@ struct MigrationTests {
         let store = InMemoryStore()
         let client = launch(world.backend, simulator: sandbox.simulator, store: store, device: device)
         let launched = await client.start()
-        guard case .existingUser(let previous) = launched.kind else {
-            Issue.record("not an existing user: \(launched.kind)")
-            return
-        }
+        let previous = try #require(launched.previousSDK)
         #expect(previous.installID == "0192F1A2-0000-7000-8000-00000000D15C")
         #expect(previous.importedEvents == 2)
         #expect(previous.eventsNotImported == 1)
@@ -325,10 +316,7 @@ struct ImporterEdgeTests {
         let client = launch(world.backend, simulator: sandbox.simulator, store: InMemoryStore(), device: device) {
             $0.eventQueueCapacity = 10
         }
-        guard case .existingUser(let previous) = await client.start().kind else {
-            Issue.record("not an existing user")
-            return
-        }
+        let previous = try #require(await client.start().previousSDK)
         #expect(previous.importedEvents == 10)
         #expect(previous.eventsNotImported == 5)
         await client.flushEvents()

@@ -64,6 +64,15 @@ public struct AppLaunch: Sendable, Hashable, Codable {
     }
 }
 
+extension AppLaunch {
+    /// The previous SDK found on this launch: what ``Kind/existingUser(previousSDK:)`` carries,
+    /// else `nil`.
+    public var previousSDK: PreviousSDK? {
+        if case .existingUser(let previous) = kind { return previous }
+        return nil
+    }
+}
+
 extension AppLaunch.Kind: CustomStringConvertible {
     /// `first install`, `reinstall`, `update from 2.3.0 (230)`, `relaunch`, or
     /// `existing user of linkforty's SDK`.
