@@ -34,6 +34,8 @@ func makeClient(
     configuration.store = store
     configuration.deviceInfo = StaticDeviceInfo()
     configuration.transport = transport
+    // Tests never touch the machine's Keychain (on a Mac the default marker would).
+    configuration.installMarker = nil
     configure(&configuration)
     return DeepLinkClient(backend: backend, configuration: configuration)
 }

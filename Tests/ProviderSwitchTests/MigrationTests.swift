@@ -75,6 +75,7 @@ private func launch(
     configuration.previousSDKStorage = device.storage
     configuration.launchHistoryStore = history
     configuration.processLaunch = UUID()
+    configuration.installMarker = nil
     configure(&configuration)
     return DeepLinkClient(backend: backend, configuration: configuration)
 }
@@ -194,6 +195,25 @@ struct MigrationTests {
         #expect(paylisher.events.count == 3)
         #expect(device.snapshot() == before, "the vendor's data is left as it was")
         await next.shutdown()
+    }
+
+    @Test("before start(), launch() imports a Paylisher SDK user's queue and sends nothing; start() sends it")
+    func nothingBeforeStart() async throws {
+        let device = VendorDevice()
+        device.set(true, forKey: "paylisher_first_launch_has_launched")
+        try device.write(
+            #"{"event":"Queued","properties":{},"timestamp":"2026-01-02T10:00:00.000Z","uuid":"0192F1A2-1111-7000-8000-000000000001"}"#,
+            to: "paylisher.queueFolder/1767348000.0")
+        let sandbox = Sandbox(settings: ShopWorld.settings, clock: ManualClock())
+        let world = try await ShopWorld(.paylisher, sandbox: sandbox, phone: phone)
+        let client = launch(world.backend, simulator: sandbox.simulator, store: InMemoryStore(), device: device)
+        #expect(await client.launch().previousSDK?.importedEvents == 1)
+        #expect(await client.queuedEventCount == 1)
+        #expect(sandbox.simulator.requests.isEmpty)
+        await client.start()
+        await client.flushEvents()
+        #expect(sandbox.paylisher.events.map(\.event) == ["Queued"])
+        await client.shutdown()
     }
 
     @Test("an app that moves from LinkForty's SDK to LinkRelay with Paylisher: an existing user, no deferred link, the demo's story")

@@ -35,9 +35,9 @@ public struct KeychainInstallMarker: InstallMarker {
     /// The platform's marker: a ``KeychainInstallMarker`` on Apple platforms, `nil` elsewhere.
     public static var platformDefault: (any InstallMarker)? {
         #if canImport(Security)
-        KeychainInstallMarker()
+        return KeychainInstallMarker()
         #else
-        nil
+        return nil
         #endif
     }
 
