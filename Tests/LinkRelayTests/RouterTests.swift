@@ -144,7 +144,7 @@ struct RouterTests {
         #expect(
             router.patterns == [
                 "/products/new", "/products/:id/reviews/:reviewID", "/products/:id/reviews", "/campaigns/:slug/apply", "/help/:topic",
-                "/products/:id", "/products/:slug", "/orders/:orderID", "/sku/:code", "/help/*", "/products", "/wallet", "/search", "/",
+                "/products/:id", "/products/:slug", "/orders/:orderID", "/sku/:code", "/products", "/wallet", "/search", "/help/*", "/",
             ])
         // Declaration order decides between equals: the other way round, every product is a slug.
         let slugsFirst = try DeepLinkRouter<AppRoute> {
@@ -152,6 +152,38 @@ struct RouterTests {
             LinkRoute("/products/:id") { try .product($0.capture("id")) }
         }
         #expect(slugsFirst.route(.fixture(path: "/products/42")) == .productBySlug("42"))
+    }
+
+    @Test(
+        "an exact route beats a trailing wildcard that matches zero segments, in either declaration order",
+        arguments: [false, true])
+    func exactBeatsEmptyWildcard(_ wildcardFirst: Bool) throws {
+        let exact = LinkRoute<String>("/anything") { _ in "exact" }
+        let wildcard = LinkRoute<String>("/anything/*") { "wildcard \($0.rest)" }
+        let home = LinkRoute<String>("/") { _ in "home" }
+        let catchAll = LinkRoute<String>("/*") { "catch-all \($0.rest)" }
+        let router = try DeepLinkRouter<String>(routes: wildcardFirst ? [catchAll, wildcard, exact, home] : [home, exact, wildcard, catchAll])
+        #expect(router.route(.fixture(path: "/anything")) == "exact")
+        #expect(router.route(.fixture(path: "/anything/")) == "exact")
+        #expect(router.route(.fixture(path: "/anything/more")) == "wildcard [\"more\"]")
+        #expect(router.route(.fixture(path: "/")) == "home")
+        #expect(router.route(.fixture(path: "/elsewhere")) == "catch-all [\"elsewhere\"]")
+        #expect(router.patterns == ["/anything", "/anything/*", "/", "/*"])
+    }
+
+    @Test("dot segments are resolved before matching, as the web server at that URL would: '..' cannot reach past the root")
+    func dotSegments() throws {
+        let router = try Self.makeRouter()
+        #expect(router.route(.fixture(path: "/a/../products/42")) == .product(42))
+        #expect(router.route(.fixture(path: "/products/./42")) == .product(42))
+        #expect(router.route(.fixture(path: "/../../wallet")) == .wallet)
+        // The sign-in gate sees the same path: a link dressed as a product still needs sign-in.
+        #expect(router.requiresAuthentication(.fixture(path: "/products/../wallet")))
+        #expect(router.route(.fixture(path: "/products/42/..")) == .products)
+        // Through the real parser: Foundation keeps the dot segments; the router resolves them.
+        let parsed = try LinkParser.parse(url("https://go.acme.app/help/faq/../../products/7"))
+        #expect(parsed.pathSegments == ["help", "faq", "..", "..", "products", "7"])
+        #expect(router.route(parsed.deepLink(provider: "test", resolution: .server)) == .product(7))
     }
 
     @Test("case-sensitive routers compare literals exactly")
@@ -173,7 +205,7 @@ struct RouterTests {
         ["/products/:id", "products/:id/"],
         ["/Products/:id", "/products/:id"],
         ["/help/*", "//help/*"],
-        ["/a/*/b"], ["/a/:"], ["/a/:x/:x"], ["/a/b*"], ["/a/:id-x"],
+        ["/a/*/b"], ["/a/:"], ["/a/:x/:x"], ["/a/b*"], ["/a/:id-x"], ["/a/a:b"], ["/):object"], ["/x/b:"],
     ])
     func refused(_ patterns: [String]) {
         let error = #expect(throws: DeepLinkError.self) {

@@ -41,8 +41,14 @@ import Foundation
 /// 3. a web destination (`https://acme.com/products/42`): last, because it is usually the page
 ///    to show when the app is not installed, not a route.
 ///
+/// Dot segments are resolved first, as the web server at the link's URL resolves them:
+/// `/products/../wallet` is routed (and gated) as `/wallet`, and `..` never reaches past the
+/// root. ``DeepLink/pathSegments`` itself keeps them as Foundation parsed them.
+///
 /// **Precedence.** Patterns are compared segment by segment: a literal beats a capture, which
-/// beats a wildcard; then the order you declared them in. The first pattern that matches and
+/// beats a wildcard; a longer pattern beats its prefix, but an exact match beats a wildcard that
+/// matches nothing (`/anything` before `/anything/*`, `/` before `/*`); then the order you
+/// declared them in. The first pattern that matches and
 /// whose closure returns a route wins. A closure that throws, or a capture that does not convert
 /// (`:id` read as `Int` from `abc`), makes that pattern not match, and matching goes on.
 ///
@@ -185,12 +191,17 @@ public struct DeepLinkRouter<Route: Sendable>: Sendable {
 
     /// The segment lists to try, in order: an app-scheme destination's, the link's, a web
     /// destination's.
+    /// Dot segments are resolved first (`/a/../b` is `/b`), as the web server at that URL
+    /// resolves them, so a route and the sign-in gate see the path that would be served.
     private func candidateSegments(of link: DeepLink) -> [[String]] {
+        let own = RoutePattern.resolvingDotSegments(link.pathSegments)
         guard let destination = link.destination, let scheme = destination.scheme?.lowercased(),
-            let parsed = try? LinkParser.parse(destination), parsed.pathSegments != link.pathSegments
-        else { return [link.pathSegments] }
+            let parsed = try? LinkParser.parse(destination)
+        else { return [own] }
+        let other = RoutePattern.resolvingDotSegments(parsed.pathSegments)
+        guard other != own else { return [own] }
         let isWeb = scheme == "http" || scheme == "https"
-        return isWeb ? [link.pathSegments, parsed.pathSegments] : [parsed.pathSegments, link.pathSegments]
+        return isWeb ? [own, other] : [other, own]
     }
 
     /// Route `index`'s value for `segments`, or `nil` when its pattern does not match or its

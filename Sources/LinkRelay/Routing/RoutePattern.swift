@@ -23,7 +23,7 @@ struct RoutePattern: Sendable {
     ///
     /// - Throws: ``DeepLinkError`` `.invalidConfiguration` for a capture without a name, the
     ///   same capture name twice, a `*` that is not the last segment, or a segment that mixes
-    ///   `:` or `*` with other text.
+    ///   `:` or `*` with other text (a literal colon is written `%3A`), naming the segment.
     init(_ pattern: String, caseSensitive: Bool) throws {
         func invalid(_ reason: String) -> DeepLinkError {
             DeepLinkError(.invalidConfiguration, "The route '\(pattern)' is not a valid pattern: \(reason).")
@@ -46,6 +46,9 @@ struct RoutePattern: Sendable {
                 segments.append(.capture(name))
             } else {
                 guard !part.contains("*") else { throw invalid("'*' must be a segment of its own") }
+                guard !part.contains(":") else {
+                    throw invalid("the segment '\(part)' mixes ':' with other text; a capture is a whole segment, as in ':id' (write %3A for a literal colon)")
+                }
                 let literal = part.removingPercentEncoding ?? part
                 segments.append(.literal(caseSensitive ? literal : Self.fold(literal)))
             }
@@ -91,25 +94,40 @@ struct RoutePattern: Sendable {
         return (named, rest)
     }
 
-    /// Which of two patterns is tried first: segment by segment, a literal before a capture
-    /// before a wildcard; where one pattern is a prefix of the other, the longer one first
-    /// (`/help/faq` before `/help`, and a pattern's segments before a wildcard).
+    /// Which of two patterns is tried first, segment by segment: a literal, then a capture, then
+    /// the end of a pattern, then a wildcard. So a longer pattern goes before its prefix
+    /// (`/help/faq` and `/help/:topic` before `/help`), except that a pattern that ends where
+    /// the other goes on with a wildcard goes first (`/help` before `/help/*`, `/` before `/*`):
+    /// an exact match beats a wildcard that matches zero segments.
     static func compareSpecificity(_ left: RoutePattern, _ right: RoutePattern) -> ComparisonResult {
-        for (a, b) in zip(left.segments, right.segments) {
-            let rankA = rank(a), rankB = rank(b)
+        for index in 0..<max(left.segments.count, right.segments.count) {
+            let rankA = rank(left.segments, index), rankB = rank(right.segments, index)
             if rankA != rankB { return rankA < rankB ? .orderedAscending : .orderedDescending }
-        }
-        if left.segments.count != right.segments.count {
-            return left.segments.count > right.segments.count ? .orderedAscending : .orderedDescending
         }
         return .orderedSame
     }
 
-    private static func rank(_ segment: Segment) -> Int {
-        switch segment {
-        case .literal: 0
-        case .capture: 1
-        case .wildcard: 2
+    private static func rank(_ segments: [Segment], _ index: Int) -> Int {
+        guard index < segments.count else { return 2 }
+        switch segments[index] {
+        case .literal: return 0
+        case .capture: return 1
+        case .wildcard: return 3
         }
+    }
+
+    /// `segments` with dot segments resolved, as a web server resolves its path: `.` removed,
+    /// `..` removing the segment before it, never past the root.
+    static func resolvingDotSegments(_ segments: [String]) -> [String] {
+        guard segments.contains(where: { $0 == "." || $0 == ".." }) else { return segments }
+        var resolved: [String] = []
+        for segment in segments {
+            switch segment {
+            case ".": continue
+            case "..": if !resolved.isEmpty { resolved.removeLast() }
+            default: resolved.append(segment)
+            }
+        }
+        return resolved
     }
 }
