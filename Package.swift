@@ -61,7 +61,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkRelayTests",
-            dependencies: ["LinkRelay", "LinkRelayTesting"]
+            dependencies: ["LinkRelay", "LinkRelayTesting"],
+            exclude: ["Fixtures"]
         ),
         .target(
             name: "LinkRelayConformance",

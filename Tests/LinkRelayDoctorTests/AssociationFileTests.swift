@@ -24,7 +24,9 @@ struct AssociationFileTests {
         // The modern form: components in order, the first match decides.
         VerdictCase(file: "modern.json", link: "https://go.acme.app/k3m9x2qa/Xk9_2bQz", verdict: .opensApp(by: #"{"/": "/k3m9x2qa/*"}"#)),
         VerdictCase(file: "modern.json", link: "https://go.acme.app/k3m9x2qa/", verdict: .opensApp(by: #"{"/": "/k3m9x2qa/*"}"#)),
-        VerdictCase(file: "modern.json", link: "https://go.acme.app/k3m9x2qa", verdict: .noMatch),
+        // A trailing /* also matches the parent path, as Apple's matcher does.
+        VerdictCase(file: "modern.json", link: "https://go.acme.app/k3m9x2qa", verdict: .opensApp(by: #"{"/": "/k3m9x2qa/*"}"#)),
+        VerdictCase(file: "modern.json", link: "https://go.acme.app/k3m9x2qaX", verdict: .noMatch),
         VerdictCase(file: "modern.json", link: "https://go.acme.app/admin/users", verdict: .excluded(by: #"{"/": "/admin/*", "exclude": true}"#)),
         VerdictCase(file: "modern.json", link: "https://go.acme.app/buy/42?ref=mail", verdict: .opensApp(by: #"{"/": "/buy/*", "?": {"ref": "?*"}}"#)),
         VerdictCase(file: "modern.json", link: "https://go.acme.app/buy/42", verdict: .noMatch),

@@ -26,7 +26,7 @@ struct DoctorTests {
     func healthy() throws {
         let report = Doctor.run(try input())
         #expect(report.status == .pass, "\(report.checks.filter { $0.status != .pass })")
-        #expect(report.checks("aasa.link").map(\.message) == ["https://go.acme.app/k3m9x2qa/Xk9_2bQz opens the app (rule {\"/\": \"/k3m9x2qa/*\"})."])
+        #expect(report.checks("aasa.link").map(\.message) == ["https://go.acme.app/k3m9x2qa/Xk9_2bQz opens the app: matched component #2 of ABCDE12345.com.acme.shop, {\"/\": \"/k3m9x2qa/*\"}."])
         #expect(report.checks("entitlements.applinks").map(\.status) == [.pass])
         #expect(report.checks("info-plist.schemes").map(\.status) == [.pass])
         #expect(report.checks("backend.claims").count == 2)  // the universal link and acme://open
@@ -117,6 +117,71 @@ struct DoctorTests {
         #expect(redirected.redirect == "https://www.acme.app/.well-known/apple-app-site-association")
         input.fetch = redirected
         #expect(Doctor.run(input).checks("aasa.fetch").map(\.status) == [.failure])
+    }
+
+    /// Answers by path: 200 with `body` at `servedAt`, 404 elsewhere.
+    final class ServedAt: HTTPTransport {
+        let body: Data
+        let servedAt: String
+        let asked = Locked<[String]>([])
+        init(_ body: Data, at path: String) {
+            self.body = body
+            self.servedAt = path
+        }
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            asked.withLock { $0.append(request.url.path) }
+            return request.url.path == servedAt
+                ? HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body) : HTTPResponse(status: 404)
+        }
+    }
+
+    @Test("a file served only at the legacy root path is found and warned about; one over plain http fails")
+    func legacyRootAndHTTPS() async throws {
+        let body = try fixture("modern.json")
+        let root = ServedAt(body, at: "/apple-app-site-association")
+        let (data, report) = try await FetchReport.fetch(URL(string: "https://go.acme.app")!, over: root)
+        #expect(root.asked.withLock { $0 } == ["/.well-known/apple-app-site-association", "/apple-app-site-association"])
+        #expect(data == body)
+        #expect(report.fromLegacyRoot)
+        var input = try input()
+        input.fetch = report
+        let checks = Doctor.run(input)
+        #expect(checks.checks("aasa.location").map(\.status) == [.warning])
+        #expect(checks.checks("aasa.fetch").map(\.status) == [.pass])
+
+        let wellKnown = ServedAt(body, at: "/.well-known/apple-app-site-association")
+        let (_, direct) = try await FetchReport.fetch(URL(string: "https://go.acme.app")!, over: wellKnown)
+        #expect(!direct.fromLegacyRoot)
+        #expect(wellKnown.asked.withLock { $0.count } == 1)
+
+        input.fetch = FetchReport(url: URL(string: "http://go.acme.app/.well-known/apple-app-site-association")!, status: 200, contentType: "application/json", redirect: nil)
+        #expect(Doctor.run(input).checks("aasa.fetch").map(\.status).contains(.failure))
+    }
+
+    @Test("what iOS ignores or refuses in the file is reported; the app is found by its bundle ID alone")
+    func structureFindings() throws {
+        var input = try input()
+        input.associationFile = Data(
+            #"{"applinks": {"apps": ["x"], "details": [{"appIDs": ["ABCDE12345.com.acme.shop"], "components": [{"/": "/k3m9x2qa/*", "exlude": true}]}]}}"#.utf8)
+        let report = Doctor.run(input)
+        #expect(report.checks("aasa.structure").map(\.status) == [.failure, .warning])
+        #expect(report.status == .failure)
+        // The bundle ID alone finds the app under any team.
+        input.appID = "com.acme.shop"
+        input.associationFile = try fixture("modern.json")
+        let byBundle = Doctor.run(input)
+        #expect(byBundle.checks("aasa.app-id").map(\.status) == [.pass])
+        #expect(byBundle.checks("aasa.app-id").first?.message.contains("as ABCDE12345.com.acme.shop") == true)
+        #expect(byBundle.checks("aasa.link").map(\.status) == [.pass])
+    }
+
+    @Test("a file over 100 KB but within Apple's 128 KB limit is a warning")
+    func nearTheLimit() throws {
+        var data = try fixture("modern.json")
+        data.append(Data(repeating: UInt8(ascii: " "), count: AssociationFile.recommendedSize))
+        var input = try input()
+        input.associationFile = data
+        #expect(Doctor.run(input).checks("aasa.size").map(\.status) == [.warning])
     }
 
     @Test("an oversized file fails the size check")

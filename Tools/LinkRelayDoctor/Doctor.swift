@@ -74,25 +74,37 @@ public struct FetchReport: Sendable, Equatable {
     public var contentType: String?
     /// Where a redirect pointed, when the server answered with one.
     public var redirect: String?
+    /// Whether the file came from the legacy root path (`/apple-app-site-association`) because
+    /// `/.well-known/` did not serve it.
+    public var fromLegacyRoot: Bool
 
-    public init(url: URL, status: Int, contentType: String?, redirect: String?) {
+    public init(url: URL, status: Int, contentType: String?, redirect: String?, fromLegacyRoot: Bool = false) {
         self.url = url
         self.status = status
         self.contentType = contentType
         self.redirect = redirect
+        self.fromLegacyRoot = fromLegacyRoot
     }
 }
 
 extension FetchReport {
     /// Fetches an association file: from the URL as given, or for a bare domain
-    /// (`https://go.acme.app`) from `/.well-known/apple-app-site-association`. Redirects are
-    /// reported, not followed further than `transport` does (``URLSessionTransport`` follows
-    /// only same-origin ones).
+    /// (`https://go.acme.app`) from `/.well-known/apple-app-site-association`, and when that
+    /// does not answer 200, from the legacy root path `/apple-app-site-association` (reported:
+    /// iOS 13 and later read only `/.well-known/`). Redirects are reported, not followed further
+    /// than `transport` does (``URLSessionTransport`` follows only same-origin ones).
     ///
     /// - Throws: the transport's error when nothing answered.
     public static func fetch(_ url: URL, over transport: any HTTPTransport) async throws -> (Data, FetchReport) {
-        let target = url.path.isEmpty || url.path == "/" ? url.appendingPathComponent(".well-known/apple-app-site-association") : url
+        let bare = url.path.isEmpty || url.path == "/"
+        let target = bare ? url.appendingPathComponent(".well-known/apple-app-site-association") : url
         let response = try await transport.send(HTTPRequest(method: .get, url: target))
+        if bare, response.status != 200 {
+            let root = url.appendingPathComponent("apple-app-site-association")
+            if let legacy = try? await transport.send(HTTPRequest(method: .get, url: root)), legacy.status == 200 {
+                return (legacy.body, FetchReport(url: root, status: 200, contentType: legacy.headers["Content-Type"], redirect: nil, fromLegacyRoot: true))
+            }
+        }
         let redirect = (300..<400).contains(response.status) ? response.headers["Location"] ?? "an unnamed location" : nil
         return (response.body, FetchReport(url: target, status: response.status, contentType: response.headers["Content-Type"], redirect: redirect))
     }
@@ -226,6 +238,12 @@ public enum Doctor {
     }
 
     private static func checkFetch(_ fetch: FetchReport, _ add: (String, Check.Status, String, String?) -> Void) {
+        if fetch.url.scheme?.lowercased() != "https" {
+            add("aasa.fetch", .failure, "The file was fetched over \(fetch.url.scheme ?? "no scheme"); Apple fetches it only over HTTPS.", "Serve it at https://<domain>/.well-known/apple-app-site-association.")
+        }
+        if fetch.fromLegacyRoot {
+            add("aasa.location", .warning, "/.well-known/apple-app-site-association did not answer; the file was found only at the legacy root path \(fetch.url.path).", "Serve it at /.well-known/apple-app-site-association: iOS 13 and later read only that path.")
+        }
         if fetch.url.path.hasSuffix(".json") {
             add("aasa.fetch", .failure, "The file was fetched from a path ending in .json.", "Serve it at /.well-known/apple-app-site-association, with no extension.")
         }
@@ -247,12 +265,15 @@ public enum Doctor {
     ) {
         let size = data.count
         add(
-            "aasa.size", size <= AssociationFile.maximumSize ? .pass : .failure,
+            "aasa.size", size <= AssociationFile.maximumSize ? (size <= AssociationFile.recommendedSize ? .pass : .warning) : .failure,
             "The file is \(size) bytes (Apple's limit: \(AssociationFile.maximumSize)).", "Shorten it: merge rules with wildcards, drop unused app ids.")
         let file: AssociationFile
         do {
             file = try AssociationFile(data: data)
             add("aasa.json", .pass, "The file is valid JSON with applinks.details.", nil)
+            for finding in file.findings {
+                add("aasa.structure", finding.status, finding.message, finding.fix)
+            }
         } catch {
             add("aasa.json", .failure, "\(error)", "Serve plain JSON of the form {\"applinks\": {\"details\": [{\"appIDs\": [\"\(appID)\"], \"components\": [{\"/\": \"/*\"}]}]}}.")
             return
@@ -264,8 +285,11 @@ public enum Doctor {
                 "Add \"\(appID)\" to applinks.details[].appIDs (your provider's dashboard usually has a field for the team and bundle id).")
             return
         }
-        add("aasa.app-id", .pass, "The file lists \(appID) with \(rules.count) rule\(rules.count == 1 ? "" : "s").", nil)
-        if file.details.contains(where: { $0.isLegacy && $0.appIDs.contains(appID) }) {
+        let listedAs = file.details.flatMap(\.appIDs).filter { AssociationFile.appID($0, isApp: appID) }
+        add(
+            "aasa.app-id", .pass,
+            "The file lists \(listedAs == [appID] ? appID : "\(appID) as \(listedAs.joined(separator: ", "))") with \(rules.count) rule\(rules.count == 1 ? "" : "s").", nil)
+        if file.details.contains(where: { $0.isLegacy && $0.appIDs.contains { AssociationFile.appID($0, isApp: appID) } }) {
             add("aasa.form", .warning, "The entry for \(appID) uses the legacy \"paths\" form.", "Use \"appIDs\" and \"components\" (iOS 13 and later); keep \"paths\" only for iOS 12.")
             if !file.hasAppsKey {
                 add("aasa.form", .warning, "The legacy form needs \"apps\": [] in applinks for iOS 12 and earlier.", "Add \"apps\": [] to applinks.")
@@ -275,11 +299,13 @@ public enum Doctor {
             add("aasa.domain", .warning, "The file came from \(host), which the backend does not claim.", "Check the file of the domain your links use: \(claims.domains.joined(separator: ", ")).")
         }
         for link in links {
-            switch file.verdict(for: link, appID: appID) {
-            case .opensApp(let rule):
-                add("aasa.link", .pass, "\(link.absoluteString) opens the app (rule \(rule)).", nil)
-            case .excluded(let rule):
-                add("aasa.link", .failure, "\(link.absoluteString) is excluded by rule \(rule): it opens Safari.", "Remove or narrow that exclude rule, or move it after the rule that should match.")
+            let decision = file.decision(for: link, appID: appID)
+            let rule = decision.rule.map { "\($0.place), \($0.written)" } ?? ""
+            switch decision.verdict {
+            case .opensApp:
+                add("aasa.link", .pass, "\(link.absoluteString) opens the app: matched \(rule).", nil)
+            case .excluded:
+                add("aasa.link", .failure, "\(link.absoluteString) is excluded by \(rule): it opens Safari.", "Remove or narrow that exclude rule, or move it after the rule that should match.")
             case .noMatch:
                 add("aasa.link", .failure, "No rule matches \(link.absoluteString): it opens Safari.", "Add a component such as {\"/\": \"\(link.path.isEmpty ? "/" : "/*")\"} for \(appID).")
             case .appNotListed:
