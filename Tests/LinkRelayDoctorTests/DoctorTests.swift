@@ -175,22 +175,15 @@ struct DoctorTests {
         #expect(byBundle.checks("aasa.link").map(\.status) == [.pass])
     }
 
-    @Test("a file over 100 KB but within Apple's 128 KB limit is a warning")
-    func nearTheLimit() throws {
+    @Test(
+        "the size: over 100 KB a warning, over Apple's 128 KB limit a failure",
+        arguments: [(AssociationFile.recommendedSize, Check.Status.warning), (AssociationFile.maximumSize, .failure)])
+    func size(_ padding: Int, _ status: Check.Status) throws {
         var data = try fixture("modern.json")
-        data.append(Data(repeating: UInt8(ascii: " "), count: AssociationFile.recommendedSize))
+        data.append(Data(repeating: UInt8(ascii: " "), count: padding))
         var input = try input()
         input.associationFile = data
-        #expect(Doctor.run(input).checks("aasa.size").map(\.status) == [.warning])
-    }
-
-    @Test("an oversized file fails the size check")
-    func oversized() throws {
-        var data = try fixture("modern.json")
-        data.append(Data(repeating: UInt8(ascii: " "), count: AssociationFile.maximumSize))
-        var input = try input()
-        input.associationFile = data
-        #expect(Doctor.run(input).checks("aasa.size").map(\.status) == [.failure])
+        #expect(Doctor.run(input).checks("aasa.size").map(\.status) == [status])
     }
 
     @Test("each provider's typical link is claimed by its adapter", arguments: ["linkforty", "limelink", "dynalinks", "paylisher", "local"])
