@@ -189,7 +189,7 @@ public struct LimeLinkBackend: EventObservingBackend {
 
     /// After a link LimeLink resolved was delivered: `POST api/v1/stats/event`, `first_run` for
     /// the install's first, `rerun` after. Failures are logged and change nothing else.
-    public func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async {
+    public func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async throws {
         guard case .link(let link) = event, link.provider == id, link.origin != .deferred, link.resolution == .server, let uri = link.destination else {
             return
         }
@@ -200,15 +200,16 @@ public struct LimeLinkBackend: EventObservingBackend {
         let request = HTTPRequest(
             method: .post, url: LimeLinkEndpoints.stats(base: configuration.apiBaseURL), headers: LimeLinkEndpoints.jsonHeaders,
             body: data)
+        let response: HTTPResponse
         do {
-            let response = try await context.transport.send(request)
-            guard response.status == 200 else {
-                context.logger.info("LimeLink answered \(response.status) to the stats event; it is not sent again.")
-                return
-            }
-            if firstRun { context.storage.set(true, forKey: Self.firstRunSentKey) }
+            response = try await context.transport.send(request)
         } catch {
-            context.logger.info("The LimeLink stats event was not sent (\(DeepLinkError.wrapping(error, as: .network, "stats failed").code)).")
+            throw DeepLinkError.wrapping(error, as: .network, "The LimeLink stats event was not sent.", backend: id)
         }
+        // Not sent again, as LimeLink's SDK does; a 401 or 403 reaches the app as a rejected key.
+        guard response.status == 200 else {
+            throw response.serverError("LimeLink answered \(response.status) to the stats event; it is not sent again.", backend: id, now: context.clock.currentDate)
+        }
+        if firstRun { context.storage.set(true, forKey: Self.firstRunSentKey) }
     }
 }

@@ -42,6 +42,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, E
         var install: Result<InstallMatch, DeepLinkError> = .success(.organic())
         var installDelay: TimeInterval = 0
         var sendResult: Result<Void, DeepLinkError> = .success(())
+        var linkCreationFailure: DeepLinkError?
         var calls: [Call] = []
         var contexts: [BackendContext] = []
         var observed: [DeepLinkEvent] = []
@@ -89,6 +90,11 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, E
             $0.install = result
             $0.installDelay = delay
         }
+    }
+
+    /// Link creation fails with `failure` from now on (`nil`: links are made again).
+    public func scriptLinkCreation(_ failure: DeepLinkError?) {
+        state.withLock { $0.linkCreationFailure = failure }
     }
 
     /// Sending an event gives `result` from now on.
@@ -176,11 +182,12 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, E
     }
 
     public func createLink(_ request: LinkRequest, context: BackendContext) async throws -> CreatedLink {
-        let host = state.withLock { state in
+        let (host, failure) = state.withLock { state in
             state.calls.append(.createLink(request))
             state.contexts.append(context)
-            return hosts.sorted().first ?? "links.example.com"
+            return (hosts.sorted().first ?? "links.example.com", state.linkCreationFailure)
         }
+        if let failure { throw failure }
         let code = request.customCode ?? String(UUID().uuidString.prefix(8)).lowercased()
         guard let url = URL(string: "https://\(host)/\(code)") else {
             throw DeepLinkError(.invalidArgument, "The custom code cannot be part of a URL.", backend: id)

@@ -318,8 +318,8 @@ struct LimeLinkDeferredTests {
         let delivered = DeepLink(
             url: url("https://limelink.org/api/v1/app/dynamic_link/prod-789"), origin: .universalLink, provider: .limeLink,
             resolution: .server, destination: url("https://shop.example.com/p/789/reviews"), pathSegments: [])
-        await harness.backend.didPublish(.link(delivered), at: Date(), context: harness.context)
-        await harness.backend.didPublish(.link(delivered), at: Date(), context: harness.context)
+        try await harness.backend.didPublish(.link(delivered), at: Date(), context: harness.context)
+        try await harness.backend.didPublish(.link(delivered), at: Date(), context: harness.context)
         let bodies = try harness.transport.requests.map { try JSONDecoder().decode(LimeLinkStatsRequest.self, from: #require($0.body)) }
         #expect(bodies == [
             LimeLinkStatsRequest(privateKey: apiKey, suffix: "p", handle: "reviews", eventType: "first_run", operatingSystem: "ios"),
@@ -342,11 +342,14 @@ struct LimeLinkDeferredTests {
         deferred.destination = url("myapp://p/1")
         var local = base
         local.resolution = .local(.timedOut)
-        for link in [base, deferred, local] { await harness.backend.didPublish(.link(link), at: Date(), context: harness.context) }
+        for link in [base, deferred, local] { try await harness.backend.didPublish(.link(link), at: Date(), context: harness.context) }
         #expect(harness.transport.requests.isEmpty)
         var failing = base
         failing.destination = url("myapp://p/1")
-        await harness.backend.didPublish(.link(failing), at: Date(), context: harness.context)
+        let error = await #expect(throws: DeepLinkError.self) {
+            try await harness.backend.didPublish(.link(failing), at: Date(), context: harness.context)
+        }
+        #expect(error?.status == 500)
         #expect(harness.transport.requests.count == 1)
         #expect(harness.store.keys.isEmpty)  // first_run is still owed
     }

@@ -99,8 +99,10 @@ public protocol EventObservingBackend: DeepLinkBackend {
     /// each cut off after ``DeepLinkClient/Configuration/requestTimeout``: nothing a backend does
     /// here can delay or undo what the app receives. `date` is when the event was published (the
     /// call may come later). Events of the backend's own go into the client's queue through
-    /// ``BackendContext/enqueueEvent``.
-    func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async
+    /// ``BackendContext/enqueueEvent``. Throw a ``DeepLinkError`` when the provider refused a
+    /// report (a 401 or 403 then reaches the app as a rejected API key); it is logged, never
+    /// retried.
+    func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async throws
 }
 
 /// A backend that reports ``ConversionEvent``s to its provider.

@@ -82,14 +82,14 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventOb
 
     /// Tells the backend a link came from (its ``DeepLink/provider``); everything else goes to
     /// the primary.
-    public func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async {
+    public func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async throws {
         let provider: BackendID? =
             switch event {
             case .link(let link), .authenticationRequired(let link), .pendingLinkDropped(let link, _): link.provider
             case .install, .failure: nil
             }
         let owner = provider.flatMap { id in ([primary] + others).first { $0.id == id } } ?? primary
-        await (owner as? any EventObservingBackend)?.didPublish(event, at: date, context: context)
+        try await (owner as? any EventObservingBackend)?.didPublish(event, at: date, context: context)
     }
 
     public func send(_ event: ConversionEvent, context: BackendContext) async throws {

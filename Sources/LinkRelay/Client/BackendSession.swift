@@ -10,6 +10,8 @@ struct BackendSession: Sendable {
     var device: DeviceInfo?
     var externalUserID: String?
     var sessionAttribution: Campaign?
+    /// Whether a rejected API key was reported (once per client; a clear keeps it).
+    var credentialsRejectionReported = false
 
     /// Forgets the user and the session's campaign (``DeepLinkClient/clearData()``); the store,
     /// transport and device stay.

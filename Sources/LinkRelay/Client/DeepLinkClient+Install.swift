@@ -181,6 +181,7 @@ extension DeepLinkClient {
         case .failed(let error):
             let failure = error.redacted(by: redactor)
             logger.warning("The install match failed: \(failure.description)")
+            reportIfCredentialsRejected(failure, during: "Asking for the install match")
             record.lastFailure = failure
             saveInstallRecord(record)
             decide(.failed(failure), publish: true)

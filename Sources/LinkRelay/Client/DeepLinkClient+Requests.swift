@@ -22,13 +22,38 @@ extension DeepLinkClient {
         let clock = self.clock
         let logger = self.logger
         let backendID = backend.id
-        return try await withDeadline(
-            deadline, on: clock,
-            timeoutError: {
-                DeepLinkError(.timedOut, "\(what) missed its deadline.", backend: backendID, url: url)
-            },
-            operation: {
-                try await retryPolicy.run(clock: clock, logger: logger, what: what) { try await call(context) }
-            })
+        do {
+            return try await withDeadline(
+                deadline, on: clock,
+                timeoutError: {
+                    DeepLinkError(.timedOut, "\(what) missed its deadline.", backend: backendID, url: url)
+                },
+                operation: {
+                    try await retryPolicy.run(clock: clock, logger: logger, what: what) { try await call(context) }
+                })
+        } catch {
+            reportIfCredentialsRejected(error, during: what)
+            throw error
+        }
+    }
+
+    /// When a provider answered 401 or 403, it rejected the API key (or the key's
+    /// permissions): whatever the call (the install match, a resolution, events, link
+    /// creation, an event report), the app hears it once per client as a `.failure` event that
+    /// says so, and the log as a warning. The call's own error goes its usual way too.
+    func reportIfCredentialsRejected(_ error: any Error, during what: String) {
+        guard let error = error as? DeepLinkError, let status = error.status ?? error.code.serverStatus, status == 401 || status == 403,
+            !session.credentialsRejectionReported
+        else { return }
+        session.credentialsRejectionReported = true
+        let provider = error.backend ?? backend.id
+        let failure = DeepLinkError(
+            error.code,
+            "The provider rejected the API key: \(provider) answered \(status) while \(what.prefix(1).lowercased() + what.dropFirst()). "
+                + "Check the key (and its permissions) in the backend's configuration.",
+            backend: provider, status: status, url: error.url
+        ).redacted(by: redactor)
+        logger.warning(failure.message)
+        publish(.failure(failure))
     }
 }

@@ -167,9 +167,10 @@ public actor DeepLinkClient {
             try await withDeadline(
                 clock.uptime + timeout, on: clock,
                 timeoutError: { DeepLinkError(.timedOut, "The backend took longer than \(timeout) s to take in an event.") },
-                operation: { await backend.didPublish(event, at: date, context: context) })
+                operation: { try await backend.didPublish(event, at: date, context: context) })
         } catch {
-            logger.info("The backend did not finish taking in a published event: \(error)")
+            logger.info("The backend did not take in a published event: \(error)")
+            reportIfCredentialsRejected(error, during: "Reporting an event to the provider")
         }
     }
 

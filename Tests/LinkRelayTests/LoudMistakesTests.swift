@@ -1,0 +1,73 @@
+import Foundation
+import LinkRelayTesting
+import Testing
+
+@testable import LinkRelay
+
+@Suite("Mistakes are loud", .timeLimit(.minutes(1)))
+struct LoudMistakesTests {
+    let clock = ManualClock()
+
+    /// The failures published until a marker link is delivered.
+    func failures(_ client: DeepLinkClient, _ events: AsyncStream<DeepLinkEvent>) async -> [DeepLinkError] {
+        client.handle(url("myapp://marker"))
+        var failures: [DeepLinkError] = []
+        for await event in events {
+            if case .failure(let error) = event { failures.append(error) }
+            if event.link?.path == "/marker" { break }
+        }
+        return failures
+    }
+
+    static let rejected = DeepLinkError(.server(status: 401), "in-memory answered 401.", backend: "in-memory", status: 401)
+    static let forbidden = DeepLinkError(.server(status: 403), "in-memory answered 403.", backend: "in-memory", status: 403)
+
+    @Test("a 401 or 403 from any call reaches the app once per client as a failure naming the API key, and the log as a warning")
+    func rejectedKey() async throws {
+        let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"])
+        backend.script(url("https://go.acme.app/a"), .failure(Self.rejected))
+        backend.script(url("https://go.acme.app/b"), .failure(Self.forbidden))
+        backend.script(url("myapp://marker"), .parsed)
+        let logs = LogCollector()
+        let client = makeClient(backend, clock: clock) {
+            $0.retryPolicy = .none
+            $0.logSink = logs.sink
+        }
+        let events = client.events()
+        client.handle(url("https://go.acme.app/a"))
+        client.handle(url("https://go.acme.app/b"))
+        let published = await failures(client, events)
+        let keyFailures = published.filter { $0.message.contains("rejected the API key") }
+        #expect(keyFailures.count == 1, "\(published.map(\.message))")
+        #expect(keyFailures.first?.status == 401)
+        #expect(keyFailures.first?.message.contains("resolving the link") == true)
+        #expect(logs.lines.filter { $0.contains("rejected the API key") }.count == 1)
+    }
+
+    @Test(
+        "every kind of call: the install match, events, link creation",
+        arguments: ["install", "events", "link"])
+    func everyCall(_ call: String) async throws {
+        let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"])
+        backend.script(url("myapp://marker"), .parsed)
+        let client = makeClient(backend, clock: clock) { $0.retryPolicy = .none }
+        let events = client.events()
+        switch call {
+        case "install":
+            backend.scriptInstall(.failure(Self.forbidden))
+            await client.start()
+        case "events":
+            backend.scriptInstall(.success(InstallMatch(attribution: .organic(), link: nil)))
+            backend.scriptEventSending(.failure(Self.rejected))
+            await client.start()
+            try await client.track("signup")
+            await client.flushEvents()
+        default:
+            backend.scriptInstall(.success(InstallMatch(attribution: .organic(), link: nil)))
+            backend.scriptLinkCreation(Self.rejected)
+            _ = try? await client.createLink(LinkRequest(deepLinkPath: "/x"))
+        }
+        let keyFailures = await failures(client, events).filter { $0.message.contains("rejected the API key") }
+        #expect(keyFailures.count == 1)
+    }
+}
