@@ -3,6 +3,7 @@
 // again on the same store.
 //
 //     CrashHelper <store folder> <run number> [<count>]
+//     CrashHelper --default-log
 //
 // With a count it tracks that many events and exits with status 0 (two of them at once share
 // a store in the two-process test).
@@ -20,6 +21,18 @@ import LinkRelayPaylisher
 #endif
 
 let arguments = CommandLine.arguments
+// `CrashHelper --default-log`: writes an info line and a warning through the default log sink
+// of a configuration nobody set up, for the test of what a new user sees.
+if arguments.count == 2, arguments[1] == "--default-log" {
+    let logger = LinkRelayLogger(sink: DeepLinkClient.Configuration().logSink)
+    logger.info("an info line nobody asked for")
+    logger.warning("a warning a new user must see")
+    var debugging = DeepLinkClient.Configuration()
+    debugging.enableDebugLogging()
+    LinkRelayLogger(sink: debugging.logSink).debug("a debug line once debugging is on")
+    LinkRelayLogger(sink: .console(minimumLevel: .info)).info("a console line")
+    exit(0)
+}
 guard arguments.count == 3 || arguments.count == 4, let run = Int(arguments[2]) else {
     FileHandle.standardError.write(Data("usage: CrashHelper <store folder> <run number> [<count>]\n".utf8))
     exit(64)

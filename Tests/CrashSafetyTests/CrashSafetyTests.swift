@@ -71,6 +71,26 @@ final class CrashSafetyTests: XCTestCase {
 
     /// An app and its extension share one store (an App Group container): two processes
     /// track 200 events each into the same folder at the same time, then a third sends them.
+    /// A new user's app, with no log sink set: warnings reach standard error (on Apple platforms,
+    /// unified logging), info lines do not; the debug switch and the console sink.
+    func testTheDefaultLogShowsWarnings() throws {
+        let process = Process()
+        process.executableURL = try Self.helperExecutable()
+        process.arguments = ["--default-log"]
+        let errors = Pipe()
+        let output = Pipe()
+        process.standardError = errors
+        process.standardOutput = output
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        // enableDebugLogging() shows debug lines in the same place; .console() prints.
+        XCTAssertEqual(stderr, "[LinkRelay] warning: a warning a new user must see\n[LinkRelay] debug: a debug line once debugging is on\n")
+        XCTAssertEqual(stdout, "[LinkRelay] info: a console line\n")
+    }
+
     func testTwoProcessesShareAStore() async throws {
         let helper = try Self.helperExecutable()
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-shared-\(UUID().uuidString)")

@@ -6,7 +6,7 @@ extension DeepLinkClient {
     /// ```swift
     /// var configuration = DeepLinkClient.Configuration()
     /// configuration.authenticationRequiredPaths = ["wallet", "account/settings"]
-    /// configuration.logSink = .standardError(minimumLevel: .debug)
+    /// configuration.enableDebugLogging()
     /// let client = DeepLinkClient(backend: backend, configuration: configuration)
     /// ```
     ///
@@ -67,8 +67,17 @@ extension DeepLinkClient {
         /// can do by tapping. At least 1. Default 1,000.
         public var linkBufferLimit: Int = 1000
 
-        /// Where log lines go. Default: nowhere.
-        public var logSink: LogSink = .silent
+        /// Where log lines go. Default: the platform's log at `.warning`
+        /// (``LogSink/platform(minimumLevel:)``: unified logging on Apple platforms, standard
+        /// error elsewhere), so a misconfiguration shows. ``LogSink/silent`` turns it off;
+        /// ``enableDebugLogging()`` shows everything.
+        public var logSink: LogSink = .platform()
+
+        /// Shows every log line, debug included, in the platform's log: the one-line switch
+        /// while you integrate. Equivalent to `logSink = .platform(minimumLevel: .debug)`.
+        public mutating func enableDebugLogging() {
+            logSink = .platform(minimumLevel: .debug)
+        }
 
         /// The HTTP transport backends send through. `nil` (the default) means a
         /// ``URLSessionTransport``, created on first use.

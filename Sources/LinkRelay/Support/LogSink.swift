@@ -1,11 +1,25 @@
 import Foundation
 
-/// Where LinkRelay's log lines go. Silent unless you set one on the configuration.
+#if canImport(os)
+import os
+#endif
+
+/// Where LinkRelay's log lines go.
+///
+/// The default (``platform(minimumLevel:)``) shows warnings and errors where a developer looks:
+/// on Apple platforms unified logging (`os.Logger`, subsystem `dev.linkrelay`: Xcode's console
+/// and Console.app), elsewhere standard error. One line turns on everything:
 ///
 /// ```swift
 /// var configuration = DeepLinkClient.Configuration()
+/// configuration.enableDebugLogging()                 // or: configuration.logSink = .console()
+/// ```
+///
+/// Or pass the lines to your own logger, or turn them off with ``silent``:
+///
+/// ```swift
 /// configuration.logSink = LogSink(minimumLevel: .info) { record in
-///     os_log("%{public}@", record.message)   // or print, or your logger
+///     myLogger.log("\(record.level): \(record.message)")
 /// }
 /// ```
 ///
@@ -36,6 +50,9 @@ public struct LogSink: Sendable {
         public var message: String
         /// The backend the line concerns, if any.
         public var backend: BackendID?
+
+        /// `[LinkRelay] level: message`, with a newline.
+        var line: String { "[LinkRelay] \(level): \(message)\n" }
     }
 
     /// Lines below this level are not written.
@@ -53,16 +70,52 @@ public struct LogSink: Sendable {
         self.write = nil
     }
 
-    /// Writes nothing. The default.
+    /// Writes nothing.
     public static let silent = LogSink()
+
+    /// The platform's log: on Apple platforms ``unifiedLogging(subsystem:minimumLevel:)``,
+    /// elsewhere ``standardError(minimumLevel:)``. The configuration's default, at `.warning`.
+    public static func platform(minimumLevel: Level = .warning) -> LogSink {
+        #if canImport(os)
+        return unifiedLogging(minimumLevel: minimumLevel)
+        #else
+        return standardError(minimumLevel: minimumLevel)
+        #endif
+    }
 
     /// Writes `[LinkRelay] level: message` lines to standard error.
     public static func standardError(minimumLevel: Level = .info) -> LogSink {
         LogSink(minimumLevel: minimumLevel) { record in
-            let line = "[LinkRelay] \(record.level): \(record.message)\n"
-            FileHandle.standardError.write(Data(line.utf8))
+            FileHandle.standardError.write(Data(record.line.utf8))
         }
     }
+
+    /// Prints `[LinkRelay] level: message` lines to standard output, as `print` does: what
+    /// Xcode's console shows while debugging.
+    public static func console(minimumLevel: Level = .debug) -> LogSink {
+        LogSink(minimumLevel: minimumLevel) { record in
+            FileHandle.standardOutput.write(Data(record.line.utf8))
+        }
+    }
+
+    #if canImport(os)
+    /// Writes to unified logging (`os.Logger`): subsystem `subsystem`, category the backend's
+    /// id (or `client`). Debug lines are `.debug`, info `.info`, warnings `.default`, errors
+    /// `.error`. Messages are already redacted, so they are logged as public.
+    public static func unifiedLogging(subsystem: String = "dev.linkrelay", minimumLevel: Level = .warning) -> LogSink {
+        LogSink(minimumLevel: minimumLevel) { record in
+            let logger = Logger(subsystem: subsystem, category: record.backend?.rawValue ?? "client")
+            let type: OSLogType =
+                switch record.level {
+                case .debug: .debug
+                case .info: .info
+                case .warning: .default
+                case .error: .error
+                }
+            logger.log(level: type, "\(record.message, privacy: .public)")
+        }
+    }
+    #endif
 
     func accepts(_ level: Level) -> Bool {
         write != nil && level >= minimumLevel
