@@ -70,4 +70,25 @@ struct LoudMistakesTests {
         let keyFailures = await failures(client, events).filter { $0.message.contains("rejected the API key") }
         #expect(keyFailures.count == 1)
     }
+
+    @Test("installOutcome() before start() says why it waits; currentInstallOutcome reads without waiting")
+    func outcomeBeforeStart() async throws {
+        let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"])
+        backend.scriptInstall(.success(InstallMatch(attribution: .organic(installID: "i"), link: nil)))
+        let logs = LogCollector()
+        let client = makeClient(backend, clock: clock) {
+            $0.retryPolicy = .none
+            $0.logSink = logs.sink
+        }
+        #expect(await client.currentInstallOutcome == nil)
+        let waiting = Task { await client.installOutcome() }
+        // The waiter's reminder is a timer on the client's clock.
+        await clock.waitForSleepers(count: 1, dueAtOrAfter: DeepLinkClient.outcomeWaitWarningDelay)
+        clock.advance(by: DeepLinkClient.outcomeWaitWarningDelay)
+        await logs.waitForLine(containing: "start() has not been called")
+        #expect(logs.lines.filter { $0.contains("start() has not been called") }.count == 1)
+        await client.start()
+        #expect(await waiting.value == .organic(.organic(installID: "i")))
+        #expect(await client.currentInstallOutcome == .organic(.organic(installID: "i")))
+    }
 }

@@ -43,12 +43,27 @@ func makeClient(
 /// Collects log lines for assertions.
 final class LogCollector: Sendable {
     private let records = Locked<[LogSink.Record]>([])
+    private let waiters = ConditionWaiters()
 
     var sink: LogSink {
-        LogSink(minimumLevel: .debug) { [records] record in records.withLock { $0.append(record) } }
+        LogSink(minimumLevel: .debug) { [records, waiters] record in
+            let count = records.withLock { records in
+                records.append(record)
+                return records.count
+            }
+            waiters.update(count)
+        }
     }
 
     var lines: [String] { records.withLock { $0.map(\.message) } }
+
+    /// Returns once a line containing `text` was written (no sleeping: each new line wakes it).
+    func waitForLine(containing text: String) async {
+        while !lines.contains(where: { $0.contains(text) }) {
+            let seen = records.withLock { $0.count }
+            await waiters.wait(until: seen + 1) { [records] in records.withLock { $0.count } }
+        }
+    }
 }
 
 /// A backend whose resolutions hang, without a timer on any clock, until they are cancelled

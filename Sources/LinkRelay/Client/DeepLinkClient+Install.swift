@@ -36,9 +36,15 @@ extension DeepLinkClient {
     /// returns the late result from then on. If the calling task is cancelled while waiting,
     /// the result is `.failed` with code `.cancelled`; after ``shutdown()`` it returns at once,
     /// `.failed` with code `.shutdown` when no outcome was decided before.
+    ///
+    /// Only ``start()`` decides the outcome, so awaiting this before `start()` (before a consent
+    /// screen, say) waits until `start()` runs: after ``outcomeWaitWarningDelay`` seconds on the
+    /// client's clock without `start()`, a warning says so. To read the outcome without waiting,
+    /// use ``currentInstallOutcome``.
     public func installOutcome() async -> InstallOutcome {
         if let outcome = firstLaunch.outcome { return outcome }
         guard !isShutDown else { return .failed(shutdownError("The client is shut down; the install outcome was not decided.")) }
+        if !isStarted { remindToStart() }
         let id = firstLaunch.newWaiterID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -55,6 +61,35 @@ extension DeepLinkClient {
         } onCancel: {
             Task { await self.cancelOutcomeWaiter(id) }
         }
+    }
+
+    /// The install outcome if it is decided, without waiting: `nil` before ``start()`` has
+    /// decided it (and after ``clearData()`` until the next `start()`).
+    public var currentInstallOutcome: InstallOutcome? { firstLaunch.outcome }
+
+    /// How long ``installOutcome()`` waits for a ``start()`` that was not called before it warns
+    /// (seconds on the client's clock).
+    public static let outcomeWaitWarningDelay: TimeInterval = 5
+
+    /// Warns once, after ``outcomeWaitWarningDelay``, if the outcome is still awaited and
+    /// ``start()`` still not called.
+    private func remindToStart() {
+        guard !firstLaunch.startReminderScheduled else { return }
+        firstLaunch.startReminderScheduled = true
+        let clock = self.clock
+        let deadline = clock.uptime + Self.outcomeWaitWarningDelay
+        Task { [weak self] in
+            try? await clock.sleep(untilUptime: deadline)
+            await self?.warnIfNotStarted()
+        }
+    }
+
+    private func warnIfNotStarted() {
+        firstLaunch.startReminderScheduled = false
+        guard !isStarted, !isShutDown, firstLaunch.outcome == nil, firstLaunch.hasWaiters else { return }
+        logger.warning(
+            "installOutcome() has waited \(Self.outcomeWaitWarningDelay) s: start() has not been called, and only start() decides the outcome. "
+                + "Call start() (after your consent step), or read currentInstallOutcome without waiting.")
     }
 
     private var cancelledWaiting: DeepLinkError {

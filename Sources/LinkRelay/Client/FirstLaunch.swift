@@ -17,6 +17,8 @@ struct FirstLaunch: Sendable {
     /// The previous SDK of the backend's own provider found on this launch, whose install id
     /// an existing user's outcome keeps.
     var previousSDK: PreviousSDK?
+    /// Whether ``DeepLinkClient/installOutcome()``'s reminder to call `start()` is pending.
+    var startReminderScheduled = false
     private var waiters: [UInt64: CheckedContinuation<InstallOutcome, Never>] = [:]
     private var nextWaiter: UInt64 = 0
     private(set) var generation: UInt64 = 0
@@ -29,6 +31,9 @@ struct FirstLaunch: Sendable {
         defer { nextWaiter += 1 }
         return nextWaiter
     }
+
+    /// Whether anyone awaits the outcome.
+    var hasWaiters: Bool { !waiters.isEmpty }
 
     mutating func addWaiter(_ id: UInt64, _ continuation: CheckedContinuation<InstallOutcome, Never>) {
         waiters[id] = continuation
