@@ -115,11 +115,12 @@ struct ResolutionTests {
         #expect(client.broadcaster.heldCount == 0)
     }
 
-    @Test("resolve refuses a URL the backend does not claim")
+    @Test("resolve refuses a URL the backend does not claim, with a code that says so")
     func resolveRefusesUnclaimed() async throws {
         let client = makeClient(backend)
         let error = await #expect(throws: DeepLinkError.self) { try await client.resolve(url("other://x")) }
-        #expect(error?.code == .invalidURL)
+        #expect(error?.code == .unsupported)
+        #expect(error?.message == "The backend does not handle this link.")
     }
 
     @Test("a URL the backend claims but that cannot be parsed is a failure event with the URL")

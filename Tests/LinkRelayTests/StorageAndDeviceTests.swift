@@ -208,12 +208,15 @@ struct ValidationTests {
         }
     }
 
-    @Test("API keys must not be empty when given, and are never repeated in the error")
+    @Test("an optional API key must not be empty when given, a required one is required; neither is repeated in the error")
     func apiKeys() throws {
         #expect(try ConfigurationValidation.apiKey(nil, field: "apiKey", backend: "x") == nil)
-        #expect(try ConfigurationValidation.apiKey("lf_live_1", field: "apiKey", backend: "x") == "lf_live_1")
-        let error = #expect(throws: DeepLinkError.self) { try ConfigurationValidation.apiKey("   ", field: "apiKey", backend: "x") }
+        #expect(try ConfigurationValidation.apiKey(Optional("lf_live_1"), field: "apiKey", backend: "x") == "lf_live_1")
+        let error = #expect(throws: DeepLinkError.self) { try ConfigurationValidation.apiKey(Optional("   "), field: "apiKey", backend: "x") }
         #expect(error?.message == "apiKey must not be empty when given.")
+        let required = #expect(throws: DeepLinkError.self) { try ConfigurationValidation.apiKey("  ", field: "apiKey", backend: "x") }
+        #expect(required?.message == "apiKey is required, and it is empty: give the key from the provider's dashboard.")
+        #expect(try ConfigurationValidation.apiKey("k", field: "apiKey", backend: "x") == "k")
     }
 }
 

@@ -34,7 +34,18 @@ public enum ConfigurationValidation {
         return hours
     }
 
-    /// An API key, when one is given: not empty or blank. The key itself is never repeated.
+    /// A required API key: not empty or blank. The key itself is never repeated.
+    @discardableResult
+    public static func apiKey(_ key: String, field: String, backend: BackendID) throws -> String {
+        guard !key.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw DeepLinkError(
+                .invalidConfiguration, "\(field) is required, and it is empty: give the key from the provider's dashboard.", backend: backend)
+        }
+        return key
+    }
+
+    /// An optional API key, when one is given: not empty or blank. The key itself is never
+    /// repeated.
     @discardableResult
     public static func apiKey(_ key: String?, field: String, backend: BackendID) throws -> String? {
         guard let key else { return nil }

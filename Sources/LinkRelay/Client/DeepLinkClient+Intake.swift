@@ -136,13 +136,13 @@ extension DeepLinkClient {
     /// policy) and returns the link instead of publishing it. Authentication gating does not
     /// apply: ``DeepLink/requiresAuthentication`` tells you.
     ///
-    /// - Throws: ``DeepLinkError`` `.invalidURL` for a URL the backend does not claim or that
-    ///   cannot be parsed, `.rejected` for a destination that is not allowed, `.shutdown` after
-    ///   ``shutdown()``.
+    /// - Throws: ``DeepLinkError`` `.unsupported` for a URL the backend does not claim,
+    ///   `.invalidURL` for one that cannot be parsed, `.rejected` for a destination that is not
+    ///   allowed, `.shutdown` after ``shutdown()``.
     public func resolve(_ url: URL) async throws -> DeepLink {
         guard !isShutDown else { throw shutdownError() }
         guard backend.canHandle(url) else {
-            throw DeepLinkError(.invalidURL, "The backend does not handle this link.", backend: backend.id, url: url)
+            throw DeepLinkError(.unsupported, "The backend does not handle this link.", backend: backend.id, url: url)
         }
         let link: DeepLink
         if let onDevice = backend.resolveOnDevice(url) {
