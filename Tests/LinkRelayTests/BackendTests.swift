@@ -77,11 +77,16 @@ struct BackendTests {
         #expect(old.calls.isEmpty)
     }
 
-    @Test("RoutingBackend without a tracking primary says unsupported")
+    @Test("RoutingBackend: events go to the first member that reports them; with none, send says unsupported")
     func routingUnsupported() async throws {
-        let routing = RoutingBackend(LocalBackend(.init(schemes: ["myapp"])), [InMemoryBackend()])
+        let tracker = InMemoryBackend()
+        let routing = RoutingBackend(LocalBackend(.init(schemes: ["myapp"])), [tracker])
         let event = ConversionEvent(name: "x", timestamp: Date(timeIntervalSince1970: 0))
-        let sendError = await #expect(throws: DeepLinkError.self) { try await routing.send(event, context: context) }
+        try await routing.send(event, context: context)
+        #expect(tracker.sentEvents == [event])
+        let none = RoutingBackend(LocalBackend(.init(schemes: ["myapp"])), [LocalBackend(.init(schemes: ["other"]))])
+        #expect(none.eventTrackingMember == nil)
+        let sendError = await #expect(throws: DeepLinkError.self) { try await none.send(event, context: context) }
         #expect(sendError?.code == .unsupported)
         let createError = await #expect(throws: DeepLinkError.self) {
             try await routing.createLink(LinkRequest(), context: context)

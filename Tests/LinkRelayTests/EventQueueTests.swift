@@ -152,15 +152,13 @@ struct EventQueueTests {
         #expect(error?.code == .invalidArgument)
     }
 
-    @Test("a backend without event tracking makes track throw unsupported")
+    @Test("on a backend without event tracking, track does nothing and queues nothing")
     func unsupported() async throws {
         let client = makeClient(LocalBackend(.init(schemes: ["myapp"])), store: store)
-        let error = await #expect(throws: DeepLinkError.self) { try await client.track("x") }
-        #expect(error?.code == .unsupported)
-        let revenueError = await #expect(throws: DeepLinkError.self) {
-            try await client.trackRevenue(amount: 1, currency: "EUR")
-        }
-        #expect(revenueError?.code == .unsupported)
+        try await client.track("x")
+        try await client.trackRevenue(amount: 1, currency: "EUR")
+        #expect(await client.queuedEventCount == 0)
+        #expect(store.keys.isEmpty)
     }
 
     @Test("concurrent flushes never send one event twice")

@@ -92,9 +92,21 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventOb
         try await (owner as? any EventObservingBackend)?.didPublish(event, at: date, context: context)
     }
 
+    /// The member events go to: the first that reports events, the primary first. `nil` when
+    /// none does (then ``DeepLinkClient/track(_:properties:)`` does nothing, with a warning).
+    /// The install match is the primary's, so a member whose events need the install id of
+    /// its own install report (``DeepLinkBackend/needsInstallReport``, LinkForty) should be the
+    /// primary; otherwise its events wait for an id that never comes.
+    public var eventTrackingMember: (any EventTrackingBackend)? {
+        if let tracking = primary as? any EventTrackingBackend { return tracking }
+        for member in others { if let tracking = member as? any EventTrackingBackend { return tracking } }
+        return nil
+    }
+
+    /// Sends through ``eventTrackingMember``.
     public func send(_ event: ConversionEvent, context: BackendContext) async throws {
-        guard let tracking = primary as? any EventTrackingBackend else {
-            throw DeepLinkError(.unsupported, "The primary backend does not track events.", backend: id)
+        guard let tracking = eventTrackingMember else {
+            throw DeepLinkError(.unsupported, "No member of the routing backend reports events.", backend: id)
         }
         try await tracking.send(event, context: context)
     }

@@ -20,8 +20,12 @@ extension DeepLinkClient {
     /// a ``DeepLinkEvent/failure(_:)`` with code `.storage`; the queue is kept in memory and
     /// written again with the next change. ``saveQueuedEvents()`` throws it.
     ///
-    /// - Throws: ``DeepLinkError`` `.unsupported` when the backend does not report events,
-    ///   `.invalidArgument` for an empty name, `.shutdown` after ``shutdown()``.
+    /// On a backend that does not report events (LimeLink, Dynalinks), it does nothing, with one
+    /// warning per client, so that the same app code runs on every backend; in a
+    /// ``RoutingBackend`` events go to the first member that reports them.
+    ///
+    /// - Throws: ``DeepLinkError`` `.invalidArgument` for an empty name, `.shutdown` after
+    ///   ``shutdown()``.
     public func track(_ name: String, properties: [String: JSONValue] = [:]) async throws {
         try enqueue(name: name, properties: properties, revenue: nil)
     }
@@ -34,8 +38,8 @@ extension DeepLinkClient {
     ///   - currency: an ISO 4217 code of three letters (`EUR`); upper-cased.
     ///   - properties: more values sent with the event (`sku`, `quantity`).
     /// - Throws: ``DeepLinkError`` `.invalidArgument` for a negative amount or a currency that is
-    ///   not three letters, `.unsupported` when the backend does not report events, `.shutdown`
-    ///   after ``shutdown()``.
+    ///   not three letters, `.shutdown` after ``shutdown()``. On a backend that does not report
+    ///   events it does nothing, as ``track(_:properties:)``.
     public func trackRevenue(amount: Decimal, currency: String, properties: [String: JSONValue] = [:]) async throws {
         guard !isShutDown else { throw shutdownError() }
         guard amount >= 0, amount.isFinite else {
@@ -87,17 +91,22 @@ extension DeepLinkClient {
     // MARK: - Queue
 
     var eventTracker: (any EventTrackingBackend)? {
-        if let routing = backend as? RoutingBackend { return routing.primary is any EventTrackingBackend ? routing : nil }
+        if let routing = backend as? RoutingBackend { return routing.eventTrackingMember == nil ? nil : routing }
         return backend as? any EventTrackingBackend
     }
 
     private func enqueue(name: String, properties: [String: JSONValue], revenue: ConversionEvent.Revenue?) throws {
         guard !isShutDown else { throw shutdownError() }
-        guard eventTracker != nil else {
-            throw DeepLinkError(.unsupported, "This backend does not report events.", backend: backend.id)
-        }
         guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw DeepLinkError(.invalidArgument, "An event needs a name.", backend: backend.id)
+        }
+        guard eventTracker != nil else {
+            // The same app code on every backend: no error, one warning per client.
+            if !eventQueue.warnedNoTracker {
+                eventQueue.warnedNoTracker = true
+                logger.warning("The \(backend.id) backend does not report events: track and trackRevenue do nothing.")
+            }
+            return
         }
         append(ConversionEvent(name: name, properties: properties, timestamp: clock.currentDate, revenue: revenue))
     }
@@ -182,7 +191,7 @@ extension DeepLinkClient {
 
     /// The backend that sends events in batches, when the event tracker does.
     var eventBatcher: (any EventBatchingBackend)? {
-        let tracker: any DeepLinkBackend = (backend as? RoutingBackend)?.primary ?? backend
+        let tracker: any DeepLinkBackend = (backend as? RoutingBackend)?.eventTrackingMember ?? backend
         return tracker as? any EventBatchingBackend
     }
 

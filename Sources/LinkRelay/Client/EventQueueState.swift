@@ -7,6 +7,8 @@ import Foundation
 /// (``DeepLinkClient/clearData()``) it stops without touching the new queue or the new flush.
 struct EventQueueState: Sendable {
     var events: [ConversionEvent]?
+    /// Whether the warning that the backend reports no events was written (once per client).
+    var warnedNoTracker = false
     /// Each queued event's JSON, encoded once: saving the queue joins them instead of encoding
     /// every event again on every change.
     var encoded: [UUID: [UInt8]] = [:]
