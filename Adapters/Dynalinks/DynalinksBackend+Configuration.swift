@@ -5,7 +5,7 @@ extension DynalinksBackend {
     /// How to reach Dynalinks.
     ///
     /// ```swift
-    /// let backend = DynalinksBackend(try .init(clientAPIKey: key, linkDomains: ["acme.dynalinks.app"]))
+    /// let backend = DynalinksBackend(try .init(apiKey: key, linkDomains: ["acme.dynalinks.app"]))
     /// ```
     ///
     /// Creating a configuration validates it: a non-empty client API key, an HTTPS base URL (plain
@@ -13,7 +13,7 @@ extension DynalinksBackend {
     /// ``DeepLinkError`` with code `.invalidConfiguration` naming the field.
     public struct Configuration: Sendable, Hashable, CustomStringConvertible {
         /// The project's client API key, sent as `Authorization: Bearer …`; never logged.
-        public let clientAPIKey: String
+        public let apiKey: String
         /// Dynalinks' API. Default `https://dynalinks.app/api/v1`; a path is kept, a trailing `/`
         /// does not give `//`.
         public let baseURL: URL
@@ -29,20 +29,20 @@ extension DynalinksBackend {
         public static let defaultBaseURL = URL(string: "https://dynalinks.app/api/v1")!
 
         public init(
-            clientAPIKey: String,
+            apiKey: String,
             baseURL: URL = Configuration.defaultBaseURL,
             linkDomains: Set<String>,
             appSchemes: Set<String> = [],
             allowSimulator: Bool = false
         ) throws {
-            try ConfigurationValidation.apiKey(clientAPIKey, field: "clientAPIKey", backend: .dynalinks)
+            try ConfigurationValidation.apiKey(apiKey, field: "apiKey", backend: .dynalinks)
             try ConfigurationValidation.baseURL(baseURL, field: "baseURL", backend: .dynalinks)
             guard !linkDomains.isEmpty else {
                 throw DeepLinkError(
                     .invalidConfiguration, "linkDomains must name the project's Dynalinks host, such as acme.dynalinks.app.",
                     backend: .dynalinks)
             }
-            self.clientAPIKey = clientAPIKey
+            self.apiKey = apiKey
             self.baseURL = baseURL
             self.linkDomains = Set(linkDomains.map { $0.lowercased() })
             self.appSchemes = Set(appSchemes.map { $0.lowercased() })
@@ -51,7 +51,7 @@ extension DynalinksBackend {
 
         /// Never shows the key.
         public var description: String {
-            "DynalinksBackend.Configuration(clientAPIKey: [redacted], baseURL: \(baseURL.absoluteString), linkDomains: \(linkDomains.sorted()), appSchemes: \(appSchemes.sorted()), allowSimulator: \(allowSimulator))"
+            "DynalinksBackend.Configuration(apiKey: [redacted], baseURL: \(baseURL.absoluteString), linkDomains: \(linkDomains.sorted()), appSchemes: \(appSchemes.sorted()), allowSimulator: \(allowSimulator))"
         }
     }
 }

@@ -11,7 +11,7 @@ extension BackendID {
 ///
 /// ```swift
 /// let client = DeepLinkClient(
-///     backend: DynalinksBackend(try .init(clientAPIKey: key, linkDomains: ["acme.dynalinks.app"]))
+///     backend: DynalinksBackend(try .init(apiKey: key, linkDomains: ["acme.dynalinks.app"]))
 /// )
 /// ```
 ///
@@ -32,7 +32,7 @@ public struct DynalinksBackend: DeepLinkBackend {
 
     public var appSchemes: Set<String> { configuration.appSchemes }
 
-    public var secrets: [String] { [configuration.clientAPIKey] }
+    public var secrets: [String] { [configuration.apiKey] }
 
     /// Dynalinks' SDK's data (``DynalinksSDKImporter``): its cached deferred result is not
     /// delivered again.
@@ -90,7 +90,7 @@ public struct DynalinksBackend: DeepLinkBackend {
             throw DeepLinkError(.invalidArgument, "The request could not be encoded as JSON.", backend: id, underlying: error)
         }
         let request = HTTPRequest(
-            method: .post, url: endpoint, headers: DynalinksEndpoints.headers(clientAPIKey: configuration.clientAPIKey), body: data)
+            method: .post, url: endpoint, headers: DynalinksEndpoints.headers(apiKey: configuration.apiKey), body: data)
         let response = try await context.transport.send(request)
         guard response.isSuccess else {
             throw DynalinksMapping.error(for: response, what, url: url, now: context.clock.currentDate)

@@ -12,8 +12,8 @@ enum DynalinksEndpoints {
     /// Keeps Dynalinks' SDK detection working (`DynalinksSDK-…`) and says who is calling.
     static let userAgent = "DynalinksSDK-iOS/1.0.4 LinkRelay/\(LinkRelayVersion.string)"
 
-    static func headers(clientAPIKey: String) -> HTTPHeaders {
-        ["Authorization": "Bearer \(clientAPIKey)", "Content-Type": "application/json", "User-Agent": userAgent]
+    static func headers(apiKey: String) -> HTTPHeaders {
+        ["Authorization": "Bearer \(apiKey)", "Content-Type": "application/json", "User-Agent": userAgent]
     }
 
     private static func join(_ base: URL, _ path: String) -> URL {

@@ -5,7 +5,7 @@ extension LimeLinkBackend {
     /// How to reach LimeLink.
     ///
     /// ```swift
-    /// let backend = LimeLinkBackend(try .init(apiKey: "lk_live_…", customDomains: ["go.brand.example"]))
+    /// let backend = LimeLinkBackend(try .init(apiKey: "lk_live_…", linkDomains: ["go.brand.example"]))
     /// ```
     ///
     /// Creating a configuration validates it: a non-empty API key, HTTPS base URLs (plain HTTP
@@ -20,11 +20,11 @@ extension LimeLinkBackend {
         public let apiBaseURL: URL
         /// The domain LimeLink links live on: `{project}.limelink.org` and `limelink.org`.
         /// Default `limelink.org`.
-        public let linkDomain: String
+        public let providerDomain: String
         /// The legacy resolver for the app's own domains. Default `https://deep.limelink.org/link`.
         public let legacyResolveURL: URL
         /// The app's own link domains, resolved through the legacy resolver.
-        public let customDomains: Set<String>
+        public let linkDomains: Set<String>
         /// The app's own URL schemes (`myapp://open?original-url=…`), resolved through the legacy
         /// resolver.
         public let appSchemes: Set<String>
@@ -35,30 +35,30 @@ extension LimeLinkBackend {
         public init(
             apiKey: String,
             apiBaseURL: URL = Configuration.defaultAPIBaseURL,
-            linkDomain: String = "limelink.org",
+            providerDomain: String = "limelink.org",
             legacyResolveURL: URL = Configuration.defaultLegacyResolveURL,
-            customDomains: Set<String> = [],
+            linkDomains: Set<String> = [],
             appSchemes: Set<String> = []
         ) throws {
             try ConfigurationValidation.apiKey(apiKey, field: "apiKey", backend: .limeLink)
             try ConfigurationValidation.baseURL(apiBaseURL, field: "apiBaseURL", backend: .limeLink)
             try ConfigurationValidation.baseURL(legacyResolveURL, field: "legacyResolveURL", backend: .limeLink)
-            let domain = linkDomain.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            let domain = providerDomain.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
             guard !domain.isEmpty, !domain.contains("/") else {
-                throw DeepLinkError(.invalidConfiguration, "linkDomain must be a domain such as limelink.org.", backend: .limeLink)
+                throw DeepLinkError(.invalidConfiguration, "providerDomain must be a domain such as limelink.org.", backend: .limeLink)
             }
             self.apiKey = apiKey
             self.apiBaseURL = apiBaseURL.absoluteString.hasSuffix("/")
                 ? apiBaseURL : URL(string: apiBaseURL.absoluteString + "/") ?? apiBaseURL
-            self.linkDomain = domain
+            self.providerDomain = domain
             self.legacyResolveURL = legacyResolveURL
-            self.customDomains = Set(customDomains.map { $0.lowercased() })
+            self.linkDomains = Set(linkDomains.map { $0.lowercased() })
             self.appSchemes = Set(appSchemes.map { $0.lowercased() })
         }
 
         /// Never shows the API key.
         public var description: String {
-            "LimeLinkBackend.Configuration(apiKey: [redacted], apiBaseURL: \(apiBaseURL.absoluteString), linkDomain: \(linkDomain), legacyResolveURL: \(legacyResolveURL.absoluteString), customDomains: \(customDomains.sorted()), appSchemes: \(appSchemes.sorted()))"
+            "LimeLinkBackend.Configuration(apiKey: [redacted], apiBaseURL: \(apiBaseURL.absoluteString), providerDomain: \(providerDomain), legacyResolveURL: \(legacyResolveURL.absoluteString), linkDomains: \(linkDomains.sorted()), appSchemes: \(appSchemes.sorted()))"
         }
     }
 }

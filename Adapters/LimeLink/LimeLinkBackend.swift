@@ -37,9 +37,9 @@ public struct LimeLinkBackend: EventObservingBackend {
     public var previousSDKImporters: [any PreviousSDKImporter] { [LimeLinkSDKImporter()] }
 
     public func canHandle(_ url: URL) -> Bool {
-        let domain = configuration.linkDomain
+        let domain = configuration.providerDomain
         return HostPattern.claims(
-            url, hosts: configuration.customDomains.union([domain, "*." + domain]), schemes: configuration.appSchemes)
+            url, hosts: configuration.linkDomains.union([domain, "*." + domain]), schemes: configuration.appSchemes)
             && url.host?.isEmpty == false
     }
 
@@ -47,7 +47,7 @@ public struct LimeLinkBackend: EventObservingBackend {
 
     public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
         let parsed = try LinkParser.parse(url)
-        guard let route = LimeLinkEndpoints.route(for: url, linkDomain: configuration.linkDomain) else {
+        guard let route = LimeLinkEndpoints.route(for: url, providerDomain: configuration.providerDomain) else {
             throw DeepLinkError(.invalidURL, "A LimeLink link needs a host.", backend: id, url: url)
         }
         switch route {
@@ -77,13 +77,13 @@ public struct LimeLinkBackend: EventObservingBackend {
     /// code) and project, and the query of an `original-url` a custom-scheme link carries.
     public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
         LimeLinkMapping.localLink(
-            url: url, parsed: parsed, route: LimeLinkEndpoints.route(for: url, linkDomain: configuration.linkDomain), reason: reason)
+            url: url, parsed: parsed, route: LimeLinkEndpoints.route(for: url, providerDomain: configuration.providerDomain), reason: reason)
     }
 
     /// The HEAD on the project host, for the five request-context headers LimeLink's edge
     /// reflects. A failed HEAD does not stop the resolve: it goes on without them.
     private func forwardedHeaders(project: String, scheme: String, context: BackendContext) async -> HTTPHeaders {
-        guard let url = LimeLinkEndpoints.head(project: project, linkDomain: configuration.linkDomain, scheme: scheme) else {
+        guard let url = LimeLinkEndpoints.head(project: project, providerDomain: configuration.providerDomain, scheme: scheme) else {
             return [:]
         }
         do {
@@ -163,7 +163,7 @@ public struct LimeLinkBackend: EventObservingBackend {
                 "the deferred resolve", status: 200, underlying: DeepLinkError(.decoding, "no uri", backend: id))
         }
         let match = try LimeLinkMapping.deferredMatch(
-            uri: uri, suffix: pending.suffix, fullRequestURL: pending.fullRequestURL, linkDomain: configuration.linkDomain)
+            uri: uri, suffix: pending.suffix, fullRequestURL: pending.fullRequestURL, providerDomain: configuration.providerDomain)
         context.storage.set(LimeLinkPendingMatch?.none, forKey: Self.pendingMatchKey)
         return match
     }

@@ -24,18 +24,18 @@ enum LimeLinkEndpoints {
 
     /// The route for `url`. Hosts compare case-insensitively, and `www.` is LimeLink's own
     /// domain, not a project named `www` (LimeLink's SDK gets both wrong).
-    static func route(for url: URL, linkDomain: String) -> Route? {
+    static func route(for url: URL, providerDomain: String) -> Route? {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
         let path = url.path
-        if host == linkDomain || host == "www." + linkDomain {
+        if host == providerDomain || host == "www." + providerDomain {
             for prefix in ["/universal-link/app/dynamic_link/", "/api/v1/app/dynamic_link/"] where path.hasPrefix(prefix) {
                 let suffix = String(path.dropFirst(prefix.count))
                 if !suffix.isEmpty { return .direct(suffix: suffix) }
             }
             return .unresolvable
         }
-        if host.hasSuffix("." + linkDomain) {
-            let project = String(host.dropLast(linkDomain.count + 1))
+        if host.hasSuffix("." + providerDomain) {
+            let project = String(host.dropLast(providerDomain.count + 1))
             if path.hasPrefix("/link/"), path.count > "/link/".count {
                 return .projectLink(project: project, suffix: String(path.dropFirst("/link/".count)))
             }
@@ -45,9 +45,9 @@ enum LimeLinkEndpoints {
         return .legacy(subdomain: subdomain, path: path)
     }
 
-    /// `HEAD https://{project}.{linkDomain}/`.
-    static func head(project: String, linkDomain: String, scheme: String) -> URL? {
-        URL(string: "\(scheme)://\(project).\(linkDomain)/")
+    /// `HEAD https://{project}.{providerDomain}/`.
+    static func head(project: String, providerDomain: String, scheme: String) -> URL? {
+        URL(string: "\(scheme)://\(project).\(providerDomain)/")
     }
 
     /// `{base}api/v1/app/dynamic_link/{suffix}?full_request_url=…[&event_type=setup]`.

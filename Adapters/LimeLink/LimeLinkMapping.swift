@@ -73,10 +73,10 @@ enum LimeLinkMapping {
     /// The deferred link: the clicked `full_request_url` (or, when LimeLink does not say, the
     /// link's direct URL) with its query, resolved to `uri`.
     static func deferredMatch(
-        uri: String, suffix: String, fullRequestURL: String?, linkDomain: String
+        uri: String, suffix: String, fullRequestURL: String?, providerDomain: String
     ) throws -> InstallMatch {
         let clicked = URL.absolute(fullRequestURL)
-            ?? URL(string: "https://\(linkDomain)/api/v1/app/dynamic_link/\(LimeLinkEndpoints.encodePath(suffix))")
+            ?? URL(string: "https://\(providerDomain)/api/v1/app/dynamic_link/\(LimeLinkEndpoints.encodePath(suffix))")
         guard let clicked, let parsed = try? LinkParser.parse(clicked) else {
             throw DeepLinkError(.decoding, "LimeLink's deferred match named a link that is not a URL.", backend: .limeLink)
         }

@@ -22,7 +22,7 @@ extension LinkFortyBackend {
         /// Sent with the install report. Default 168 (7 days).
         public let attributionWindowHours: Int
         /// The link domains this backend claims. Default: the base URL's host.
-        public let linkHosts: Set<String>
+        public let linkDomains: Set<String>
         /// The app's own URL schemes that LinkForty links open (a link's `appScheme`). Such links
         /// are the route already and are parsed on the device.
         public let appSchemes: Set<String>
@@ -34,7 +34,7 @@ extension LinkFortyBackend {
             baseURL: URL,
             apiKey: String? = nil,
             attributionWindowHours: Int = 168,
-            linkHosts: Set<String>? = nil,
+            linkDomains: Set<String>? = nil,
             appSchemes: Set<String> = [],
             appName: String? = nil
         ) throws {
@@ -45,14 +45,14 @@ extension LinkFortyBackend {
             self.baseURL = baseURL
             self.apiKey = apiKey
             self.attributionWindowHours = attributionWindowHours
-            self.linkHosts = Set((linkHosts ?? [baseURL.host ?? ""]).map { $0.lowercased() }.filter { !$0.isEmpty })
+            self.linkDomains = Set((linkDomains ?? [baseURL.host ?? ""]).map { $0.lowercased() }.filter { !$0.isEmpty })
             self.appSchemes = Set(appSchemes.map { $0.lowercased() })
             self.appName = appName
         }
 
         /// Never shows the API key.
         public var description: String {
-            "LinkFortyBackend.Configuration(baseURL: \(baseURL.absoluteString), apiKey: \(apiKey == nil ? "none" : "[redacted]"), attributionWindowHours: \(attributionWindowHours), linkHosts: \(linkHosts.sorted()), appSchemes: \(appSchemes.sorted()))"
+            "LinkFortyBackend.Configuration(baseURL: \(baseURL.absoluteString), apiKey: \(apiKey == nil ? "none" : "[redacted]"), attributionWindowHours: \(attributionWindowHours), linkDomains: \(linkDomains.sorted()), appSchemes: \(appSchemes.sorted()))"
         }
     }
 }

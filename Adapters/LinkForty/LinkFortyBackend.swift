@@ -41,7 +41,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
     public var needsInstallReport: Bool { true }
 
     public func canHandle(_ url: URL) -> Bool {
-        HostPattern.claims(url, hosts: configuration.linkHosts, schemes: configuration.appSchemes)
+        HostPattern.claims(url, hosts: configuration.linkDomains, schemes: configuration.appSchemes)
     }
 
     // MARK: Resolve (E2/E3)

@@ -25,7 +25,7 @@ extension PaylisherBackend {
         /// The app's custom schemes (`diyetim`).
         public let appSchemes: Set<String>
         /// The app's universal-link domains.
-        public let universalLinkDomains: Set<String>
+        public let linkDomains: Set<String>
         /// The deferred-match endpoint (a full URL). Default
         /// `https://link.paylisher.com/v1/deferred-deeplink`.
         public let deferredEndpoint: URL
@@ -68,7 +68,7 @@ extension PaylisherBackend {
             campaignResolveBaseURL: URL = Configuration.defaultCampaignResolveBaseURL,
             shortLinkHosts: Set<String> = Configuration.defaultShortLinkHosts,
             appSchemes: Set<String> = [],
-            universalLinkDomains: Set<String> = [],
+            linkDomains: Set<String> = [],
             deferredEndpoint: URL = Configuration.defaultDeferredEndpoint,
             authRequiredDestinations: Set<String> = [],
             captureDeepLinkEvents: Bool = true,
@@ -87,7 +87,7 @@ extension PaylisherBackend {
             self.campaignResolveBaseURL = campaignResolveBaseURL
             self.shortLinkHosts = Set(shortLinkHosts.map { $0.lowercased() })
             self.appSchemes = Set(appSchemes.map { $0.lowercased() })
-            self.universalLinkDomains = Set(universalLinkDomains.map { $0.lowercased() })
+            self.linkDomains = Set(linkDomains.map { $0.lowercased() })
             self.deferredEndpoint = deferredEndpoint
             self.authRequiredDestinations = authRequiredDestinations
             self.captureDeepLinkEvents = captureDeepLinkEvents
@@ -100,7 +100,7 @@ extension PaylisherBackend {
 
         /// Never shows the key.
         public var description: String {
-            "PaylisherBackend.Configuration(apiKey: [redacted], analyticsHost: \(analyticsHost.absoluteString), campaignResolveBaseURL: \(campaignResolveBaseURL.absoluteString), shortLinkHosts: \(shortLinkHosts.sorted()), appSchemes: \(appSchemes.sorted()), universalLinkDomains: \(universalLinkDomains.sorted()), deferredEndpoint: \(deferredEndpoint.absoluteString), authRequiredDestinations: \(authRequiredDestinations.sorted()), deferredDeepLinksEnabled: \(deferredDeepLinksEnabled), eventBatching: \(eventBatching))"
+            "PaylisherBackend.Configuration(apiKey: [redacted], analyticsHost: \(analyticsHost.absoluteString), campaignResolveBaseURL: \(campaignResolveBaseURL.absoluteString), shortLinkHosts: \(shortLinkHosts.sorted()), appSchemes: \(appSchemes.sorted()), linkDomains: \(linkDomains.sorted()), deferredEndpoint: \(deferredEndpoint.absoluteString), authRequiredDestinations: \(authRequiredDestinations.sorted()), deferredDeepLinksEnabled: \(deferredDeepLinksEnabled), eventBatching: \(eventBatching))"
         }
     }
 }

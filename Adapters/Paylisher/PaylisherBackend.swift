@@ -38,7 +38,7 @@ public struct PaylisherBackend: EventBatchingBackend, EventObservingBackend {
     /// The app's schemes and universal-link domains, and the short-link hosts, but not their
     /// `…/bridge` pages, which are web pages, not app links.
     public func canHandle(_ url: URL) -> Bool {
-        let hosts = configuration.universalLinkDomains.union(configuration.shortLinkHosts)
+        let hosts = configuration.linkDomains.union(configuration.shortLinkHosts)
         guard HostPattern.claims(url, hosts: hosts, schemes: configuration.appSchemes) else { return false }
         let isShortHost = url.host.map { configuration.shortLinkHosts.contains($0.lowercased()) } ?? false
         return !(isShortHost && url.lastPathComponent == "bridge")

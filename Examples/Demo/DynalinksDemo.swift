@@ -21,7 +21,7 @@ enum DynalinksDemo {
         configuration.deviceInfo = phone
         configuration.retryPolicy = .none
         let client = DeepLinkClient(
-            backend: DynalinksBackend(try .init(clientAPIKey: "dyn_demo_key", linkDomains: ["acme.dynalinks.app"])),
+            backend: DynalinksBackend(try .init(apiKey: "dyn_demo_key", linkDomains: ["acme.dynalinks.app"])),
             configuration: configuration)
 
         print("\n\nLinkRelay demo: Dynalinks, over LinkRelay's simulator of Dynalinks' API")

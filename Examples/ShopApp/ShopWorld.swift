@@ -60,7 +60,7 @@ public struct ShopWorld: Sendable {
             try await sandbox.createLink(SandboxAPI.LimeLinkLink(project: "shop", suffix: "wallet", uri: "shopapp://wallet"))
             backend = LimeLinkBackend(
                 try .init(
-                    apiKey: settings.limeLinkAPIKey, apiBaseURL: URL(string: "https://\(domain)/")!, linkDomain: domain,
+                    apiKey: settings.limeLinkAPIKey, apiBaseURL: URL(string: "https://\(domain)/")!, providerDomain: domain,
                     appSchemes: [Self.appScheme]))
             productLink = URL(string: "https://shop.\(domain)/link/p42")!
             walletLink = URL(string: "https://shop.\(domain)/link/wallet")!
@@ -71,7 +71,7 @@ public struct ShopWorld: Sendable {
             try await sandbox.createLink(SandboxAPI.DynalinksLink(path: "/w", url: "https://shop.example/wallet", deepLinkValue: "/wallet"))
             backend = DynalinksBackend(
                 try .init(
-                    clientAPIKey: settings.dynalinksAPIKey, baseURL: URL(string: "https://\(settings.dynalinksAPIHost)/api/v1")!,
+                    apiKey: settings.dynalinksAPIKey, baseURL: URL(string: "https://\(settings.dynalinksAPIHost)/api/v1")!,
                     linkDomains: [host], appSchemes: [Self.appScheme]))
             productLink = URL(string: "https://\(host)/p42")!
             walletLink = URL(string: "https://\(host)/w")!
@@ -81,7 +81,7 @@ public struct ShopWorld: Sendable {
                 try .init(
                     apiKey: settings.paylisherAPIKey, analyticsHost: URL(string: "https://\(settings.paylisherAnalyticsHost)")!,
                     campaignResolveBaseURL: URL(string: "https://\(settings.paylisherAPIHost)")!,
-                    shortLinkHosts: settings.paylisherShortLinkHosts, appSchemes: [Self.appScheme], universalLinkDomains: ["shop.example"]))
+                    shortLinkHosts: settings.paylisherShortLinkHosts, appSchemes: [Self.appScheme], linkDomains: ["shop.example"]))
             productLink = URL(string: "https://\(settings.paylisherShortLinkHosts.sorted().first ?? "link.paylisher.com")/p42")!
             walletLink = URL(string: "https://shop.example/wallet")!
         }

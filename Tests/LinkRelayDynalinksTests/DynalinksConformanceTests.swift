@@ -15,7 +15,7 @@ struct DynalinksFixture: ConformanceFixture {
         server.createLink(
             path: "/product/shoes", shortenedPath: "Ab3xQ9", url: "https://acme.example/product/shoes?color=red&size=42",
             name: "Spring shoes", referrer: "utm_source=facebook&utm_campaign=spring")
-        let backend = DynalinksBackend(try .init(clientAPIKey: clientKey, linkDomains: ["acme.dynalinks.app"], appSchemes: ["acmeshop"]))
+        let backend = DynalinksBackend(try .init(apiKey: clientKey, linkDomains: ["acme.dynalinks.app"], appSchemes: ["acmeshop"]))
         return ConformanceWorld(
             backend: backend, apiKey: clientKey,
             ownLinks: [url("https://acme.dynalinks.app/product/shoes"), url("https://ACME.dynalinks.app/Ab3xQ9"), url("acmeshop://x")],
@@ -46,7 +46,7 @@ struct DynalinksEndToEndTests {
         configuration.deviceInfo = StaticDeviceInfo(iPhone)
         configuration.retryPolicy = .none
         return DeepLinkClient(
-            backend: DynalinksBackend(try .init(clientAPIKey: clientKey, linkDomains: ["acme.dynalinks.app"])), configuration: configuration)
+            backend: DynalinksBackend(try .init(apiKey: clientKey, linkDomains: ["acme.dynalinks.app"])), configuration: configuration)
     }
 
     @Test("web click, first launch, deferred link with confidence; then a universal link, attributed")
@@ -143,7 +143,7 @@ struct DynalinksReadmeTests {
     @Test("the Dynalinks setup snippet compiles and claims the project's links")
     func setup() throws {
         let backend = DynalinksBackend(try .init(
-            clientAPIKey: "your-client-api-key",
+            apiKey: "your-client-api-key",
             linkDomains: ["acme.dynalinks.app"]
         ))
         #expect(backend.canHandle(url("https://acme.dynalinks.app/product/shoes")))

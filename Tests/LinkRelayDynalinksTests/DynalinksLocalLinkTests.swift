@@ -10,7 +10,7 @@ struct DynalinksLocalLinkTests {
     let backend: DynalinksBackend
 
     init() throws {
-        backend = DynalinksBackend(try .init(clientAPIKey: "dl_client_key_123", linkDomains: ["acme.dynalinks.app"], appSchemes: ["acmeshop"]))
+        backend = DynalinksBackend(try .init(apiKey: "dl_client_key_123", linkDomains: ["acme.dynalinks.app"], appSchemes: ["acmeshop"]))
     }
 
     @Test("a one-segment link on the Dynalinks domain keeps that segment as its short code", arguments: ProviderOutage.allCases)

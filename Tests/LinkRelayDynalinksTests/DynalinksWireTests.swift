@@ -30,7 +30,7 @@ struct Harness {
 
     init(baseURL: String = "https://dynalinks.app/api/v1", device: DeviceInfo = iPhone, allowSimulator: Bool = false) throws {
         backend = DynalinksBackend(
-            try .init(clientAPIKey: clientKey, baseURL: url(baseURL), linkDomains: ["acme.dynalinks.app"], allowSimulator: allowSimulator))
+            try .init(apiKey: clientKey, baseURL: url(baseURL), linkDomains: ["acme.dynalinks.app"], allowSimulator: allowSimulator))
         context = BackendContext(transport: transport, clock: ManualClock(), device: device)
     }
 }
@@ -368,9 +368,9 @@ struct DynalinksAttributeTests {
     @Test("configuration: key required, https base, link domains named; the key never printed; no events or link creation")
     func configuration() throws {
         for (make, field) in [
-            ({ try DynalinksBackend.Configuration(clientAPIKey: "", linkDomains: ["a.dynalinks.app"]) }, "clientAPIKey"),
-            ({ try DynalinksBackend.Configuration(clientAPIKey: "k", baseURL: url("http://dynalinks.app/api/v1"), linkDomains: ["a"]) }, "baseURL"),
-            ({ try DynalinksBackend.Configuration(clientAPIKey: "k", linkDomains: []) }, "linkDomains"),
+            ({ try DynalinksBackend.Configuration(apiKey: "", linkDomains: ["a.dynalinks.app"]) }, "apiKey"),
+            ({ try DynalinksBackend.Configuration(apiKey: "k", baseURL: url("http://dynalinks.app/api/v1"), linkDomains: ["a"]) }, "baseURL"),
+            ({ try DynalinksBackend.Configuration(apiKey: "k", linkDomains: []) }, "linkDomains"),
         ] as [(() throws -> DynalinksBackend.Configuration, String)] {
             let error = #expect(throws: DeepLinkError.self) { try make() }
             #expect(error?.message.hasPrefix(field) == true)

@@ -13,7 +13,7 @@ struct LimeLinkFixture: ConformanceFixture {
     func makeWorld(simulator: ProviderSimulator) throws -> ConformanceWorld {
         let server = simulator.addLimeLink(apiKey: apiKey)
         server.createLink(project: "abc123", suffix: "summer-sale", uri: "abc123app://promo/summer")
-        let backend = LimeLinkBackend(try .init(apiKey: apiKey, customDomains: ["go.brand.example"], appSchemes: ["abc123app"]))
+        let backend = LimeLinkBackend(try .init(apiKey: apiKey, linkDomains: ["go.brand.example"], appSchemes: ["abc123app"]))
         let clicked = url("https://abc123.limelink.org/link/summer-sale?utm_source=google&product_id=789")
         return ConformanceWorld(
             backend: backend, apiKey: apiKey,
@@ -114,7 +114,7 @@ struct LimeLinkReadmeTests {
     func setup() throws {
         let backend = LimeLinkBackend(try .init(
             apiKey: "lk_live_…",
-            customDomains: ["go.brand.example"],
+            linkDomains: ["go.brand.example"],
             appSchemes: ["abc123app"]
         ))
         #expect(backend.canHandle(url("https://abc123.limelink.org/link/summer-sale")))

@@ -23,8 +23,8 @@ struct Harness {
     let backend: LimeLinkBackend
     var context: BackendContext
 
-    init(device: DeviceInfo = iPhone15, customDomains: Set<String> = ["go.brand.example"], appSchemes: Set<String> = ["myapp"]) throws {
-        backend = LimeLinkBackend(try .init(apiKey: apiKey, customDomains: customDomains, appSchemes: appSchemes))
+    init(device: DeviceInfo = iPhone15, linkDomains: Set<String> = ["go.brand.example"], appSchemes: Set<String> = ["myapp"]) throws {
+        backend = LimeLinkBackend(try .init(apiKey: apiKey, linkDomains: linkDomains, appSchemes: appSchemes))
         context = BackendContext(
             transport: transport, clock: ManualClock(), device: device, storage: BackendStorage(store: store))
     }

@@ -427,7 +427,7 @@ struct LinkFortyConfigurationTests {
     @Test("loopback http is allowed; the link hosts default to the base host; the key is never printed")
     func valid() throws {
         let configuration = try LinkFortyBackend.Configuration(baseURL: url("http://127.0.0.1:8642"), apiKey: "lf_secret_key")
-        #expect(configuration.linkHosts == ["127.0.0.1"])
+        #expect(configuration.linkDomains == ["127.0.0.1"])
         #expect(!configuration.description.contains("lf_secret_key"))
         #expect(LinkFortyBackend(configuration).secrets == ["lf_secret_key"])
     }

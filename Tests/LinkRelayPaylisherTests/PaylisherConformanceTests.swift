@@ -17,7 +17,7 @@ struct PaylisherFixture: ConformanceFixture {
     func makeWorld(simulator: ProviderSimulator) throws -> ConformanceWorld {
         let server = simulator.addPaylisher(apiKey: apiKey)
         server.createCampaign(keyName: "SUMMER", title: "Summer Sale", scheme: "diyetim://products/42", jid: "jrn_1")
-        let backend = PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"], universalLinkDomains: ["shop.example"]))
+        let backend = PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"], linkDomains: ["shop.example"]))
         return ConformanceWorld(
             backend: backend, apiKey: apiKey,
             ownLinks: [url("diyetim://products/42"), url("https://link.paylisher.com/nARvW"), url("https://shop.example/x")],
@@ -133,7 +133,7 @@ struct PaylisherReadmeTests {
             apiKey: "phc_…",
             analyticsHost: URL(string: "https://ds-tr.paylisher.com")!,
             appSchemes: ["diyetim"],
-            universalLinkDomains: ["link.diyetim.example.com"]
+            linkDomains: ["link.diyetim.example.com"]
         ))
         #expect(backend.canHandle(url("diyetim://products/42")))
         #expect(backend.canHandle(url("https://link.diyetim.example.com/products/42")))

@@ -14,7 +14,7 @@ let apiKey = "phc_demo_3Kx9TqLw"
 
 func configuration() throws -> PaylisherBackend.Configuration {
     try .init(
-        apiKey: apiKey, appSchemes: ["diyetim", "yourapp", "myapp"], universalLinkDomains: ["example.com", "links.shop.example"],
+        apiKey: apiKey, appSchemes: ["diyetim", "yourapp", "myapp"], linkDomains: ["example.com", "links.shop.example"],
         authRequiredDestinations: ["wallet"])
 }
 

@@ -11,7 +11,7 @@ struct PaylisherLocalLinkTests {
 
     init() throws {
         backend = PaylisherBackend(
-            try .init(apiKey: "phc_test_key_123", appSchemes: ["diyetim"], universalLinkDomains: ["shop.example"], authRequiredDestinations: ["wallet"]))
+            try .init(apiKey: "phc_test_key_123", appSchemes: ["diyetim"], linkDomains: ["shop.example"], authRequiredDestinations: ["wallet"]))
     }
 
     static let keyed: [(String, String)] = [

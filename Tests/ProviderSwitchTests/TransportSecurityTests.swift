@@ -23,7 +23,7 @@ struct TransportSecurityTests {
         Field(name: "LimeLink apiBaseURL") { _ = try LimeLinkBackend.Configuration(apiKey: "ll_key", apiBaseURL: $0) },
         Field(name: "LimeLink legacyResolveURL") { _ = try LimeLinkBackend.Configuration(apiKey: "ll_key", legacyResolveURL: $0) },
         Field(name: "Dynalinks baseURL") {
-            _ = try DynalinksBackend.Configuration(clientAPIKey: "dl_key", baseURL: $0, linkDomains: ["acme.dynalinks.app"])
+            _ = try DynalinksBackend.Configuration(apiKey: "dl_key", baseURL: $0, linkDomains: ["acme.dynalinks.app"])
         },
         Field(name: "Paylisher analyticsHost") { _ = try PaylisherBackend.Configuration(apiKey: "phc_key", analyticsHost: $0) },
         Field(name: "Paylisher campaignResolveBaseURL") {

@@ -55,7 +55,7 @@ struct WrongKeyTests {
         let server = simulator.addDynalinks(clientAPIKey: "dyn_right", projectHost: "acme.dynalinks.app")
         _ = server.createLink(path: "/promo", shortenedPath: "Ab3", url: "https://acme.example/promo")
         let client = client(
-            DynalinksBackend(try .init(clientAPIKey: "dyn_wrong", linkDomains: ["acme.dynalinks.app"])), simulator, logs: .silent)
+            DynalinksBackend(try .init(apiKey: "dyn_wrong", linkDomains: ["acme.dynalinks.app"])), simulator, logs: .silent)
         let events = client.events()
         client.handle(URL(string: "https://acme.dynalinks.app/promo")!)
         let failures = await failures(client, events, links: 1)

@@ -36,14 +36,14 @@ public struct BackendClaims: Sendable, Equatable, Codable {
         switch provider {
         case "linkforty":
             guard let base = URL(string: "https://\(first)") else { throw DoctorError("'\(first)' is not a host name.") }
-            return LinkFortyBackend(try .init(baseURL: base, apiKey: apiKey, linkHosts: domains, appSchemes: schemes))
+            return LinkFortyBackend(try .init(baseURL: base, apiKey: apiKey, linkDomains: domains, appSchemes: schemes))
         case "limelink":
             let own = domains.filter { !($0 == "limelink.org" || $0.hasSuffix(".limelink.org")) }
-            return LimeLinkBackend(try .init(apiKey: key, customDomains: own, appSchemes: schemes))
+            return LimeLinkBackend(try .init(apiKey: key, linkDomains: own, appSchemes: schemes))
         case "dynalinks":
-            return DynalinksBackend(try .init(clientAPIKey: key, linkDomains: domains, appSchemes: schemes))
+            return DynalinksBackend(try .init(apiKey: key, linkDomains: domains, appSchemes: schemes))
         case "paylisher":
-            return PaylisherBackend(try .init(apiKey: key, appSchemes: schemes, universalLinkDomains: domains))
+            return PaylisherBackend(try .init(apiKey: key, appSchemes: schemes, linkDomains: domains))
         case "local":
             return LocalBackend(.init(schemes: schemes, hosts: domains))
         default:

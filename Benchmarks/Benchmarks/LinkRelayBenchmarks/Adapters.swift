@@ -52,7 +52,7 @@ struct AdapterCase: Sendable {
             sandbox.dynalinks.createLink(path: "/p42", url: "https://shop.example/product/42?ref=bench", deepLinkValue: "/product/42")
             return (
                 DynalinksBackend(
-                    try .init(clientAPIKey: settings.dynalinksAPIKey, linkDomains: [settings.dynalinksProjectHost], appSchemes: ["acme"])),
+                    try .init(apiKey: settings.dynalinksAPIKey, linkDomains: [settings.dynalinksProjectHost], appSchemes: ["acme"])),
                 URL(string: "https://\(settings.dynalinksProjectHost)/p42")!
             )
         })

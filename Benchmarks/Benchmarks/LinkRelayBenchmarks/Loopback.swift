@@ -86,7 +86,7 @@ struct LoopbackWorld: Sendable {
         }
         try await add(
             "LinkForty",
-            LinkFortyBackend(try .init(baseURL: base.appendingPathComponent("linkforty"), linkHosts: [settings.linkFortyHost])),
+            LinkFortyBackend(try .init(baseURL: base.appendingPathComponent("linkforty"), linkDomains: [settings.linkFortyHost])),
             { $0 }, URL(string: "https://\(settings.linkFortyHost)/p42")!)
         try await add(
             "LimeLink", LimeLinkBackend(try .init(apiKey: settings.limeLinkAPIKey)),
@@ -96,7 +96,7 @@ struct LoopbackWorld: Sendable {
             "Dynalinks",
             DynalinksBackend(
                 try .init(
-                    clientAPIKey: settings.dynalinksAPIKey, baseURL: base.appendingPathComponent("dynalinks/api/v1"),
+                    apiKey: settings.dynalinksAPIKey, baseURL: base.appendingPathComponent("dynalinks/api/v1"),
                     linkDomains: [settings.dynalinksProjectHost])),
             { $0 }, URL(string: "https://\(settings.dynalinksProjectHost)/p42")!)
         try await add(

@@ -120,7 +120,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                     links: [URL(string: "https://shop.limelink.org/link/summer")!, URL(string: "https://limelink.org/universal-link/abc?ref=a%2Bb")!])
             case .dynalinks:
                 let configuration = try DynalinksBackend.Configuration(
-                    clientAPIKey: Self.apiKey, linkDomains: ["acme.dynalinks.app"], appSchemes: ["acme"])
+                    apiKey: Self.apiKey, linkDomains: ["acme.dynalinks.app"], appSchemes: ["acme"])
                 return Adapter(
                     backend: DynalinksBackend(configuration),
                     links: [URL(string: "https://acme.dynalinks.app/promo")!, URL(string: "https://acme.dynalinks.app/p/42?utm_source=x")!])

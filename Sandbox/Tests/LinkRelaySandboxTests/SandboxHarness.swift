@@ -107,7 +107,7 @@ struct ProviderFixture: Sendable, CustomTestStringConvertible {
             let backend = LinkFortyBackend(
                 try .init(
                     baseURL: try #require(description.provider(.linkForty)?.baseURL), apiKey: "lf_sandbox_key",
-                    linkHosts: [description.settings.linkFortyHost], appSchemes: [appScheme]))
+                    linkDomains: [description.settings.linkFortyHost], appSchemes: [appScheme]))
             return (backend, URLSessionTransport())
         },
         script: { sandbox in
@@ -143,7 +143,7 @@ struct ProviderFixture: Sendable, CustomTestStringConvertible {
             let base = try #require(description.provider(.dynalinks)?.baseURL).appendingPathComponent("api/v1")
             let backend = DynalinksBackend(
                 try .init(
-                    clientAPIKey: description.settings.dynalinksAPIKey, baseURL: base,
+                    apiKey: description.settings.dynalinksAPIKey, baseURL: base,
                     linkDomains: [description.settings.dynalinksProjectHost], appSchemes: [appScheme]))
             return (backend, URLSessionTransport())
         },
