@@ -51,7 +51,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
         guard parsed.origin == .universalLink else {
             // An app-scheme link is what LinkForty's redirect opens: the route itself, read as
             // LinkForty's SDK reads a link on the device.
-            return localLink(for: url, parsed: parsed, reason: .offlineBackend)
+            return localLink(for: url, parsed: parsed, reason: .onDevice)
         }
         let segments = LinkFortyEndpoints.linkSegments(of: parsed, base: configuration.baseURL)
         guard let code = segments.last else {

@@ -97,7 +97,7 @@ enum PaylisherMapping {
     /// The link, and what a resolved campaign adds to it.
     static func deepLink(_ link: Parsed, campaign: PaylisherCampaign?, origin: DeepLink.Origin? = nil) -> DeepLink {
         var deepLink = link.parsed.deepLink(
-            provider: .paylisher, resolution: campaign == nil ? .local(.offlineBackend) : .server, origin: origin)
+            provider: .paylisher, resolution: campaign == nil ? .local(.onDevice) : .server, origin: origin)
         deepLink.requiresAuthentication = link.requiresAuthentication
         var metadata: [String: JSONValue] = [
             "destination": .string(link.destination), "campaign_source": .string(link.canonicalSource),

@@ -108,7 +108,7 @@ struct LinkFortyLocalLinkTests {
         #expect(link.shortCode == "link123")
         #expect(link.parameters == ["ref": "a"])
         #expect(link.utm.source == "mail")
-        #expect(link.resolution == .local(.offlineBackend))
+        #expect(link.resolution == .local(.onDevice))
         #expect(transport.requests.isEmpty)
     }
 }

@@ -290,7 +290,7 @@ struct LinkFortyResolveTests {
         let link = try await backend.resolve(
             url("acmeshop://product/42?route=product"), context: BackendContext(transport: transport, device: newYorkPhone))
         #expect(link.pathSegments == ["product", "42"])
-        #expect(link.resolution == .local(.offlineBackend))
+        #expect(link.resolution == .local(.onDevice))
         #expect(transport.requests.isEmpty)
         #expect(backend.canHandle(url("ACMESHOP://x")))
         #expect(backend.canHandle(url("https://GO.acme.app/x")))

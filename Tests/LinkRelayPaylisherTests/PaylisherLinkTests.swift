@@ -161,7 +161,7 @@ struct PaylisherResolveTests {
         let harness = try Harness()
         let link = try await harness.backend.resolve(url("https://example.com/home"), context: harness.context)
         #expect(harness.transport.requests.isEmpty)
-        #expect(link.resolution == .local(.offlineBackend))
+        #expect(link.resolution == .local(.onDevice))
         #expect(link.pathSegments == ["home"])
     }
 

@@ -22,7 +22,7 @@ struct BackendTests {
     func localResolves() async throws {
         let backend = LocalBackend(.init(schemes: ["myapp"], hosts: ["go.acme.app"]))
         let link = try await backend.resolve(url("https://go.acme.app/open?link=myapp%3A%2F%2Fcart&x=1"), context: context)
-        #expect(link.resolution == .local(.offlineBackend))
+        #expect(link.resolution == .local(.onDevice))
         #expect(link.destination == url("myapp://cart"))
         #expect(link.provider == .local)
         let plain = try await backend.resolve(url("https://go.acme.app/open?link=not-a-url"), context: context)

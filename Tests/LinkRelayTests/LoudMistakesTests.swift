@@ -91,4 +91,15 @@ struct LoudMistakesTests {
         #expect(await waiting.value == .organic(.organic(installID: "i")))
         #expect(await client.currentInstallOutcome == .organic(.organic(installID: "i")))
     }
+
+    @Test("a link resolved on the device by design says so, not that a backend was offline; stored links still read")
+    func onDevice() throws {
+        let link = try LinkParser.parse(url("myapp://products/42")).deepLink(provider: "x", resolution: .local(.onDevice))
+        #expect(link.resolution == .local(.onDevice))
+        let stored = Data(#"{"local":{"_0":{"onDevice":{}}}}"#.utf8)
+        #expect(try JSONDecoder().decode(DeepLink.Resolution.self, from: stored) == .local(.onDevice))
+        let encoded = String(decoding: try JSONEncoder().encode(DeepLink.Resolution.local(.onDevice)), as: UTF8.self)
+        #expect(encoded == #"{"local":{"_0":{"onDevice":{}}}}"#)
+        #expect(try JSONDecoder().decode(DeepLink.Resolution.self, from: Data(encoded.utf8)) == .local(.onDevice))
+    }
 }

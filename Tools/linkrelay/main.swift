@@ -205,7 +205,7 @@ func resolve(_ options: Options) async -> Int32 {
 func parse(_ options: Options) -> Int32 {
     guard let text = options.positional.first else { fail("give the link to parse.") }
     do {
-        printJSON(try LinkParser.parse(text).deepLink(provider: .local, resolution: .local(.offlineBackend)))
+        printJSON(try LinkParser.parse(text).deepLink(provider: .local, resolution: .local(.onDevice)))
         return 0
     } catch {
         FileHandle.standardError.write(Data("linkrelay: \(error)\n".utf8))

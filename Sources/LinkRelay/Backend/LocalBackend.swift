@@ -10,7 +10,7 @@ import Foundation
 /// ```
 ///
 /// Links are delivered with ``DeepLink/Resolution/local(_:)`` and the reason
-/// ``DeepLink/LocalReason/offlineBackend``. A query item named by
+/// ``DeepLink/LocalReason/onDevice``. A query item named by
 /// ``Configuration/destinationParameter`` (default `link`) whose value is an absolute URL
 /// becomes the link's ``DeepLink/destination``: `https://go.acme.app/open?link=myapp://cart`.
 /// It has no install matching, events or link creation: those throw
@@ -61,7 +61,7 @@ public struct LocalBackend: DeepLinkBackend {
     }
 
     private func link(for url: URL) throws -> DeepLink {
-        var link = try LinkParser.parse(url).deepLink(provider: id, resolution: .local(.offlineBackend))
+        var link = try LinkParser.parse(url).deepLink(provider: id, resolution: .local(.onDevice))
         if let name = configuration.destinationParameter, let value = link.parameters[name],
             let destination = URL(string: value), destination.scheme != nil
         {

@@ -31,15 +31,53 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
 
     /// Why a link was parsed on the device instead of resolved by the provider.
     public enum LocalReason: Sendable, Hashable, Codable {
-        /// The backend resolves this kind of link on the device by design: ``LocalBackend``, or an
-        /// app-scheme link that is already the route (no provider resolves those).
-        case offlineBackend
+        /// Resolved on the device by design, with the provider online or not: a ``LocalBackend``
+        /// link, an app-scheme link that is already the route (no provider resolves those), a
+        /// Paylisher link without a campaign key. No provider call was needed.
+        case onDevice
         /// The provider did not answer within ``DeepLinkClient/Configuration/resolutionTimeout``.
         case timedOut
         /// The provider does not know this link.
         case notFound
         /// The provider's resolution failed with this error.
         case failed(DeepLinkError)
+
+        private enum CodingKeys: String, CodingKey {
+            case onDevice, timedOut, notFound, failed
+            /// `onDevice`'s earlier name: links stored by earlier builds keep reading.
+            case offlineBackend
+        }
+
+        private enum PayloadKeys: String, CodingKey {
+            case _0
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            guard container.allKeys.count == 1, let key = container.allKeys.first else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "A local reason has one case."))
+            }
+            switch key {
+            case .onDevice, .offlineBackend: self = .onDevice
+            case .timedOut: self = .timedOut
+            case .notFound: self = .notFound
+            case .failed:
+                let payload = try container.nestedContainer(keyedBy: PayloadKeys.self, forKey: .failed)
+                self = .failed(try payload.decode(DeepLinkError.self, forKey: ._0))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .onDevice: _ = container.nestedContainer(keyedBy: PayloadKeys.self, forKey: .onDevice)
+            case .timedOut: _ = container.nestedContainer(keyedBy: PayloadKeys.self, forKey: .timedOut)
+            case .notFound: _ = container.nestedContainer(keyedBy: PayloadKeys.self, forKey: .notFound)
+            case .failed(let error):
+                var payload = container.nestedContainer(keyedBy: PayloadKeys.self, forKey: .failed)
+                try payload.encode(error, forKey: ._0)
+            }
+        }
     }
 
     /// Who produced the link's fields.
