@@ -69,6 +69,12 @@ struct LoudMistakesTests {
         }
         let keyFailures = await failures(client, events).filter { $0.message.contains("rejected the API key") }
         #expect(keyFailures.count == 1)
+        if call == "install" {
+            // The message the getting-started article shows.
+            #expect(
+                keyFailures.first?.message
+                    == "The provider rejected the API key: in-memory answered 403 while asking for the install match. Check the key (and its permissions) in the backend's configuration.")
+        }
     }
 
     @Test("installOutcome() before start() says why it waits; currentInstallOutcome reads without waiting")

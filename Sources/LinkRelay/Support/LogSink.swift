@@ -73,7 +73,7 @@ public struct LogSink: Sendable {
     /// Writes nothing.
     public static let silent = LogSink()
 
-    /// The platform's log: on Apple platforms ``unifiedLogging(subsystem:minimumLevel:)``,
+    /// The platform's log: on Apple platforms `unifiedLogging(subsystem:minimumLevel:)`,
     /// elsewhere ``standardError(minimumLevel:)``. The configuration's default, at `.warning`.
     public static func platform(minimumLevel: Level = .warning) -> LogSink {
         #if canImport(os)
