@@ -12,11 +12,7 @@ import Testing
 @Suite("The same event code on every backend", .timeLimit(.minutes(1)))
 struct SameEventCodeTests {
     func client(_ backend: any DeepLinkBackend, _ simulator: ProviderSimulator, logs: LogSink) -> DeepLinkClient {
-        var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
-        configuration.deviceInfo = StaticDeviceInfo()
-        configuration.retryPolicy = .none
-        configuration.logSink = logs
-        return DeepLinkClient(backend: backend, configuration: configuration)
+        simulatedClient(backend, simulator, logs: logs)
     }
 
     @Test("on a backend without events, track and trackRevenue do nothing, with one warning per client")

@@ -6,6 +6,15 @@ import LinkRelaySimulator
 import LinkRelayTesting
 import Testing
 
+/// A client over the simulated providers, with no retries and `logs` as its log.
+func simulatedClient(_ backend: any DeepLinkBackend, _ simulator: ProviderSimulator, logs: LogSink) -> DeepLinkClient {
+    var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
+    configuration.deviceInfo = StaticDeviceInfo()
+    configuration.retryPolicy = .none
+    configuration.logSink = logs
+    return DeepLinkClient(backend: backend, configuration: configuration)
+}
+
 /// A wrong API key, as a new user makes the mistake: the app hears it.
 @Suite("A wrong API key is loud", .timeLimit(.minutes(1)))
 struct WrongKeyTests {
@@ -22,11 +31,7 @@ struct WrongKeyTests {
     }
 
     func client(_ backend: any DeepLinkBackend, _ simulator: ProviderSimulator, logs: LogSink) -> DeepLinkClient {
-        var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
-        configuration.deviceInfo = StaticDeviceInfo()
-        configuration.retryPolicy = .none
-        configuration.logSink = logs
-        return DeepLinkClient(backend: backend, configuration: configuration)
+        simulatedClient(backend, simulator, logs: logs)
     }
 
     @Test("LimeLink: the stats report's 401 reaches the app as a failure and the log as a warning")
