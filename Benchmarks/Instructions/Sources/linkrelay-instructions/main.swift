@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import LinkRelay
 import LinkRelayTesting
@@ -9,22 +10,95 @@ import LinkRelayTesting
 //   linkrelay-instructions subscribe LIVE CALLS
 //     a client with LIVE live subscribers; then CALLS times: events() and drop the stream
 //     (a subscribe and an unsubscribe).
+//   linkrelay-instructions deliver LINKS
+//     a client on a LocalBackend with one subscriber; LINKS times, one at a time: handle a link,
+//     then take it from `for await` (handle → delivered link).
+//   linkrelay-instructions baseline LINKS
+//     the floor of the same work: LINKS times, LinkParser.parse of the same URL and one bare
+//     AsyncStream hop (yield, then next) of the parsed link.
+//   linkrelay-instructions first LINKS
+//     the client and its subscriber set up, then LINKS (0 or 1) links: run with 0 and 1, the
+//     difference is the first link of a process.
+//
+// Main is synchronous and waits on a semaphore: valgrind 3.19 crashes in an async main (which
+// parks the main thread in sigsuspend), not in the concurrency pool's threads.
 
-let arguments = CommandLine.arguments.dropFirst()
-guard arguments.count == 3, arguments.first == "subscribe",
-    let live = Int(arguments[arguments.startIndex + 1]), let calls = Int(arguments[arguments.startIndex + 2])
-else {
-    FileHandle.standardError.write(Data("usage: linkrelay-instructions subscribe LIVE CALLS\n".utf8))
+let arguments = Array(CommandLine.arguments.dropFirst())
+func usage() -> Never {
+    FileHandle.standardError.write(Data("usage: linkrelay-instructions subscribe LIVE CALLS | deliver LINKS | baseline LINKS | first LINKS\n".utf8))
     exit(64)
 }
 
-var configuration = DeepLinkClient.Configuration(store: InMemoryStore())
-configuration.deviceInfo = StaticDeviceInfo()
-let client = DeepLinkClient(backend: LocalBackend(.init(hosts: ["go.acme.app"])), configuration: configuration)
-let kept = (0..<live).map { _ in client.events() }
-for _ in 0..<calls {
-    let stream = client.events()
-    withExtendedLifetime(stream) {}
+/// The links every scenario uses: distinct (no duplicate filtering), a path, a query, UTM.
+func link(_ index: Int) -> URL {
+    URL(string: "https://go.acme.app/products/\(index)?color=red&utm_source=mail&utm_campaign=spring")!
 }
-// Reported so the work is not optimised away, and so a run shows what it did.
-print("subscribers kept: \(kept.count), subscribed and dropped: \(calls)")
+
+func makeClient() -> DeepLinkClient {
+    var configuration = DeepLinkClient.Configuration(store: InMemoryStore())
+    configuration.deviceInfo = StaticDeviceInfo()
+    configuration.logSink = .silent
+    return DeepLinkClient(backend: LocalBackend(.init(hosts: ["go.acme.app"])), configuration: configuration)
+}
+
+/// A text handed from the pool's thread to the main thread; the semaphore orders the two.
+final class Handoff: @unchecked Sendable {
+    var text = ""
+}
+
+/// Runs `work` on the concurrency pool and waits for it.
+func run(_ work: @escaping @Sendable () async -> String) {
+    let done = DispatchSemaphore(value: 0)
+    let result = Handoff()
+    Task.detached {
+        result.text = await work()
+        done.signal()
+    }
+    done.wait()
+    print(result.text)
+}
+
+guard let scenario = arguments.first else { usage() }
+switch scenario {
+case "subscribe":
+    guard arguments.count == 3, let live = Int(arguments[1]), let calls = Int(arguments[2]) else { usage() }
+    let client = makeClient()
+    let kept = (0..<live).map { _ in client.events() }
+    for _ in 0..<calls {
+        let stream = client.events()
+        withExtendedLifetime(stream) {}
+    }
+    // Reported so the work is not optimised away, and so a run shows what it did.
+    print("subscribers kept: \(kept.count), subscribed and dropped: \(calls)")
+case "deliver", "first":
+    guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
+    let urls = (0..<links).map(link)
+    run {
+        let client = makeClient()
+        var iterator = client.deepLinks().makeAsyncIterator()
+        var delivered = 0
+        for url in urls {
+            client.handle(url)
+            if await iterator.next() != nil { delivered += 1 }
+        }
+        await client.shutdown()
+        return "delivered \(delivered) of \(urls.count)"
+    }
+case "baseline":
+    guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
+    let urls = (0..<links).map(link)
+    run {
+        let (stream, continuation) = AsyncStream<ParsedLink>.makeStream()
+        var iterator = stream.makeAsyncIterator()
+        var delivered = 0
+        for url in urls {
+            guard let parsed = try? LinkParser.parse(url) else { continue }
+            continuation.yield(parsed)
+            if await iterator.next() != nil { delivered += 1 }
+        }
+        continuation.finish()
+        return "parsed and passed \(delivered) of \(urls.count)"
+    }
+default:
+    usage()
+}
