@@ -85,7 +85,7 @@ struct EventQueueTests {
         #expect(Set(backend.sentEvents.suffix(3).map(\.id)).count == 3)
     }
 
-    @Test("a full queue drops the oldest, with a log line")
+    @Test("a full queue drops the oldest, with a log line for the first drop and every 1,000th")
     func capacity() async throws {
         let logs = LogCollector()
         let client = launch {
@@ -97,7 +97,14 @@ struct EventQueueTests {
         await client.start()
         await client.flushEvents()
         #expect(backend.sentEvents.map(\.name) == ["e3", "e4", "e5"])
-        #expect(logs.lines.filter { $0.contains("event queue is full") }.count == 2)
+        // The first drop is logged, then every 1,000th: not a line per track.
+        #expect(logs.lines.filter { $0.contains("event queue is full") } == ["The event queue is full (3); dropped the oldest: e1 (1 so far)."])
+        let offline = launch {
+            $0.eventQueueCapacity = 3
+            $0.logSink = logs.sink
+        }
+        for index in 1...2_003 { try await offline.track("f\(index)") }  // 2,000 drops
+        #expect(logs.lines.filter { $0.contains("event queue is full") }.count == 1 + 3)
     }
 
     @Test("a 4xx drops the event and publishes a failure; a 5xx keeps it queued")

@@ -47,7 +47,9 @@ extension DeepLinkClient {
             if batch.isEmpty { return }
             for item in batch { admit(item) }
             for url in intake.trim(to: configuration.linkBufferLimit) {
-                logger.warning("More links are waiting than linkBufferLimit allows; dropped the oldest: \(url.absoluteString)")
+                if let dropped = linkDrops.note() {
+                    logger.warning("More links are waiting than linkBufferLimit allows; dropped the oldest: \(url.absoluteString) (\(dropped) so far)")
+                }
             }
             advanceIntake()
         }

@@ -72,7 +72,11 @@ extension DeepLinkClient {
             let dropped = events.prefix(events.count - capacity)
             eventQueue.events?.removeFirst(dropped.count)
             for old in dropped { lines += forget(old.id) }
-            logger.warning("The event queue is full (\(capacity)); dropped the oldest: \(dropped.map(\.name).joined(separator: ", ")).")
+            var total: Int?
+            for _ in dropped { total = eventDrops.note() ?? total }
+            if let total {
+                logger.warning("The event queue is full (\(capacity)); dropped the oldest: \(dropped.map(\.name).joined(separator: ", ")) (\(total) so far).")
+            }
         }
         if !lines.isEmpty { persist(adding: Data(lines)) }
         if isStarted { scheduleFlush() }

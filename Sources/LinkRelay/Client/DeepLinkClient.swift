@@ -61,6 +61,9 @@ public actor DeepLinkClient {
     /// before it is resolved): a deferred link that arrives afterwards is reported, not
     /// delivered, even if the direct link is still resolving.
     nonisolated let directLinkReceived = Locked(false)
+    /// Links and events dropped by full buffers: the first drop and every 1,000th are logged.
+    nonisolated let linkDrops = DropCounter()
+    nonisolated let eventDrops = DropCounter()
 
     /// The app's id for the signed-in user, attached to link requests and handed to the backend.
     /// Kept in memory only. Set it with ``setExternalUserID(_:)``.
@@ -101,9 +104,9 @@ public actor DeepLinkClient {
                 if case .link = item { return true }
                 return false
             },
-            dropped: { item in
-                if case .link(let url, _) = item {
-                    logger.warning("More links are waiting than linkBufferLimit allows; dropped the oldest: \(url.absoluteString)")
+            dropped: { [linkDrops] item in
+                if case .link(let url, _) = item, let dropped = linkDrops.note() {
+                    logger.warning("More links are waiting than linkBufferLimit allows; dropped the oldest: \(url.absoluteString) (\(dropped) so far)")
                 }
             })
         let observer = backend as? any EventObservingBackend

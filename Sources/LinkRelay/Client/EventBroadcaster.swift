@@ -55,12 +55,15 @@ final class EventBroadcaster: Sendable {
         let (stream, continuation) = AsyncStream<Element>.makeStream(
             bufferingPolicy: limit == .max ? .unbounded : .bufferingNewest(limit))
         let logger = self.logger
+        let drops = DropCounter()
         let subscriber = Subscriber(
             deliver: { event in
                 guard let element = transform(event) else { return }
                 if case .dropped = continuation.yield(element) {
-                    logger.warning(
-                        "A subscriber is \(limit) events behind; dropped the oldest waiting for it (linkBufferLimit).")
+                    if let dropped = drops.note() {
+                        logger.warning(
+                            "A subscriber is \(limit) events behind; dropped the oldest waiting for it (linkBufferLimit): \(dropped) so far.")
+                    }
                 }
             },
             finish: { continuation.finish() })
