@@ -126,7 +126,14 @@ enum LoopbackBenchmarks {
                     return urlRequest
                 }
                 for _ in benchmark.scaledIterations {
-                    for request in requests { blackHole(try? await session.data(for: request)) }
+                    // Every answer must be a success: a failing request would count as fast.
+                    for request in requests {
+                        let (data, response) = try await session.data(for: request)
+                        guard let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) else {
+                            fatalError("\(name): \(request.url?.absoluteString ?? "?") did not answer 2xx")
+                        }
+                        blackHole(data)
+                    }
                 }
             } setup: {
                 let configuration = URLSessionConfiguration.ephemeral
@@ -138,7 +145,10 @@ enum LoopbackBenchmarks {
                 guard let adapter = world.adapters[name] else { return }
                 let context = BackendContext(transport: adapter.transport, device: StaticDeviceInfo.iPhone)
                 for _ in benchmark.scaledIterations {
-                    blackHole(try? await adapter.backend.resolve(adapter.link, context: context))
+                    // A resolution that fails would count as fast: it must succeed, from the server.
+                    let link = try await adapter.backend.resolve(adapter.link, context: context)
+                    guard link.resolution == .server else { fatalError("\(name): the resolve did not come from the server") }
+                    blackHole(link)
                 }
             } setup: {
                 try await LoopbackWorld.start()
