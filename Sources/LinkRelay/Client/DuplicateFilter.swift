@@ -12,10 +12,11 @@ import Foundation
 struct DuplicateFilter: Sendable {
     let window: TimeInterval
     let capacity: Int
-    /// When each remembered URL was first seen.
-    private var firstSeen: [String: TimeInterval] = [:]
+    /// When each remembered URL was first seen, by a 64-bit hash of the URL (cheaper to hash and
+    /// compare than the URL's text on every link); the text is kept to tell a collision apart.
+    private var firstSeen: [UInt64: (time: TimeInterval, url: String)] = [:]
     /// The remembered URLs in arrival order, oldest first from `head`.
-    private var order: [(key: String, time: TimeInterval)] = []
+    private var order: [(key: UInt64, time: TimeInterval)] = []
     private var head = 0
 
     init(window: TimeInterval, capacity: Int = 256) {
@@ -28,12 +29,25 @@ struct DuplicateFilter: Sendable {
 
     /// True when `url` at `time` is new; false for a duplicate.
     mutating func admit(_ url: URL, at time: TimeInterval) -> Bool {
-        let key = url.absoluteString
-        if let seen = firstSeen[key], abs(time - seen) < window { return false }
-        firstSeen[key] = time
+        var text = url.absoluteString
+        let key = text.withUTF8 { Self.fnv1a($0) }
+        if let seen = firstSeen[key], seen.url == text, abs(time - seen.time) < window { return false }
+        // A different URL with the same hash (practically never) replaces the older entry: at
+        // worst a true duplicate of that older URL is delivered twice, never a new link dropped.
+        firstSeen[key] = (time, text)
         order.append((key, time))
         forget(before: time)
         return true
+    }
+
+    /// FNV-1a over the bytes.
+    private static func fnv1a(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return hash
     }
 
     /// Drops entries older than the window, and the oldest beyond `capacity`.
@@ -41,7 +55,7 @@ struct DuplicateFilter: Sendable {
         while head < order.count, order.count - head > capacity || abs(time - order[head].time) >= window {
             let entry = order[head]
             // A URL seen again later has a newer entry; remove the key only for its latest one.
-            if firstSeen[entry.key] == entry.time { firstSeen[entry.key] = nil }
+            if firstSeen[entry.key]?.time == entry.time { firstSeen[entry.key] = nil }
             head += 1
         }
         // Compact once the dead prefix is as large as the live part.

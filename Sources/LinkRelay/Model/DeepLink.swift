@@ -186,20 +186,30 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
     /// `hashValue`.
     static func stableID(url: URL, origin: Origin, provider: BackendID) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ bytes: String.UTF8View) {
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01b3
+        func add(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                for byte in bytes {
+                    hash ^= UInt64(byte)
+                    hash &*= 0x0000_0100_0000_01b3
+                }
             }
         }
         // The same bytes as hashing "provider|origin|url", without building that string.
-        let separator = "|".utf8
-        add(provider.rawValue.utf8)
-        add(separator)
-        add(origin.rawValue.utf8)
-        add(separator)
-        add(url.absoluteString.utf8)
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        add(provider.rawValue)
+        add("|")
+        add(origin.rawValue)
+        add("|")
+        add(url.absoluteString)
+        // Sixteen lower-case hex digits, zero-padded, as `String(hash, radix: 16)` would write them.
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            digits.withUTF8Buffer { table in
+                for index in 0..<16 {
+                    buffer[index] = table[Int((hash >> UInt64(60 - 4 * index)) & 0xF)]
+                }
+            }
+            return 16
+        }
     }
 }

@@ -72,7 +72,8 @@ case "subscribe":
     print("subscribers kept: \(kept.count), subscribed and dropped: \(calls)")
 case "deliver", "first":
     guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
-    let urls = (0..<links).map(link)
+    // At least one URL is made, whatever `links`: `first 0` and `first 1` differ by the link alone.
+    let urls = Array((0..<max(links, 1)).map(link).prefix(links))
     run {
         let client = makeClient()
         var iterator = client.deepLinks().makeAsyncIterator()
