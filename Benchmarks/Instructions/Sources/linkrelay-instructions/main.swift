@@ -16,6 +16,10 @@ import LinkRelayTesting
 //   linkrelay-instructions baseline LINKS
 //     the floor of the same work: LINKS times, LinkParser.parse of the same URL and one bare
 //     AsyncStream hop (yield, then next) of the parsed link.
+//   linkrelay-instructions track-prepare FOLDER QUEUED, then track FOLDER EVENTS
+//     a FileStore folder holding QUEUED events (prepared outside callgrind); a new client on a
+//     copy tracks EVENTS more and writes them (saveQueuedEvents): every event on disk, the
+//     background writes included.
 //   linkrelay-instructions first LINKS
 //     the client and its subscriber set up, then LINKS (0 or 1) links: run with 0 and 1, the
 //     difference is the first link of a process.
@@ -99,6 +103,26 @@ case "baseline":
         }
         continuation.finish()
         return "parsed and passed \(delivered) of \(urls.count)"
+    }
+case "track-prepare", "track":
+    // track-prepare FOLDER QUEUED: a FileStore folder holding QUEUED events (run outside callgrind).
+    // track FOLDER EVENTS: a new client on that folder tracks EVENTS more and writes them
+    // (saveQueuedEvents): every event on disk, the background writes included.
+    guard arguments.count == 3, let number = Int(arguments[2]) else { usage() }
+    let folder = URL(fileURLWithPath: arguments[1])
+    let preparing = scenario == "track-prepare"
+    run {
+        var configuration = DeepLinkClient.Configuration(store: FileStore(directory: folder))
+        configuration.deviceInfo = StaticDeviceInfo()
+        configuration.logSink = .silent
+        configuration.eventQueueCapacity = 1_000_000
+        let client = DeepLinkClient(backend: InMemoryBackend(), configuration: configuration)
+        let before = await client.queuedEventCount
+        for index in 0..<number { try? await client.track("purchase", properties: ["sku": "A-1", "n": .int(index)]) }
+        try? await client.saveQueuedEvents()
+        let stored = await client.queuedEventCount
+        await client.shutdown()
+        return preparing ? "prepared \(stored)" : "queued \(stored) (\(before) before)"
     }
 default:
     usage()
