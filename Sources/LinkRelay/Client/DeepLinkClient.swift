@@ -81,9 +81,28 @@ public actor DeepLinkClient {
         case barrier(CheckedContinuation<Void, Never>)
     }
 
+    /// Runs the link path's pure parts once per process, on a made-up link, when the first client
+    /// is created: the runtime's first-time work for their generic types (type metadata made
+    /// from mangled names, hundreds of thousands of instructions) then happens here, where the
+    /// app creates its client at launch, instead of on the first link a user opens. No I/O, no
+    /// state: nothing of it is kept.
+    private static let firstUseOfTheLinkPath: Void = {
+        guard let url = URL(string: "https://linkrelay.invalid/") else { return }
+        let link = DeepLink(url: url, origin: .universalLink, provider: "warm-up", resolution: .local(.onDevice), pathSegments: [])
+        var intake = LinkIntake<CheckedContinuation<Void, Never>>(duplicateWindow: 1, limit: 1)
+        _ = intake.admit(url, at: 0)
+        intake.enqueue(.link(link, handedOver: url))
+        _ = intake.ready()
+        let (stream, continuation) = AsyncStream<DeepLink>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        continuation.yield(link)
+        continuation.finish()
+        withExtendedLifetime(stream) {}
+    }()
+
     /// Creates a client. No I/O happens here, and nothing blocks: work starts with the first
     /// link.
     public init(backend: any DeepLinkBackend, configuration: Configuration = Configuration()) {
+        _ = Self.firstUseOfTheLinkPath
         let configuration = configuration.clamped()
         self.backend = backend
         self.configuration = configuration
