@@ -5,7 +5,7 @@ import PackageDescription
 // beside the benchmarks package, whose plugin would run every executable there as a benchmark.
 let package = Package(
     name: "LinkRelayInstructions",
-    platforms: [.macOS(.v12)],
+    platforms: [.macOS(.v15)],
     dependencies: [.package(name: "LinkRelay", path: "../..")],
     targets: [
         .executableTarget(

@@ -187,7 +187,7 @@ public enum Doctor {
             checks.append(Check(id: id, status: status, message: message, fix: status == .pass ? nil : fix))
         }
         let claims = input.backend
-        let appIDValid = input.appID.split(separator: ".").count >= 2 && input.appID.split(separator: ".")[0].count == 10
+        let appIDValid = AssociationFile.isWellFormed(appID: input.appID)
         add(
             "app-id", appIDValid ? .pass : .warning, "The app id is \(input.appID).",
             fix: "Give the app id as TEAMID.bundle.id, with the 10-character team id from the developer account.")
@@ -356,7 +356,9 @@ public enum Doctor {
                 registered ? "Info.plist registers \(scheme)://." : "Info.plist does not register \(scheme)://: such links do nothing.",
                 "Add \(scheme) to CFBundleURLTypes → CFBundleURLSchemes (target → Info → URL Types).")
         }
-        if let bundle = plist.bundleIdentifier, let expected = appID.split(separator: ".", maxSplits: 1).last.map(String.init), bundle != expected {
+        if let bundle = plist.bundleIdentifier, let expected = AssociationFile.isWellFormed(appID: appID) ? appID.split(separator: ".", maxSplits: 1).last.map(String.init) : appID,
+            bundle != expected
+        {
             add("info-plist.bundle-id", .warning, "Info.plist's bundle id is \(bundle), the app id names \(expected).", "Check the app id: it must be TEAMID.\(bundle).")
         }
     }

@@ -76,7 +76,12 @@ enum AdapterBenchmarks {
         for adapter in AdapterCase.all {
             Benchmark("3 baseline: \(adapter.name) simulator answering the same requests", configuration: configuration) { (benchmark: Benchmark, requests: [HTTPRequest]) in
                 for _ in benchmark.scaledIterations {
-                    for request in requests { blackHole(try? await adapter.simulator.send(request)) }
+                    // Every answer must be a success: a failing one would count as fast.
+                    for request in requests {
+                        let response = try await adapter.simulator.send(request)
+                        precondition(response.isSuccess, "\(adapter.name): \(request.url.absoluteString) answered \(response.status)")
+                        blackHole(response)
+                    }
                 }
             } setup: {
                 // The requests one resolve makes, recorded once.
@@ -88,7 +93,9 @@ enum AdapterBenchmarks {
             Benchmark("3 \(adapter.name) resolve, adapter only (the simulator's answers replayed)", configuration: configuration) {
                 (benchmark: Benchmark, context: BackendContext) in
                 for _ in benchmark.scaledIterations {
-                    blackHole(try? await adapter.backend.resolve(adapter.link, context: context))
+                    let link = try await adapter.backend.resolve(adapter.link, context: context)
+                    precondition(link.resolution == .server, "\(adapter.name): the resolve did not come from the server")
+                    blackHole(link)
                 }
             } setup: {
                 // One resolve through the simulator, recorded; then its answers are replayed, so

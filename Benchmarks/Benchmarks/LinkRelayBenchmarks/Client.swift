@@ -32,7 +32,11 @@ enum Folders {
     /// A new folder under the system's temporary directory.
     static func make(_ name: String) -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-bench-\(name)-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            fatalError("cannot make \(folder.path): \(error)")
+        }
         return folder
     }
 }
@@ -41,10 +45,11 @@ enum Folders {
 /// queue; 7. memory with a slow subscriber.
 enum ClientBenchmarks {
     static func linkForty(_ simulator: ProviderSimulator) -> LinkFortyBackend {
-        guard let backend = try? LinkFortyBackend.Configuration(baseURL: URL(string: "https://go.acme.app")!, apiKey: "lf_key") else {
-            fatalError("benchmark setup")
+        do {
+            return LinkFortyBackend(try LinkFortyBackend.Configuration(baseURL: URL(string: "https://go.acme.app")!, apiKey: "lf_key"))
+        } catch {
+            fatalError("benchmark setup: \(error)")
         }
-        return LinkFortyBackend(backend)
     }
 
     static func configuration(store: any PersistentStore, simulator: ProviderSimulator) -> DeepLinkClient.Configuration {
@@ -88,9 +93,9 @@ enum ClientBenchmarks {
         let once = Benchmark.Configuration(scalingFactor: .one, maxDuration: .seconds(2), maxIterations: 300)
         Benchmark("5 baseline: read and decode the stored outcome file", configuration: once) { (benchmark: Benchmark, folder: URL) in
             for _ in benchmark.scaledIterations {
-                for file in (try? FileManager.default.subpathsOfDirectory(atPath: folder.path)) ?? [] where file.hasSuffix(".json") {
-                    let data = try? Data(contentsOf: folder.appendingPathComponent(file))
-                    blackHole(data.flatMap { try? JSONSerialization.jsonObject(with: $0) })
+                for file in try FileManager.default.subpathsOfDirectory(atPath: folder.path) where file.hasSuffix(".json") {
+                    let data = try Data(contentsOf: folder.appendingPathComponent(file))
+                    blackHole(try JSONSerialization.jsonObject(with: data))
                 }
             }
         } setup: {
@@ -121,7 +126,7 @@ enum ClientBenchmarks {
             let event = ConversionEvent(name: "purchase", properties: ["sku": "A-1", "quantity": 2], timestamp: Date(), revenue: nil)
             let encoder = JSONEncoder()
             for _ in benchmark.scaledIterations {
-                for _ in 0..<10_000 { blackHole(try? encoder.encode(event)) }
+                for _ in 0..<10_000 { blackHole(try encoder.encode(event)) }
             }
         }
 
@@ -130,7 +135,7 @@ enum ClientBenchmarks {
                 let client = DeepLinkClient(
                     backend: linkForty(simulator),
                     configuration: configuration(store: FileStore(directory: Folders.make("track")), simulator: simulator))
-                for _ in 0..<10_000 { try? await client.track("purchase", properties: ["sku": "A-1", "quantity": 2]) }
+                for _ in 0..<10_000 { try await client.track("purchase", properties: ["sku": "A-1", "quantity": 2]) }
                 await client.shutdown()
             }
         } setup: {
@@ -148,21 +153,21 @@ enum ClientBenchmarks {
                 let (simulator, folder) = state
                 // Not measured: a launch on a copy of the prepared queue.
                 let copy = Folders.make("track-at-\(queued)")
-                try? FileManager.default.removeItem(at: copy)
-                try? FileManager.default.copyItem(at: folder, to: copy)
+                if FileManager.default.fileExists(atPath: copy.path) { try FileManager.default.removeItem(at: copy) }
+                try FileManager.default.copyItem(at: folder, to: copy)
                 var settings = configuration(store: FileStore(directory: copy), simulator: simulator)
                 settings.eventQueueCapacity = 2 * queued
                 let client = DeepLinkClient(backend: linkForty(simulator), configuration: settings)
                 let before = await client.queuedEventCount
                 precondition(before == queued, "the prepared queue holds \(before) events")
                 benchmark.startMeasurement()
-                for _ in 0..<1_000 { try? await client.track("purchase", properties: ["sku": "A-1", "quantity": 2]) }
-                try? await client.saveQueuedEvents()
+                for _ in 0..<1_000 { try await client.track("purchase", properties: ["sku": "A-1", "quantity": 2]) }
+                try await client.saveQueuedEvents()
                 benchmark.stopMeasurement()
                 let after = await client.queuedEventCount
                 precondition(after == queued + 1_000, "the queue holds \(after) events")
                 await client.shutdown()
-                try? FileManager.default.removeItem(at: copy)
+                try FileManager.default.removeItem(at: copy)
             } setup: {
                 let simulator = ProviderSimulator()
                 simulator.addLinkForty(host: "go.acme.app")
@@ -170,7 +175,7 @@ enum ClientBenchmarks {
                 var settings = configuration(store: FileStore(directory: folder), simulator: simulator)
                 settings.eventQueueCapacity = 2 * queued
                 let client = DeepLinkClient(backend: linkForty(simulator), configuration: settings)
-                for _ in 0..<queued { try? await client.track("purchase", properties: ["sku": "A-1", "quantity": 2]) }
+                for _ in 0..<queued { try await client.track("purchase", properties: ["sku": "A-1", "quantity": 2]) }
                 await client.shutdown()
                 return (simulator, folder)
             }
@@ -183,7 +188,7 @@ enum ClientBenchmarks {
             var settings = configuration(store: store, simulator: simulator)
             settings.retryPolicy = .none
             let client = DeepLinkClient(backend: linkForty(simulator), configuration: settings)
-            for index in 0..<100 { try? await client.track("purchase", properties: ["index": .int(index)]) }
+            for index in 0..<100 { try await client.track("purchase", properties: ["index": .int(index)]) }
             simulator.setFault(.status(503), path: "/api/sdk/v1/event")
             await client.start()
             await client.flushEvents()

@@ -45,8 +45,13 @@ enum RoutingBenchmarks {
             default: path = "/unknown/\(next(100))"
             }
             let text = index % 2 == 0 ? "https://go.acme.app\(path)?utm_source=mail&ref=\(next(1000))" : "acme:/\(path)"
-            guard let url = URL(string: text), var link = try? LinkParser.parse(url).deepLink(provider: "bench", resolution: .server)
-            else { return nil }
+            guard let url = URL(string: text) else { return nil }
+            var link: DeepLink
+            do {
+                link = try LinkParser.parse(url).deepLink(provider: "bench", resolution: .server)
+            } catch {
+                fatalError("a routing corpus link does not parse: \(text)")
+            }
             if destinations {
                 // As LimeLink delivers them: the short link's own path, the route in the destination.
                 link.destination = URL(string: "acme:/\(path)")

@@ -136,10 +136,10 @@ extension DeepLinkClient {
             decide(matched, publish: false)
             return
         }
-        if launch.isExistingUser, configuration.existingUsers == .skipInstallMatch,
-            backend.needsInstallReport && firstLaunch.previousSDK?.installID == nil {
+        let skipsMatch = launch.isExistingUser && configuration.existingUsers == .skipInstallMatch
+        if skipsMatch, backend.needsInstallReport, firstLaunch.previousSDK?.installID == nil {
             logger.info("The app was on this device before this backend, which names the install only in its install match; asking for it, without delivering a deferred link.")
-        } else if launch.isExistingUser, configuration.existingUsers == .skipInstallMatch {
+        } else if skipsMatch {
             logger.info("The app was on this device before this backend (\(launch.kind)); no install match is asked for.")
             let outcome = InstallOutcome.existingUser(
                 firstLaunch.previousSDK?.installID.map { InstallAttribution.organic(installID: $0) })

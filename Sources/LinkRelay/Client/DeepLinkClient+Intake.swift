@@ -46,11 +46,7 @@ extension DeepLinkClient {
             let batch = inbox.takeAll()
             if batch.isEmpty { return }
             for item in batch { admit(item) }
-            for url in intake.trim(to: configuration.linkBufferLimit) {
-                if let dropped = linkDrops.note() {
-                    logger.warning("More links are waiting than linkBufferLimit allows; dropped the oldest: \(url.absoluteString) (\(dropped) so far)")
-                }
-            }
+            for url in intake.trim(to: configuration.linkBufferLimit) { linkDrops.note(url, logger: logger) }
             advanceIntake()
         }
     }

@@ -22,26 +22,33 @@ extension DeepLinkClient {
         // Another caller may have decided while the device information was collected.
         if let decided = firstLaunch.launch { return decided }
         let historyStore = launchHistoryStore()
-        let importers = Self.importers(backend.previousSDKImporters + configuration.previousSDKs)
         let marker = configuration.installMarker
+        // The marker's store (the Keychain) is asked at most once per launch.
+        var markerPresent: Bool?
+        func isMarkerPresent() -> Bool {
+            if let markerPresent { return markerPresent }
+            let present = marker?.isPresent() ?? false
+            markerPresent = present
+            return present
+        }
         let canTakeEvents = eventTracker != nil
         let decision = LaunchDecision(
             stored: historyStore.load(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger),
             checked: historyStore.load(CheckedSDKs.self, forKey: CheckedSDKs.key, logger: logger) ?? CheckedSDKs(),
             processLaunch: configuration.processLaunch, version: version, backend: backend.id, now: clock.currentDate,
-            markerPresent: { marker?.isPresent() ?? false }, importers: importers, storage: configuration.previousSDKStorage,
+            markerPresent: isMarkerPresent, importers: backend.previousSDKImporters + configuration.previousSDKs,
+            storage: configuration.previousSDKStorage,
             eventsTaken: { [backend, configuration] found in
                 canTakeEvents && found.sdk.provider == backend.id ? configuration.eventQueueCapacity : 0
             })
         let launch = decision.history.launch(for: backend.id)
         guard !isShutDown else { return launch }
         // The history first: should the process die before the imports are applied, they are
-        // not applied twice (an imported event is sent at most once).
-        if !decision.checked.providers.isEmpty {
-            historyStore.save(decision.checked, forKey: CheckedSDKs.key, logger: logger)
-        }
-        historyStore.save(decision.history, forKey: LaunchHistory.key, logger: logger)
-        if let marker, !marker.isPresent() { marker.place() }
+        // not applied twice (an imported event is sent at most once). Only what changed is
+        // written: another client of the same launch writes nothing.
+        if decision.checkedChanged { historyStore.save(decision.checked, forKey: CheckedSDKs.key, logger: logger) }
+        if decision.historyChanged { historyStore.save(decision.history, forKey: LaunchHistory.key, logger: logger) }
+        if let marker, decision.historyChanged, !isMarkerPresent() { marker.place() }
         for found in decision.imports { apply(found) }
         firstLaunch.launch = launch
         logger.info("This launch: \(launch.kind), version \(launch.version).")
@@ -51,9 +58,11 @@ extension DeepLinkClient {
     /// Device information, collected once, on first need.
     func deviceInfo() async -> DeviceInfo {
         if let known = session.device { return known }
-        let device = await configuration.deviceInfo.deviceInfo()
-        session.device = session.device ?? device
-        return session.device ?? device
+        let collected = await configuration.deviceInfo.deviceInfo()
+        // Another caller may have collected it meanwhile: the first one kept wins.
+        let device = session.device ?? collected
+        session.device = device
+        return device
     }
 
     /// The store of the launch history: ``Configuration/launchHistoryStore``, else the
@@ -61,25 +70,11 @@ extension DeepLinkClient {
     /// folder).
     func launchHistoryStore() -> any PersistentStore {
         if let opened = session.launchHistoryStore { return opened }
-        let store: any PersistentStore
-        if let configured = configuration.launchHistoryStore ?? configuration.store {
-            store = configured
-        } else {
-            do {
-                store = try FileStore.forApp()
-            } catch {
-                logger.error("No folder for LinkRelay's files; the launch history will not survive a restart.")
-                store = EphemeralStore()
-            }
-        }
+        let store = openStore(
+            configuration.launchHistoryStore ?? configuration.store, else: FileStore.forApp,
+            lost: "the launch history will not survive a restart")
         session.launchHistoryStore = store
         return store
-    }
-
-    /// One importer per provider, the first named winning.
-    private static func importers(_ all: [any PreviousSDKImporter]) -> [any PreviousSDKImporter] {
-        var seen = Set<BackendID>()
-        return all.filter { seen.insert($0.provider).inserted }
     }
 
     /// Applies what an importer found: to a backend of the same provider, its values (unless

@@ -124,9 +124,7 @@ public actor DeepLinkClient {
                 return false
             },
             dropped: { [linkDrops] item in
-                if case .link(let url, _) = item, let dropped = linkDrops.note() {
-                    logger.warning("More links are waiting than linkBufferLimit allows; dropped the oldest: \(url.absoluteString) (\(dropped) so far)")
-                }
+                if case .link(let url, _) = item { linkDrops.note(url, logger: logger) }
             })
         let observer = backend as? any EventObservingBackend
         let (publishedStream, publishedContinuation) = AsyncStream<(DeepLinkEvent, Date)>.makeStream(bufferingPolicy: .unbounded)
@@ -228,19 +226,24 @@ public actor DeepLinkClient {
     /// in memory for this run, with an error log line.
     func store() -> any PersistentStore {
         if let opened = session.store { return opened }
-        let store: any PersistentStore
-        if let configured = configuration.store {
-            store = configured
-        } else {
-            do {
-                store = try FileStore.forBackend(backend.id)
-            } catch {
-                logger.error("No folder for LinkRelay's files; nothing will survive a restart.")
-                store = EphemeralStore()
-            }
-        }
+        let backendID = backend.id
+        let store = openStore(configuration.store, else: { try FileStore.forBackend(backendID) }, lost: "nothing will survive a restart")
         session.store = store
         return store
+    }
+
+    /// `configured`, else the folder `folder` makes; when there is no folder, values are kept
+    /// in memory for this run, with an error log line saying what is `lost`.
+    func openStore(
+        _ configured: (any PersistentStore)?, else folder: () throws -> FileStore, lost: String
+    ) -> any PersistentStore {
+        if let configured { return configured }
+        do {
+            return try folder()
+        } catch {
+            logger.error("No folder for LinkRelay's files; \(lost).")
+            return EphemeralStore()
+        }
     }
 
     private func transport() -> any HTTPTransport {

@@ -33,13 +33,13 @@ public struct KeychainInstallMarker: InstallMarker {
     public var recognised: [(service: String, account: String)]
 
     /// The platform's marker: a ``KeychainInstallMarker`` on Apple platforms, `nil` elsewhere.
-    public static var platformDefault: (any InstallMarker)? {
+    public static let platformDefault: (any InstallMarker)? = {
         #if canImport(Security)
         return KeychainInstallMarker()
         #else
         return nil
         #endif
-    }
+    }()
 
     /// LinkRelay's marker, recognising Paylisher's.
     public init(

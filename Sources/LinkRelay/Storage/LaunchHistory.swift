@@ -51,8 +51,9 @@ struct CheckedSDKs: Sendable, Hashable, Codable {
     var providers: [BackendID] = []
 }
 
-/// Decides what kind of launch this is from the stored history: a pure value, so that every
-/// case is tested without a store.
+/// Decides what kind of launch this is from the stored history, the importers' findings and the
+/// marker, and says what must be written: no store is touched here, so every case is tested
+/// without one (the importers read what the previous SDKs left).
 struct LaunchDecision: Sendable {
     /// The history to store.
     var history: LaunchHistory
@@ -60,6 +61,10 @@ struct LaunchDecision: Sendable {
     var imports: [SDKImport]
     /// The providers whose importer has now run, those run before included.
     var checked: CheckedSDKs
+    /// Whether ``checked`` gained a provider on this launch (it must be written).
+    var checkedChanged: Bool
+    /// Whether ``history`` differs from the stored one (it must be written).
+    var historyChanged: Bool
 
     /// - Parameters:
     ///   - stored: the history as stored, if any.
@@ -92,6 +97,7 @@ struct LaunchDecision: Sendable {
             return found
         }
         self.checked = CheckedSDKs(providers: checked.providers + pending.map(\.provider))
+        checkedChanged = !pending.isEmpty
 
         if let known = stored, known.lastProcessLaunch == processLaunch {
             // Another client of the same launch.
@@ -125,5 +131,6 @@ struct LaunchDecision: Sendable {
             history.backends.append(.init(id: backend, joinedExistingUser: existing))
         }
         self.history = history
+        historyChanged = history != stored
     }
 }

@@ -66,7 +66,7 @@ public struct SystemClock: LinkRelayClock {
                 return
             }
             let step = min(remaining, Self.longestSleep)
-            try await Task.sleep(nanoseconds: UInt64((step * 1_000_000_000).rounded(.up)))
+            try await Task.sleep(nanoseconds: UInt64(clamping: (step * 1_000_000_000).rounded(.up).saturatingInt))
         }
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import LinkRelay
 import LinkRelayTesting
 
@@ -45,21 +46,24 @@ func makeClient() -> DeepLinkClient {
     return DeepLinkClient(backend: LocalBackend(.init(hosts: ["go.acme.app"])), configuration: configuration)
 }
 
-/// A text handed from the pool's thread to the main thread; the semaphore orders the two.
-final class Handoff: @unchecked Sendable {
-    var text = ""
-}
-
-/// Runs `work` on the concurrency pool and waits for it.
-func run(_ work: @escaping @Sendable () async -> String) {
+/// Runs `work` on the concurrency pool and waits for it. A failure ends the run with it: a
+/// failing call must never count as a fast one.
+func run(_ work: @escaping @Sendable () async throws -> String) {
     let done = DispatchSemaphore(value: 0)
-    let result = Handoff()
+    let result = Mutex<Result<String, any Error>>(.success(""))
     Task.detached {
-        result.text = await work()
+        let outcome: Result<String, any Error>
+        do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
+        result.withLock { $0 = outcome }
         done.signal()
     }
     done.wait()
-    print(result.text)
+    switch result.withLock({ $0 }) {
+    case .success(let text): print(text)
+    case .failure(let error):
+        FileHandle.standardError.write(Data("linkrelay-instructions: \(error)\n".utf8))
+        exit(1)
+    }
 }
 
 guard let scenario = arguments.first else { usage() }
@@ -97,7 +101,7 @@ case "baseline":
         var iterator = stream.makeAsyncIterator()
         var delivered = 0
         for url in urls {
-            guard let parsed = try? LinkParser.parse(url) else { continue }
+            let parsed = try LinkParser.parse(url)
             continuation.yield(parsed)
             if await iterator.next() != nil { delivered += 1 }
         }
@@ -118,8 +122,8 @@ case "track-prepare", "track":
         configuration.eventQueueCapacity = 1_000_000
         let client = DeepLinkClient(backend: InMemoryBackend(), configuration: configuration)
         let before = await client.queuedEventCount
-        for index in 0..<number { try? await client.track("purchase", properties: ["sku": "A-1", "n": .int(index)]) }
-        try? await client.saveQueuedEvents()
+        for index in 0..<number { try await client.track("purchase", properties: ["sku": "A-1", "n": .int(index)]) }
+        try await client.saveQueuedEvents()
         let stored = await client.queuedEventCount
         await client.shutdown()
         return preparing ? "prepared \(stored)" : "queued \(stored) (\(before) before)"
