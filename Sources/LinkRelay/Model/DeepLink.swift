@@ -88,45 +88,176 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
         case local(LocalReason)
     }
 
+    /// The fields, in one reference-counted box shared by copies until one of them changes
+    /// (copy on write): a link is copied at each step between `handle` and `for await`, and a
+    /// copy is one retain instead of one per field. The box's `Codable` and `Hashable` are the
+    /// ones the fields had as stored properties, so the stored and encoded form is unchanged.
+    struct Fields: Hashable, Codable, Sendable {
+        var id: String
+        var url: URL
+        var origin: Origin
+        var provider: BackendID
+        var resolution: Resolution
+        var destination: URL?
+        var path: String
+        var pathSegments: [String]
+        var parameters: [String: String]
+        var utm: UTMParameters
+        var campaign: Campaign?
+        var shortCode: String?
+        var linkID: String?
+        var clickedAt: Date?
+        var requiresAuthentication: Bool
+        var metadata: [String: JSONValue]
+    }
+
+    /// Mutated only through ``makeUnique()``, when no other link shares it.
+    final class Storage: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    fileprivate(set) var storage: Storage
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+    }
+
     /// A stable identifier: the same link (URL, origin and provider) always has the same id.
-    public var id: String
+    public var id: String {
+        get { storage.fields.id }
+        _modify {
+            makeUnique()
+            yield &storage.fields.id
+        }
+    }
     /// The URL the system handed over, or for a deferred link the link that was clicked.
-    public var url: URL
+    public var url: URL {
+        get { storage.fields.url }
+        _modify {
+            makeUnique()
+            yield &storage.fields.url
+        }
+    }
     /// How the link reached the app.
-    public var origin: Origin
+    public var origin: Origin {
+        get { storage.fields.origin }
+        _modify {
+            makeUnique()
+            yield &storage.fields.origin
+        }
+    }
     /// The backend that produced the link.
-    public var provider: BackendID
+    public var provider: BackendID {
+        get { storage.fields.provider }
+        _modify {
+            makeUnique()
+            yield &storage.fields.provider
+        }
+    }
     /// Whether the provider's server resolved the link, or why it was parsed locally.
-    public var resolution: Resolution
+    public var resolution: Resolution {
+        get { storage.fields.resolution }
+        _modify {
+            makeUnique()
+            yield &storage.fields.resolution
+        }
+    }
     /// Where the app should go, when the provider says (an app URL such as `myapp://products/42`
     /// or a web URL). `nil` when the link itself is the destination.
-    public var destination: URL?
+    public var destination: URL? {
+        get { storage.fields.destination }
+        _modify {
+            makeUnique()
+            yield &storage.fields.destination
+        }
+    }
     /// The normalised path, `/` followed by ``pathSegments`` joined with `/`.
-    public var path: String
+    public var path: String {
+        get { storage.fields.path }
+        _modify {
+            makeUnique()
+            yield &storage.fields.path
+        }
+    }
     /// The path's segments, percent-decoded, empty segments removed. For a custom-scheme link
     /// the host is the first segment: `myapp://products/42` gives `["products", "42"]`.
     /// When the provider resolves a short link to an in-app path (LinkForty's `deepLinkPath`),
     /// that path's segments, so that routing sees the route rather than the short code.
-    public var pathSegments: [String]
+    public var pathSegments: [String] {
+        get { storage.fields.pathSegments }
+        _modify {
+            makeUnique()
+            yield &storage.fields.pathSegments
+        }
+    }
     /// The query parameters (and those the provider adds), percent-decoded; for a repeated key
     /// the last value wins.
-    public var parameters: [String: String]
+    public var parameters: [String: String] {
+        get { storage.fields.parameters }
+        _modify {
+            makeUnique()
+            yield &storage.fields.parameters
+        }
+    }
     /// The `utm_*` parameters.
-    public var utm: UTMParameters
+    public var utm: UTMParameters {
+        get { storage.fields.utm }
+        _modify {
+            makeUnique()
+            yield &storage.fields.utm
+        }
+    }
     /// The campaign the link belongs to, if the link or provider names one.
-    public var campaign: Campaign?
+    public var campaign: Campaign? {
+        get { storage.fields.campaign }
+        _modify {
+            makeUnique()
+            yield &storage.fields.campaign
+        }
+    }
     /// The provider's short code for the link, if it has one.
-    public var shortCode: String?
+    public var shortCode: String? {
+        get { storage.fields.shortCode }
+        _modify {
+            makeUnique()
+            yield &storage.fields.shortCode
+        }
+    }
     /// The provider's identifier for the link, if it has one.
-    public var linkID: String?
+    public var linkID: String? {
+        get { storage.fields.linkID }
+        _modify {
+            makeUnique()
+            yield &storage.fields.linkID
+        }
+    }
     /// When the link was clicked, if the provider reports it.
-    public var clickedAt: Date?
+    public var clickedAt: Date? {
+        get { storage.fields.clickedAt }
+        _modify {
+            makeUnique()
+            yield &storage.fields.clickedAt
+        }
+    }
     /// Whether the link asks for a signed-in user (`auth=required`, or the provider says so).
     /// The client also gates paths listed in
     /// ``DeepLinkClient/Configuration/authenticationRequiredPaths``.
-    public var requiresAuthentication: Bool
+    public var requiresAuthentication: Bool {
+        get { storage.fields.requiresAuthentication }
+        _modify {
+            makeUnique()
+            yield &storage.fields.requiresAuthentication
+        }
+    }
     /// The provider's payload for fields that have no place above, so no provider data is lost.
-    public var metadata: [String: JSONValue]
+    public var metadata: [String: JSONValue] {
+        get { storage.fields.metadata }
+        _modify {
+            makeUnique()
+            yield &storage.fields.metadata
+        }
+    }
 
     /// A link; `id` defaults to the stable id of `url`, `origin` and `provider`, and ``path`` follows `pathSegments`.
     public init(
@@ -146,28 +277,35 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
         requiresAuthentication: Bool = false,
         metadata: [String: JSONValue] = [:]
     ) {
-        self.id = id ?? DeepLink.stableID(url: url, origin: origin, provider: provider)
-        self.url = url
-        self.origin = origin
-        self.provider = provider
-        self.resolution = resolution
-        self.destination = destination
-        self.path = DeepLink.path(of: pathSegments)
-        self.pathSegments = pathSegments
-        self.parameters = parameters
-        self.utm = utm
-        self.campaign = campaign
-        self.shortCode = shortCode
-        self.linkID = linkID
-        self.clickedAt = clickedAt
-        self.requiresAuthentication = requiresAuthentication
-        self.metadata = metadata
+        storage = Storage(
+            Fields(
+                id: id ?? DeepLink.stableID(url: url, origin: origin, provider: provider), url: url, origin: origin,
+                provider: provider, resolution: resolution, destination: destination, path: DeepLink.path(of: pathSegments),
+                pathSegments: pathSegments, parameters: parameters, utm: utm, campaign: campaign, shortCode: shortCode,
+                linkID: linkID, clickedAt: clickedAt, requiresAuthentication: requiresAuthentication, metadata: metadata))
     }
 
     /// Replaces the path, keeping ``path`` and ``pathSegments`` consistent.
     public mutating func setPathSegments(_ segments: [String]) {
-        pathSegments = segments
-        path = DeepLink.path(of: segments)
+        makeUnique()
+        storage.fields.pathSegments = segments
+        storage.fields.path = DeepLink.path(of: segments)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        storage = Storage(try Fields(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try storage.fields.encode(to: encoder)
+    }
+
+    public static func == (lhs: DeepLink, rhs: DeepLink) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        storage.fields.hash(into: &hasher)
     }
 
     static func path(of segments: [String]) -> String {

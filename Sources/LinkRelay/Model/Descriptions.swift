@@ -25,6 +25,13 @@ extension DeepLink: CustomStringConvertible, CustomDebugStringConvertible {
     public var debugDescription: String { fieldDump(of: self, named: "DeepLink") }
 }
 
+extension DeepLink: CustomReflectable {
+    /// The link's fields, as `dump` and the debugger show them (not its copy-on-write box).
+    public var customMirror: Mirror {
+        Mirror(self, children: Mirror(reflecting: storage.fields).children, displayStyle: .struct)
+    }
+}
+
 extension DeepLink.Resolution: CustomStringConvertible {
     /// `resolved by the server`, or `parsed on the device` and why.
     public var description: String {

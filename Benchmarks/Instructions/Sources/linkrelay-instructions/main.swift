@@ -17,6 +17,10 @@ import LinkRelayTesting
 //   linkrelay-instructions baseline LINKS
 //     the floor of the same work: LINKS times, LinkParser.parse of the same URL and one bare
 //     AsyncStream hop (yield, then next) of the parsed link.
+//   linkrelay-instructions actor-floor LINKS
+//     the floor of any design whose `handle` returns at once from any thread and does the work
+//     on an actor: LINKS times, a Task onto an actor that parses the URL and yields the parsed
+//     link into a bare AsyncStream, then next. No DeepLink, no duplicate filter, no order.
 //   linkrelay-instructions track-prepare FOLDER QUEUED, then track FOLDER EVENTS
 //     a FileStore folder holding QUEUED events (prepared outside callgrind); a new client on a
 //     copy tracks EVENTS more and writes them (saveQueuedEvents): every event on disk, the
@@ -30,7 +34,7 @@ import LinkRelayTesting
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: linkrelay-instructions subscribe LIVE CALLS | deliver LINKS | baseline LINKS | first LINKS\n".utf8))
+    FileHandle.standardError.write(Data("usage: linkrelay-instructions subscribe LIVE CALLS | deliver LINKS | baseline LINKS | actor-floor LINKS | first LINKS\n".utf8))
     exit(64)
 }
 
@@ -66,6 +70,16 @@ func run(_ work: @escaping @Sendable () async throws -> String) {
     }
 }
 
+/// A run that delivered less than it was given fails: it did not do the work it is counted for.
+struct Undelivered: Error, CustomStringConvertible {
+    let delivered: Int, expected: Int
+    var description: String { "delivered \(delivered) of \(expected)" }
+}
+
+func expect(_ delivered: Int, of expected: Int) throws {
+    guard delivered == expected else { throw Undelivered(delivered: delivered, expected: expected) }
+}
+
 guard let scenario = arguments.first else { usage() }
 switch scenario {
 case "subscribe":
@@ -91,6 +105,7 @@ case "deliver", "first":
             if await iterator.next() != nil { delivered += 1 }
         }
         await client.shutdown()
+        try expect(delivered, of: urls.count)
         return "delivered \(delivered) of \(urls.count)"
     }
 case "baseline":
@@ -106,7 +121,35 @@ case "baseline":
             if await iterator.next() != nil { delivered += 1 }
         }
         continuation.finish()
+        try expect(delivered, of: urls.count)
         return "parsed and passed \(delivered) of \(urls.count)"
+    }
+case "actor-floor":
+    guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
+    let urls = (0..<links).map(link)
+    /// The least an actor core does with a link: hop onto it, parse, yield.
+    actor Core {
+        let continuation: AsyncStream<ParsedLink>.Continuation
+        init(_ continuation: AsyncStream<ParsedLink>.Continuation) { self.continuation = continuation }
+        func take(_ url: URL) {
+            // A link that does not parse ends the stream, and so the run, with a failure.
+            guard let parsed = try? LinkParser.parse(url) else { return continuation.finish() }
+            continuation.yield(parsed)
+        }
+        nonisolated func handle(_ url: URL) { Task { await self.take(url) } }
+    }
+    run {
+        let (stream, continuation) = AsyncStream<ParsedLink>.makeStream()
+        let core = Core(continuation)
+        var iterator = stream.makeAsyncIterator()
+        var delivered = 0
+        for url in urls {
+            core.handle(url)
+            if await iterator.next() != nil { delivered += 1 }
+        }
+        continuation.finish()
+        try expect(delivered, of: urls.count)
+        return "hopped, parsed and passed \(delivered) of \(urls.count)"
     }
 case "track-prepare", "track":
     // track-prepare FOLDER QUEUED: a FileStore folder holding QUEUED events (run outside callgrind).
