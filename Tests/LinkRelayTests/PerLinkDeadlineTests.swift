@@ -165,6 +165,29 @@ struct PerLinkDeadlineTests {
         #expect(received.all.map(\.resolution) == [.local(.timedOut), .server])
     }
 
+    @Test("a link answered on the device waits for an earlier link the provider resolves, and goes at once when nothing is ahead of it")
+    func onDeviceKeepsArrivalOrder() async throws {
+        let backend = HangingBackend()
+        let clock = ManualClock()
+        let client = makeClient(backend, clock: clock) { $0.retryPolicy = .none }
+        let received = Received(client.deepLinks())
+        let alone = url("myapp://on-device/first")
+        client.handle(alone)
+        // No clock advance: nothing is ahead of it.
+        await received.wait(for: 1)
+        #expect(received.all.map(\.url) == [alone])
+        let slow = url("myapp://slow")
+        let onDevice = url("myapp://on-device/second")
+        client.handle(slow)
+        client.handle(onDevice)
+        await backend.waitForStarts(1)
+        await clock.waitForSleepers(count: 1)  // the slow link's deadline
+        clock.advance(by: 3)
+        await received.wait(for: 3)
+        #expect(received.all.map(\.url) == [alone, slow, onDevice])
+        #expect(received.all.map(\.resolution) == [.local(.onDevice), .local(.timedOut), .local(.onDevice)])
+    }
+
     @Test("waitUntilIdle returns once every link handed over before it is delivered")
     func barrierWaitsForResolutions() async throws {
         let backend = HangingBackend()

@@ -86,6 +86,12 @@ final class HangingBackend: DeepLinkBackend {
 
     func canHandle(_ url: URL) -> Bool { url.scheme == "myapp" }
 
+    /// `myapp://on-device/…` is answered on the device, without the provider.
+    func resolveOnDevice(_ url: URL) -> DeepLink? {
+        guard url.host == "on-device" else { return nil }
+        return try? LinkParser.parse(url).deepLink(provider: id, resolution: .local(.onDevice))
+    }
+
     /// These URLs resolve at once, parsed, as the server's answer.
     func answer(_ urls: URL...) {
         state.withLock { $0.answering.formUnion(urls) }

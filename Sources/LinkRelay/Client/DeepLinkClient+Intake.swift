@@ -76,8 +76,13 @@ extension DeepLinkClient {
                 return
             }
             if let onDevice = backend.resolveOnDevice(url) {
-                // Answered without the provider: no context, no deadline, no task.
-                intake.enqueue(.link(gated(onDevice), handedOver: url))
+                // Answered without the provider: no context, no deadline, no task. With nothing
+                // ahead of it in the intake, arrival order allows delivering it right away.
+                if intake.count == 0 {
+                    deliver(gated(onDevice), handedOver: url)
+                } else {
+                    intake.enqueue(.link(gated(onDevice), handedOver: url))
+                }
                 return
             }
             do {
