@@ -11,4 +11,5 @@ let benchmarks: @Sendable () -> Void = {
     RoutingBenchmarks.register()
     SubscribingBenchmarks.register()
     RedactionBenchmarks.register()
+    DeadlineBenchmarks.register()
 }

@@ -21,6 +21,9 @@ import LinkRelayTesting
 //     the floor of any design whose `handle` returns at once from any thread and does the work
 //     on an actor: LINKS times, a Task onto an actor that parses the URL and yields the parsed
 //     link into a bare AsyncStream, then next. No DeepLink, no duplicate filter, no order.
+//   linkrelay-instructions parse LINKS, components LINKS
+//     LinkParser.parse, or URLComponents + queryItems (its baseline), of LINKS URLs: every
+//     tenth a 1 KB link with 93 query items, the others short links with a query.
 //   linkrelay-instructions track-prepare FOLDER QUEUED, then track FOLDER EVENTS
 //     a FileStore folder holding QUEUED events (prepared outside callgrind); a new client on a
 //     copy tracks EVENTS more and writes them (saveQueuedEvents): every event on disk, the
@@ -80,6 +83,28 @@ func expect(_ delivered: Int, of expected: Int) throws {
     guard delivered == expected else { throw Undelivered(delivered: delivered, expected: expected) }
 }
 
+/// Starts every thread of the concurrency pool, as an app's own async work has by the time a
+/// user opens a link: without it, whether the pool starts its second thread during the counted
+/// run (about 535,000 instructions under callgrind) varies from run to run, and the first link's
+/// figure with it.
+func startEveryPoolThread() {
+    final class Arrivals: Sendable { let count = Atomic<Int>(0) }
+    let width = ProcessInfo.processInfo.activeProcessorCount
+    let arrived = Arrivals()
+    run {
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<width {
+                group.addTask {
+                    // Each child holds its thread until all have one.
+                    arrived.count.add(1, ordering: .relaxed)
+                    while arrived.count.load(ordering: .relaxed) < width { sched_yield() }
+                }
+            }
+        }
+        return "pool of \(width) threads started"
+    }
+}
+
 guard let scenario = arguments.first else { usage() }
 switch scenario {
 case "subscribe":
@@ -94,6 +119,7 @@ case "subscribe":
     print("subscribers kept: \(kept.count), subscribed and dropped: \(calls)")
 case "deliver", "first":
     guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
+    if scenario == "first" { startEveryPoolThread() }
     // At least one URL is made, whatever `links`: `first 0` and `first 1` differ by the link alone.
     let urls = Array((0..<max(links, 1)).map(link).prefix(links))
     run {
@@ -151,6 +177,19 @@ case "actor-floor":
         try expect(delivered, of: urls.count)
         return "hopped, parsed and passed \(delivered) of \(urls.count)"
     }
+case "parse", "components":
+    guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
+    let long = URL(string: "https://go.acme.app/campaign/spring?" + (0..<93).map { "k\($0)=v\($0 * 7)" }.joined(separator: "&"))!
+    let urls = (0..<links).map { $0 % 10 == 9 ? long : link($0) }
+    var items = 0
+    for url in urls {
+        if scenario == "parse" {
+            items += try LinkParser.parse(url).queryItems.count
+        } else {
+            items += URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.count ?? 0
+        }
+    }
+    print("query items read: \(items)")
 case "track-prepare", "track":
     // track-prepare FOLDER QUEUED: a FileStore folder holding QUEUED events (run outside callgrind).
     // track FOLDER EVENTS: a new client on that folder tracks EVENTS more and writes them
