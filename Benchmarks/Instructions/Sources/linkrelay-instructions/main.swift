@@ -21,6 +21,11 @@ import LinkRelayTesting
 //     the floor of any design whose `handle` returns at once from any thread and does the work
 //     on an actor: LINKS times, a Task onto an actor that parses the URL and yields the parsed
 //     link into a bare AsyncStream, then next. No DeepLink, no duplicate filter, no order.
+//   linkrelay-instructions promises-floor LINKS
+//     the least that keeps LinkRelay's promises per link, with the lightest structure: the
+//     backend's claim checked on the caller, a Task onto an actor that parses, builds the
+//     DeepLink (stable id, path) and checks a duplicate window (a dictionary of URL texts), and
+//     yields the link into a bare AsyncStream, then next.
 //   linkrelay-instructions parse LINKS, components LINKS
 //     LinkParser.parse, or URLComponents + queryItems (its baseline), of LINKS URLs: every
 //     tenth a 1 KB link with 93 query items, the others short links with a query.
@@ -176,6 +181,35 @@ case "actor-floor":
         continuation.finish()
         try expect(delivered, of: urls.count)
         return "hopped, parsed and passed \(delivered) of \(urls.count)"
+    }
+case "promises-floor":
+    guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
+    let urls = (0..<links).map(link)
+    let backend = LocalBackend(.init(hosts: ["go.acme.app"]))
+    actor Core {
+        let continuation: AsyncStream<DeepLink>.Continuation
+        var seen: [String: TimeInterval] = [:]
+        init(_ continuation: AsyncStream<DeepLink>.Continuation) { self.continuation = continuation }
+        func take(_ url: URL, at time: TimeInterval) {
+            let text = url.absoluteString
+            if let last = seen[text], time - last < 1 { return }
+            seen[text] = time
+            guard let parsed = try? LinkParser.parse(url) else { return continuation.finish() }
+            continuation.yield(parsed.deepLink(provider: "local", resolution: .local(.onDevice)))
+        }
+    }
+    run {
+        let (stream, continuation) = AsyncStream<DeepLink>.makeStream()
+        let core = Core(continuation)
+        var iterator = stream.makeAsyncIterator()
+        var delivered = 0
+        for (index, url) in urls.enumerated() where backend.canHandle(url) {
+            Task { await core.take(url, at: TimeInterval(index)) }
+            if await iterator.next() != nil { delivered += 1 }
+        }
+        continuation.finish()
+        try expect(delivered, of: urls.count)
+        return "claimed, hopped, parsed, built, filtered and passed \(delivered) of \(urls.count)"
     }
 case "parse", "components":
     guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
