@@ -4,6 +4,16 @@ import PackageDescription
 // The root package has no package dependencies, by design: an app that adds LinkRelay gets
 // LinkRelay and nothing else. Packages that need more (Sandbox/, Benchmarks/) live in their own
 // folders and depend on this one by path.
+
+/// The providers, each one folder under Adapters/ (see CONTRIBUTING.md, "Adding a provider"):
+/// `Adapter/` is the product `LinkRelay<Name>`, `Emulation/` its server simulated for tests and
+/// the Sandbox (it never depends on its own adapter, so that it stays an independent oracle),
+/// `Tests/` its tests. A fifth provider is one folder and one word here.
+let providers = ["LinkForty", "LimeLink", "Dynalinks", "Paylisher"]
+
+let adapters = providers.map { Target.Dependency.target(name: "LinkRelay\($0)") }
+let emulations = providers.map { Target.Dependency.target(name: "LinkRelay\($0)Emulation") }
+
 let package = Package(
     name: "LinkRelay",
     platforms: [
@@ -12,41 +22,38 @@ let package = Package(
     products: [
         .library(name: "LinkRelay", targets: ["LinkRelay"]),
         .library(name: "LinkRelayTesting", targets: ["LinkRelayTesting"]),
-        .library(name: "LinkRelayLinkForty", targets: ["LinkRelayLinkForty"]),
-        .library(name: "LinkRelayLimeLink", targets: ["LinkRelayLimeLink"]),
-        .library(name: "LinkRelayDynalinks", targets: ["LinkRelayDynalinks"]),
-        .library(name: "LinkRelayPaylisher", targets: ["LinkRelayPaylisher"]),
         .library(name: "LinkRelaySimulator", targets: ["LinkRelaySimulator"]),
+        .library(name: "LinkRelayConformance", targets: ["LinkRelayConformance"]),
         .executable(name: "linkrelay-demo", targets: ["LinkRelayDemo"]),
         .executable(name: "linkrelay", targets: ["LinkRelayTool"]),
-    ],
+    ] + providerProducts,
     targets: [
+        // What an app links: the client, the model, storage and transport.
         .target(name: "LinkRelay", resources: [.copy("PrivacyInfo.xcprivacy")]),
+        // Package-internal (no product): the codecs, JSON helpers and request pipeline the
+        // adapters and emulations share, so the core carries none of them.
+        .target(name: "LinkRelayWire", dependencies: ["LinkRelay"]),
         .target(name: "LinkRelayTesting", dependencies: ["LinkRelay"]),
-        .target(name: "LinkRelayLinkForty", dependencies: ["LinkRelay"], path: "Adapters/LinkForty", resources: [.copy("PrivacyInfo.xcprivacy")]),
-        .target(name: "LinkRelayLimeLink", dependencies: ["LinkRelay"], path: "Adapters/LimeLink", resources: [.copy("PrivacyInfo.xcprivacy")]),
-        .target(name: "LinkRelayDynalinks", dependencies: ["LinkRelay"], path: "Adapters/Dynalinks", resources: [.copy("PrivacyInfo.xcprivacy")]),
-        .target(name: "LinkRelayPaylisher", dependencies: ["LinkRelay"], path: "Adapters/Paylisher", resources: [.copy("PrivacyInfo.xcprivacy")]),
-        .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay"]),
+        // The in-process provider world the emulations plug into (no product of its own:
+        // LinkRelaySimulator re-exports it).
+        .target(name: "LinkRelaySimulatorCore", dependencies: ["LinkRelay", "LinkRelayWire"]),
+        .target(name: "LinkRelaySimulator", dependencies: ["LinkRelay", "LinkRelaySimulatorCore"] + emulations),
+        // The backend contract, runnable against anyone's `DeepLinkBackend`.
+        .target(name: "LinkRelayConformance", dependencies: ["LinkRelay", "LinkRelayTesting", "LinkRelaySimulator"]),
         .target(
             name: "ShopApp",
-            dependencies: [
-                "LinkRelay", "LinkRelayLinkForty", "LinkRelayLimeLink", "LinkRelayDynalinks", "LinkRelayPaylisher", "LinkRelaySimulator",
-            ],
+            dependencies: ["LinkRelay", "LinkRelaySimulator"] + adapters,
             path: "Examples/ShopApp"
         ),
         .executableTarget(
             name: "LinkRelayDemo",
-            dependencies: [
-                "LinkRelay", "LinkRelayTesting", "LinkRelayLinkForty", "LinkRelayLimeLink", "LinkRelayDynalinks", "LinkRelaySimulator",
-                "ShopApp",
-            ],
+            dependencies: ["LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "ShopApp"] + adapters,
             path: "Examples/Demo"
         ),
         // `linkrelay doctor | resolve | parse`: the checks live in a library, so they are tested.
         .target(
             name: "LinkRelayDoctor",
-            dependencies: ["LinkRelay", "LinkRelayLinkForty", "LinkRelayLimeLink", "LinkRelayDynalinks", "LinkRelayPaylisher"],
+            dependencies: ["LinkRelay"] + adapters,
             path: "Tools/LinkRelayDoctor"
         ),
         .executableTarget(
@@ -61,36 +68,12 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkRelayTests",
-            dependencies: ["LinkRelay", "LinkRelayTesting"],
+            dependencies: ["LinkRelay", "LinkRelayWire", "LinkRelayTesting"],
             exclude: ["Fixtures"]
-        ),
-        .target(
-            name: "LinkRelayConformance",
-            dependencies: ["LinkRelay", "LinkRelayTesting", "LinkRelaySimulator"],
-            path: "Tests/LinkRelayConformance"
-        ),
-        .testTarget(
-            name: "LinkRelayLinkFortyTests",
-            dependencies: ["LinkRelayLinkForty", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
-        ),
-        .testTarget(
-            name: "LinkRelayLimeLinkTests",
-            dependencies: ["LinkRelayLimeLink", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
-        ),
-        .testTarget(
-            name: "LinkRelayDynalinksTests",
-            dependencies: ["LinkRelayDynalinks", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
-        ),
-        .testTarget(
-            name: "LinkRelayPaylisherTests",
-            dependencies: ["LinkRelayPaylisher", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayConformance"]
         ),
         .testTarget(
             name: "ProviderSwitchTests",
-            dependencies: [
-                "ShopApp", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator", "LinkRelayLinkForty", "LinkRelayLimeLink",
-                "LinkRelayDynalinks", "LinkRelayPaylisher",
-            ]
+            dependencies: ["ShopApp", "LinkRelay", "LinkRelayTesting", "LinkRelaySimulator"] + adapters
         ),
         // Used only by CrashSafetyTests: a process that tracks events until it is killed.
         .executableTarget(
@@ -104,8 +87,30 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkRelaySimulatorTests",
-            dependencies: ["LinkRelaySimulator", "LinkRelay", "LinkRelayTesting"]
+            dependencies: ["LinkRelaySimulator", "LinkRelaySimulatorCore", "LinkRelay", "LinkRelayTesting"]
         ),
-    ],
+    ] + providerTargets,
     swiftLanguageModes: [.v6]
 )
+
+/// Each provider's three targets: its adapter, its emulation, its tests.
+var providerTargets: [Target] {
+    providers.flatMap { name -> [Target] in
+        let adapter = Target.target(
+            name: "LinkRelay\(name)", dependencies: ["LinkRelay", "LinkRelayWire"], path: "Adapters/\(name)/Adapter",
+            resources: [.copy("PrivacyInfo.xcprivacy")])
+        let emulation = Target.target(
+            name: "LinkRelay\(name)Emulation", dependencies: ["LinkRelay", "LinkRelayWire", "LinkRelaySimulatorCore"],
+            path: "Adapters/\(name)/Emulation")
+        let testDependencies: [Target.Dependency] = [
+            .target(name: "LinkRelay\(name)"), .target(name: "LinkRelay\(name)Emulation"), "LinkRelay", "LinkRelayWire", "LinkRelayTesting",
+            "LinkRelaySimulator", "LinkRelaySimulatorCore", "LinkRelayConformance",
+        ]
+        let tests = Target.testTarget(name: "LinkRelay\(name)Tests", dependencies: testDependencies, path: "Adapters/\(name)/Tests")
+        return [adapter, emulation, tests]
+    }
+}
+
+var providerProducts: [Product] {
+    providers.map { name in Product.library(name: "LinkRelay\(name)", targets: ["LinkRelay\(name)"]) }
+}

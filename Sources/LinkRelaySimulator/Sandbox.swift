@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import LinkRelayWire
 
 /// The four providers' emulations on one ``ProviderSimulator``, with the routing and the admin
 /// API that the `linkrelay-sandbox` server puts on a real socket. It is independent of any HTTP

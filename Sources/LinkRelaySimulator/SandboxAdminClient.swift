@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import LinkRelayWire
 
 /// Scripts a running `linkrelay-sandbox` over its admin API: the same calls as a ``Sandbox`` in
 /// process, so a test or a demo can target either.

@@ -1,9 +1,10 @@
 import Foundation
 import LinkRelay
+import LinkRelaySimulator
 import LinkRelayTesting
 import Testing
 
-@testable import LinkRelaySimulator
+@testable import LinkRelaySimulatorCore
 
 /// The simulator keeps the most recent requests only, so a sandbox under load stays within a
 /// bounded amount of memory, and the admin API reads them a page at a time.

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import LinkRelayWire
 import LinkRelaySimulator
 import LinkRelayTesting
 import Testing

@@ -7,8 +7,12 @@ import Testing
 struct PrivacyManifestTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let modules = [
-        "Sources/LinkRelay", "Adapters/LinkForty", "Adapters/LimeLink", "Adapters/Dynalinks", "Adapters/Paylisher",
+        "Sources/LinkRelay", "Adapters/LinkForty/Adapter", "Adapters/LimeLink/Adapter", "Adapters/Dynalinks/Adapter",
+        "Adapters/Paylisher/Adapter",
     ]
+    /// Modules an app links through an adapter that carry no manifest of their own: they must use
+    /// no required-reason API (else they need one).
+    static let withoutManifest = ["Sources/LinkRelayWire"]
 
     /// Required-reason APIs: a use in the code (a source text), the category it needs.
     static let requiredReasonAPIs: [(use: String, category: String)] = [
@@ -56,6 +60,14 @@ struct PrivacyManifestTests {
         let declared = Set(accessed.compactMap { $0["NSPrivacyAccessedAPIType"] as? String })
         #expect(declared == used)
         #expect(accessed.allSatisfy { ($0["NSPrivacyAccessedAPITypeReasons"] as? [String])?.isEmpty == false })
+    }
+
+    @Test("a module without a manifest of its own uses no required-reason API", arguments: withoutManifest)
+    func noManifestNeeded(_ module: String) throws {
+        let code = try sources(module)
+        #expect(!code.isEmpty)
+        #expect(Self.requiredReasonAPIs.filter { code.contains($0.use) }.map(\.use) == [])
+        #expect(!FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(module).appendingPathComponent("PrivacyInfo.xcprivacy").path))
     }
 
     @Test("what each adapter sends is declared: device ids where it sends one, events where it reports them")

@@ -1,4 +1,5 @@
 import Foundation
+import LinkRelayWire
 import Testing
 
 @testable import LinkRelay

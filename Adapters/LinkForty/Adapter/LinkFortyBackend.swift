@@ -1,0 +1,211 @@
+import Foundation
+import LinkRelay
+import LinkRelayWire
+
+extension BackendID {
+    /// LinkForty (Cloud, or a self-hosted LinkForty Core).
+    public static let linkForty: BackendID = "linkforty"
+}
+
+/// LinkForty, as its server really speaks: install attribution, link resolution, events and
+/// revenue, and link creation.
+///
+/// ```swift
+/// let client = DeepLinkClient(
+///     backend: LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!, apiKey: key))
+/// )
+/// ```
+///
+/// Where LinkForty's own iOS SDK and its server disagree, this adapter follows the server:
+/// an organic install (`"deepLinkData": {}`) is `.organic`, not an error; `clickedAt` is read
+/// with and without milliseconds; parameter values of any JSON type are kept; any 2xx to an
+/// event is success; the install is reported once per install, not on every launch (the client
+/// restores the outcome); transport failures are retried; a path prefix in the base URL is kept.
+public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
+    public let configuration: Configuration
+
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    public var id: BackendID { .linkForty }
+
+    public var appSchemes: Set<String> { configuration.appSchemes }
+
+    public var secrets: [String] { configuration.apiKey.map { [$0] } ?? [] }
+
+    /// LinkForty's SDK's data (``LinkFortySDKImporter``): its `installId` goes on.
+    public var previousSDKImporters: [any PreviousSDKImporter] { [LinkFortySDKImporter(baseURL: configuration.baseURL)] }
+
+    /// `true`: LinkForty names the install (the `installId` events need) only in its install
+    /// answer.
+    public var needsInstallReport: Bool { true }
+
+    public func canHandle(_ url: URL) -> Bool {
+        HostPattern.claims(url, hosts: configuration.linkDomains, schemes: configuration.appSchemes)
+    }
+
+    // MARK: Resolve (E2/E3)
+
+    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        let parsed = try LinkParser.parse(url)
+        guard parsed.origin == .universalLink else {
+            // An app-scheme link is what LinkForty's redirect opens: the route itself, read as
+            // LinkForty's SDK reads a link on the device.
+            return localLink(for: url, parsed: parsed, reason: .onDevice)
+        }
+        let segments = LinkFortyEndpoints.linkSegments(of: parsed, base: configuration.baseURL)
+        guard let code = segments.last else {
+            throw DeepLinkError(.notFound, "The link has no short code to resolve.", backend: id, url: url)
+        }
+        let templateSlug = segments.count >= 2 ? segments[segments.count - 2] : nil
+        let request = HTTPRequest(
+            method: .get,
+            url: LinkFortyEndpoints.resolve(
+                configuration.baseURL, templateSlug: templateSlug, code: code,
+                fingerprint: LinkFortyMapping.fingerprintQuery(device: context.device)),
+            headers: headers(context))
+        let response = try await context.transport.send(request)
+        guard response.isSuccess else {
+            throw LinkFortyMapping.error(for: response, "the resolve request", url: url, now: context.clock.currentDate)
+        }
+        do {
+            let data = try WireJSON.decode(LinkFortyLinkData.self, from: response.body)
+            return LinkFortyMapping.resolvedLink(data, url: url, parsed: parsed, templateSlug: templateSlug)
+        } catch {
+            throw LinkFortyMapping.decodingError("the resolve request", status: response.status, url: url, underlying: error)
+        }
+    }
+
+    /// The local parse LinkForty's SDK falls back to (§7.3): the short code is the link's last
+    /// path segment (after the base URL's own path; for an app-scheme link, after its host), the
+    /// template slug is not kept; UTM values
+    /// (first wins) and custom parameters (last wins, empty values kept) come from the query as
+    /// the core reads them, without LinkForty's reserved names (`utm_*`, `fp_*`, `lf_click`,
+    /// §12.1).
+    public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
+        var link = parsed.deepLink(provider: id, resolution: .local(reason))
+        link.parameters = LinkFortyMapping.customParameters(link.parameters)
+        if parsed.origin == .universalLink {
+            link.shortCode = LinkFortyEndpoints.linkSegments(of: parsed, base: configuration.baseURL).last
+        } else {
+            // The SDK's URLParser takes the last of `url.pathComponents`, where a custom
+            // scheme's host is not a segment: `myapp://deep/link123` gives `link123`,
+            // `myapp://cart` none.
+            link.shortCode = url.pathComponents.last { $0 != "/" }
+        }
+        return link
+    }
+
+    // MARK: Install (E1)
+
+    public func matchInstall(context: BackendContext) async throws -> InstallMatch {
+        let body = LinkFortyMapping.installRequest(
+            device: context.device, appName: appName(context.device), attributionWindowHours: configuration.attributionWindowHours)
+        let request = HTTPRequest(
+            method: .post, url: LinkFortyEndpoints.url(configuration.baseURL, path: LinkFortyEndpoints.installPath),
+            headers: headers(context), body: try encode(body))
+        let response = try await context.transport.send(request)
+        guard response.isSuccess else {
+            throw LinkFortyMapping.error(for: response, "the install report", now: context.clock.currentDate)
+        }
+        do {
+            let decoded = try WireJSON.decode(LinkFortyInstallResponse.self, from: response.body)
+            return LinkFortyMapping.installMatch(decoded, base: configuration.baseURL)
+        } catch {
+            throw LinkFortyMapping.decodingError("the install report", status: response.status, underlying: error)
+        }
+    }
+
+    // MARK: Events (E4)
+
+    public func send(_ event: ConversionEvent, context: BackendContext) async throws {
+        guard let installID = context.installID else {
+            throw DeepLinkError(
+                .notStarted, "LinkForty needs the install id from the install report before events can be sent.",
+                backend: id)
+        }
+        let request = HTTPRequest(
+            method: .post, url: LinkFortyEndpoints.url(configuration.baseURL, path: LinkFortyEndpoints.eventPath),
+            headers: headers(context), body: try encode(LinkFortyMapping.eventRequest(event, installID: installID)))
+        let response = try await context.transport.send(request)
+        // Any 2xx is success, whatever the body: Core answers {"eventId", "acknowledged"}.
+        guard response.isSuccess else {
+            throw LinkFortyMapping.error(for: response, "the event", now: context.clock.currentDate)
+        }
+    }
+
+    // MARK: Link creation (E5/E6)
+
+    public func createLink(_ request: LinkRequest, context: BackendContext) async throws -> CreatedLink {
+        guard configuration.apiKey != nil else {
+            throw DeepLinkError(
+                .invalidConfiguration, "LinkForty link creation needs an API key (configuration apiKey).", backend: id)
+        }
+        let body = LinkFortyMapping.createLinkRequest(request)
+        if request.templateID != nil {
+            guard body.originalUrl != nil else {
+                throw DeepLinkError(
+                    .invalidArgument,
+                    "LinkForty needs the link's web URL (fallbackURL, sent as originalUrl) to create a link from a template.",
+                    backend: id)
+            }
+            let response = try await post(body, to: LinkFortyEndpoints.linksPath, context: context, what: "the link creation")
+            do {
+                let row = try WireJSON.decode(LinkFortyLinkRow.self, from: response.body)
+                let slugPath = request.templateSlug.map { "/\($0)" } ?? ""
+                return CreatedLink(
+                    url: LinkFortyEndpoints.url(configuration.baseURL, path: slugPath + "/" + row.shortCode),
+                    shortCode: row.shortCode, linkID: row.id)
+            } catch {
+                throw LinkFortyMapping.decodingError("the link creation", status: response.status, underlying: error)
+            }
+        }
+        let response = try await post(body, to: LinkFortyEndpoints.sdkLinksPath, context: context, what: "the link creation")
+        do {
+            let created = try WireJSON.decode(LinkFortyCreatedLink.self, from: response.body)
+            guard let url = URL.absolute(created.url) else {
+                throw DeepLinkError(.decoding, "LinkForty returned a link that is not a URL.", backend: id)
+            }
+            return CreatedLink(url: url, shortCode: created.shortCode, linkID: created.linkId, deduplicated: created.deduplicated)
+        } catch let error as DeepLinkError {
+            throw error
+        } catch {
+            throw LinkFortyMapping.decodingError("the link creation", status: response.status, underlying: error)
+        }
+    }
+
+    // MARK: Pieces
+
+    private func post<Body: Encodable>(
+        _ body: Body, to path: String, context: BackendContext, what: String
+    ) async throws -> HTTPResponse {
+        let request = HTTPRequest(
+            method: .post, url: LinkFortyEndpoints.url(configuration.baseURL, path: path), headers: headers(context),
+            body: try encode(body))
+        let response = try await context.transport.send(request)
+        guard response.isSuccess else {
+            throw LinkFortyMapping.error(for: response, what, now: context.clock.currentDate)
+        }
+        return response
+    }
+
+    private func headers(_ context: BackendContext) -> HTTPHeaders {
+        LinkFortyEndpoints.headers(
+            apiKey: configuration.apiKey, userAgent: LinkFortyMapping.userAgent(device: context.device, appName: appName(context.device)))
+    }
+
+    /// The configured name, else the device's (``DeviceInfo/appName``: the bundle's display
+    /// name on a real device), else `App`.
+    private func appName(_ device: DeviceInfo) -> String {
+        configuration.appName ?? device.appName ?? "App"
+    }
+
+    private func encode<Body: Encodable>(_ body: Body) throws -> Data {
+        do {
+            return try JSONEncoder().encode(body)
+        } catch {
+            throw DeepLinkError(.invalidArgument, "The request could not be encoded as JSON.", backend: id, underlying: error)
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import LinkRelay
+import LinkRelaySimulatorCore
+
+/// LinkForty Core's server, emulated from its source: install attribution with Core's matcher,
+/// resolve, events, link creation (Core's `/api/links`, and Cloud's `/api/sdk/v1/links` unless
+/// turned off), the browser redirect that records web clicks, and Core's error bodies
+/// (`{"error":"Link not found"}`, validation failures as 500).
+///
+/// ```swift
+/// let linkForty = simulator.addLinkForty(host: "go.acme.app")
+/// let link = linkForty.createLink(shortCode: "spring", deepLinkPath: "/products/42", appScheme: "acme")
+/// linkForty.recordWebClick(shortCode: "spring", from: StaticDeviceInfo.iPhone, ip: "203.0.113.10")
+/// ```
+public final class LinkFortyEmulation: ProviderEmulation {
+    /// A link, as Core's `links` row holds it.
+    public struct Link: Sendable, Hashable {
+        public var id: String
+        public var shortCode: String
+        public var templateID: String?
+        public var templateSlug: String?
+        public var originalURL: String
+        public var deepLinkPath: String?
+        public var appScheme: String?
+        public var iosAppStoreURL: String?
+        public var androidAppStoreURL: String?
+        public var webFallbackURL: String?
+        public var utmParameters: [String: String]?
+        public var deepLinkParameters: [String: JSONValue]?
+        public var attributionWindowHours: Int?
+        public var isActive: Bool
+        public var expiresAt: Date?
+        public var externalUserID: String?
+    }
+
+    /// A recorded click with its fingerprint.
+    public struct Click: Sendable, Hashable {
+        public var id: String
+        public var linkID: String
+        public var clickedAt: Date
+        public var fingerprint: LinkFortyMatcher.Fingerprint
+    }
+
+    /// A reported install.
+    public struct Install: Sendable, Hashable {
+        public var id: String
+        public var fingerprint: LinkFortyMatcher.Fingerprint
+        public var match: LinkFortyMatcher.Match?
+        public var receivedAt: Date
+    }
+
+    /// A received event.
+    public struct Event: Sendable, Hashable {
+        public var id: String
+        public var installID: String
+        public var name: String
+        public var data: [String: JSONValue]
+        public var timestamp: String?
+        public var receivedAt: Date
+    }
+
+    struct State: Sendable {
+        var links: [Link] = []
+        var templates: [String: String] = [:]  // id → slug
+        var clicks: [Click] = []
+        var installs: [Install] = []
+        var events: [Event] = []
+    }
+
+    let state = Locked(State())
+    /// The host links are served on (`https://<host>/<code>`).
+    public let host: String
+    /// Whether Cloud's `POST /api/sdk/v1/links` exists; Core answers it with 404. Default `true`.
+    public let emulatesCloud: Bool
+    let matcher = LinkFortyMatcher()
+
+    public init(host: String, emulatesCloud: Bool = true) {
+        self.host = host.lowercased()
+        self.emulatesCloud = emulatesCloud
+    }
+
+    // MARK: Scripting
+
+    /// Creates a template and returns its id and 8-character slug.
+    @discardableResult
+    public func createTemplate(slug: String? = nil) -> (id: String, slug: String) {
+        let id = UUID().uuidString.lowercased()
+        let slug = slug ?? Self.randomCode(alphabet: "abcdefghijklmnopqrstuvwxyz0123456789")
+        state.withLock { $0.templates[id] = slug }
+        return (id, slug)
+    }
+
+    /// Creates a link; a missing or taken short code gets a random 8-character one.
+    @discardableResult
+    public func createLink(
+        shortCode: String? = nil, templateSlug: String? = nil, originalURL: String = "https://example.com/",
+        deepLinkPath: String? = nil, appScheme: String? = nil, iosAppStoreURL: String? = nil,
+        androidAppStoreURL: String? = nil, webFallbackURL: String? = nil, utmParameters: [String: String]? = nil,
+        deepLinkParameters: [String: JSONValue]? = nil, attributionWindowHours: Int? = 168, isActive: Bool = true,
+        expiresAt: Date? = nil
+    ) -> Link {
+        let templateID = templateSlug.map { slug in
+            state.withLock { state in
+                if let existing = state.templates.first(where: { $0.value == slug })?.key { return existing }
+                let id = UUID().uuidString.lowercased()
+                state.templates[id] = slug
+                return id
+            }
+        }
+        return state.withLock { state in
+            let link = Link(
+                id: UUID().uuidString.lowercased(), shortCode: Self.uniqueCode(shortCode, in: state), templateID: templateID,
+                templateSlug: templateSlug, originalURL: originalURL, deepLinkPath: deepLinkPath, appScheme: appScheme,
+                iosAppStoreURL: iosAppStoreURL, androidAppStoreURL: androidAppStoreURL, webFallbackURL: webFallbackURL,
+                utmParameters: utmParameters, deepLinkParameters: deepLinkParameters,
+                attributionWindowHours: attributionWindowHours, isActive: isActive, expiresAt: expiresAt)
+            state.links.append(link)
+            return link
+        }
+    }
+
+    /// Records a click on a link as the redirect would, from `fingerprint` (its `ip` included).
+    public func recordClick(shortCode: String, fingerprint: LinkFortyMatcher.Fingerprint, at date: Date) {
+        state.withLock { state in
+            guard let link = state.links.first(where: { $0.shortCode == shortCode }) else { return }
+            state.clicks.append(Click(id: UUID().uuidString.lowercased(), linkID: link.id, clickedAt: date, fingerprint: fingerprint))
+        }
+    }
+
+    /// Records a web click on a link from a phone's browser at `ip`: the fingerprint a landing
+    /// page collects (time zone, language, and the screen in native pixels), with a Safari
+    /// user agent.
+    public func recordWebClick(shortCode: String, from device: DeviceInfo, ip: String, at date: Date = Date()) {
+        let language = device.preferredLanguages.first
+        recordClick(
+            shortCode: shortCode,
+            fingerprint: .init(
+                ip: ip, userAgent: Self.safariUserAgent, timezone: device.timeZoneIdentifier, language: language,
+                screenWidth: device.screen?.pixelWidth, screenHeight: device.screen?.pixelHeight),
+            at: date)
+    }
+
+    static let safariUserAgent =
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
+
+    /// Every link, in creation order.
+    public var links: [Link] { state.withLock { $0.links } }
+    /// Every click, in order.
+    public var clicks: [Click] { state.withLock { $0.clicks } }
+    /// Every install report, in order.
+    public var installs: [Install] { state.withLock { $0.installs } }
+    /// Every stored event, in order.
+    public var events: [Event] { state.withLock { $0.events } }
+
+    // MARK: Codes
+
+    static func randomCode(alphabet: String = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") -> String {
+        let characters = Array(alphabet)
+        return String((0..<8).map { _ in characters.randomElement() ?? "x" })
+    }
+
+    /// `requested` when free; otherwise (as Core does, silently) a random one.
+    static func uniqueCode(_ requested: String?, in state: State) -> String {
+        if let requested, !requested.isEmpty, !state.links.contains(where: { $0.shortCode == requested }) {
+            return requested
+        }
+        var code = randomCode()
+        while state.links.contains(where: { $0.shortCode == code }) { code = randomCode() }
+        return code
+    }
+}
+
+extension ProviderSimulator {
+    /// Adds a LinkForty server on `host` and returns it for scripting.
+    @discardableResult
+    public func addLinkForty(host: String, emulatesCloud: Bool = true) -> LinkFortyEmulation {
+        let emulation = LinkFortyEmulation(host: host, emulatesCloud: emulatesCloud)
+        register(emulation, hosts: [host])
+        return emulation
+    }
+}
