@@ -81,25 +81,18 @@ public struct DynalinksBackend: DeepLinkBackend {
         return DynalinksMapping.installMatch(result, projectHost: projectHost)
     }
 
+    /// Send, status, decode: Dynalinks' API as every call here makes it.
+    private var api: ProviderAPI {
+        ProviderAPI(backend: .dynalinks, name: "Dynalinks") { response, what, url, now in
+            DynalinksMapping.error(for: response, what, url: url, now: now)
+        }
+    }
+
     private func post<Body: Encodable>(
         _ body: Body, to endpoint: URL, what: String, url: URL?, context: BackendContext
     ) async throws -> DynalinksResult {
-        let data: Data
-        do {
-            data = try JSONEncoder().encode(body)
-        } catch {
-            throw DeepLinkError(.invalidArgument, "The request could not be encoded as JSON.", backend: id, underlying: error)
-        }
         let request = HTTPRequest(
-            method: .post, url: endpoint, headers: DynalinksEndpoints.headers(apiKey: configuration.apiKey), body: data)
-        let response = try await context.transport.send(request)
-        guard response.isSuccess else {
-            throw DynalinksMapping.error(for: response, what, url: url, now: context.clock.currentDate)
-        }
-        do {
-            return try WireJSON.decode(DynalinksResult.self, from: response.body)
-        } catch {
-            throw DynalinksMapping.decodingError(what, status: response.status, url: url, underlying: error)
-        }
+            method: .post, url: endpoint, headers: DynalinksEndpoints.headers(apiKey: configuration.apiKey), body: try api.encode(body))
+        return try await api.fetch(DynalinksResult.self, request, what, url: url, context: context)
     }
 }

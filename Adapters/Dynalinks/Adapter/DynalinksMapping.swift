@@ -144,10 +144,4 @@ enum DynalinksMapping {
         }
         return response.serverError(message, backend: .dynalinks, url: url, now: now)
     }
-
-    static func decodingError(_ what: String, status: Int, url: URL? = nil, underlying: any Error) -> DeepLinkError {
-        DeepLinkError(
-            .decoding, "Dynalinks' answer to \(what) could not be read.", backend: .dynalinks, status: status, url: url,
-            underlying: underlying)
-    }
 }

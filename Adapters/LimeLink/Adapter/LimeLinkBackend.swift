@@ -65,7 +65,7 @@ public struct LimeLinkBackend: EventObservingBackend {
         case .legacy(let subdomain, let path):
             let request = HTTPRequest(
                 method: .get, url: LimeLinkEndpoints.legacy(configuration.legacyResolveURL, subdomain: subdomain, path: path))
-            let response = try await context.transport.send(request)
+            let response = try await api.send(request, "the legacy resolve", url: url, accepting: ProviderAPI.anyStatus, context: context)
             let decoded = try decode(LimeLinkLegacyResponse.self, from: response, what: "the legacy resolve", url: url, context: context)
             guard let target = decoded.deeplinkURL else {
                 throw LimeLinkMapping.unresolved(response, url: url, now: context.clock.currentDate)
@@ -110,7 +110,7 @@ public struct LimeLinkBackend: EventObservingBackend {
             url: LimeLinkEndpoints.dynamicLink(
                 base: configuration.apiBaseURL, suffix: suffix, fullRequestURL: url.absoluteString, setup: false),
             headers: requestHeaders)
-        let response = try await context.transport.send(request)
+        let response = try await api.send(request, "the resolve request", url: url, accepting: ProviderAPI.anyStatus, context: context)
         let decoded = try decode(LimeLinkResolveResponse.self, from: response, what: "the resolve request", url: url, context: context)
         guard let uri = decoded.uri else {
             throw LimeLinkMapping.unresolved(response, url: url, now: context.clock.currentDate)
@@ -124,12 +124,18 @@ public struct LimeLinkBackend: EventObservingBackend {
         _ type: Body.Type, from response: HTTPResponse, what: String, url: URL, context: BackendContext
     ) throws -> Body {
         do {
-            return try WireJSON.decode(Body.self, from: response.body)
-        } catch {
-            if response.isSuccess {
-                throw LimeLinkMapping.decodingError(what, status: response.status, url: url, underlying: error)
-            }
+            return try api.decode(Body.self, from: response, what, url: url)
+        } catch where !response.isSuccess {
             throw LimeLinkMapping.unresolved(response, url: url, now: context.clock.currentDate)
+        }
+    }
+
+    /// Send, status, decode: LimeLink's API as every call here makes it. A resolve's body is
+    /// read whatever the status; an answer that names no link is "unresolved".
+    private var api: ProviderAPI {
+        ProviderAPI(backend: .limeLink, name: "LimeLink") { response, what, url, now in
+            url.map { LimeLinkMapping.unresolved(response, url: $0, now: now) }
+                ?? ProviderAPI.defaultFailure(name: "LimeLink", backend: .limeLink, for: response, what, url: nil, now: now)
         }
     }
 
@@ -160,8 +166,7 @@ public struct LimeLinkBackend: EventObservingBackend {
                 base: configuration.apiBaseURL, suffix: pending.suffix, fullRequestURL: pending.fullRequestURL, setup: true),
             context: context)
         guard let uri = resolved.uri else {
-            throw LimeLinkMapping.decodingError(
-                "the deferred resolve", status: 200, underlying: DeepLinkError(.decoding, "no uri", backend: id))
+            throw api.decodingError("the deferred resolve", status: 200, underlying: DeepLinkError(.decoding, "no uri", backend: id))
         }
         let match = try LimeLinkMapping.deferredMatch(
             uri: uri, suffix: pending.suffix, fullRequestURL: pending.fullRequestURL, providerDomain: configuration.providerDomain)
@@ -173,15 +178,10 @@ public struct LimeLinkBackend: EventObservingBackend {
     private func deferredStep<Body: Decodable>(
         _ type: Body.Type, step: String, url: URL, context: BackendContext
     ) async throws -> Body {
-        let response = try await context.transport.send(HTTPRequest(method: .get, url: url, headers: LimeLinkEndpoints.jsonHeaders))
-        guard response.status == 200 else {
-            throw LimeLinkMapping.deferredFailure(response, step: step, now: context.clock.currentDate)
-        }
-        do {
-            return try WireJSON.decode(Body.self, from: response.body)
-        } catch {
-            throw LimeLinkMapping.decodingError("the deferred \(step)", status: 200, underlying: error)
-        }
+        try await api.fetch(
+            Body.self, HTTPRequest(method: .get, url: url, headers: LimeLinkEndpoints.jsonHeaders), "the deferred \(step)",
+            accepting: 200...200, otherwise: { response, what, _, now in LimeLinkMapping.deferredFailure(response, what, now: now) },
+            context: context)
     }
 
     // MARK: Stats
@@ -196,20 +196,22 @@ public struct LimeLinkBackend: EventObservingBackend {
         }
         let firstRun = context.storage.value(Bool.self, forKey: Self.firstRunSentKey) != true
         guard let body = LimeLinkMapping.statsRequest(for: uri, apiKey: configuration.apiKey, firstRun: firstRun),
-            let data = try? JSONEncoder().encode(body)
+            let data = try? api.encode(body)
         else { return }
         let request = HTTPRequest(
             method: .post, url: LimeLinkEndpoints.stats(base: configuration.apiBaseURL), headers: LimeLinkEndpoints.jsonHeaders,
             body: data)
-        let response: HTTPResponse
         do {
-            response = try await context.transport.send(request)
+            // Not sent again, as LimeLink's SDK does; a 401 or 403 reaches the app as a rejected key.
+            _ = try await api.send(
+                request, "the stats event", accepting: 200...200,
+                otherwise: { response, what, _, now in
+                    response.serverError("LimeLink answered \(response.status) to \(what); it is not sent again.", backend: .limeLink, now: now)
+                }, context: context)
+        } catch let error as DeepLinkError where error.status != nil {
+            throw error
         } catch {
             throw DeepLinkError.wrapping(error, as: .network, "The LimeLink stats event was not sent.", backend: id)
-        }
-        // Not sent again, as LimeLink's SDK does; a 401 or 403 reaches the app as a rejected key.
-        guard response.status == 200 else {
-            throw response.serverError("LimeLink answered \(response.status) to the stats event; it is not sent again.", backend: id, now: context.clock.currentDate)
         }
         if firstRun { context.storage.set(true, forKey: Self.firstRunSentKey) }
     }

@@ -114,16 +114,10 @@ enum LimeLinkMapping {
     }
 
     /// A deferred step that did not answer 200: its status, and LimeLink's body text.
-    static func deferredFailure(_ response: HTTPResponse, step: String, now: Date) -> DeepLinkError {
+    static func deferredFailure(_ response: HTTPResponse, _ what: String, now: Date) -> DeepLinkError {
         let text = String(decoding: response.body.prefix(200), as: UTF8.self)
         return response.serverError(
-            "LimeLink answered \(response.status) to the deferred \(step)\(text.isEmpty ? "" : ": \(text)")",
+            "LimeLink answered \(response.status) to \(what)\(text.isEmpty ? "" : ": \(text)")",
             backend: .limeLink, now: now)
-    }
-
-    static func decodingError(_ what: String, status: Int, url: URL? = nil, underlying: any Error) -> DeepLinkError {
-        DeepLinkError(
-            .decoding, "LimeLink's answer to \(what) could not be read.", backend: .limeLink, status: status, url: url,
-            underlying: underlying)
     }
 }

@@ -30,6 +30,13 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
 
     public var id: BackendID { .linkForty }
 
+    /// Send, status, decode: LinkForty's API as every call here makes it.
+    private var api: ProviderAPI {
+        ProviderAPI(backend: .linkForty, name: "LinkForty") { response, what, url, now in
+            LinkFortyMapping.error(for: response, what, url: url, now: now)
+        }
+    }
+
     public var appSchemes: Set<String> { configuration.appSchemes }
 
     public var secrets: [String] { configuration.apiKey.map { [$0] } ?? [] }
@@ -65,16 +72,8 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
                 configuration.baseURL, templateSlug: templateSlug, code: code,
                 fingerprint: LinkFortyMapping.fingerprintQuery(device: context.device)),
             headers: headers(context))
-        let response = try await context.transport.send(request)
-        guard response.isSuccess else {
-            throw LinkFortyMapping.error(for: response, "the resolve request", url: url, now: context.clock.currentDate)
-        }
-        do {
-            let data = try WireJSON.decode(LinkFortyLinkData.self, from: response.body)
-            return LinkFortyMapping.resolvedLink(data, url: url, parsed: parsed, templateSlug: templateSlug)
-        } catch {
-            throw LinkFortyMapping.decodingError("the resolve request", status: response.status, url: url, underlying: error)
-        }
+        let data = try await api.fetch(LinkFortyLinkData.self, request, "the resolve request", url: url, context: context)
+        return LinkFortyMapping.resolvedLink(data, url: url, parsed: parsed, templateSlug: templateSlug)
     }
 
     /// The local parse LinkForty's SDK falls back to (§7.3): the short code is the link's last
@@ -104,17 +103,9 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
             device: context.device, appName: appName(context.device), attributionWindowHours: configuration.attributionWindowHours)
         let request = HTTPRequest(
             method: .post, url: LinkFortyEndpoints.url(configuration.baseURL, path: LinkFortyEndpoints.installPath),
-            headers: headers(context), body: try encode(body))
-        let response = try await context.transport.send(request)
-        guard response.isSuccess else {
-            throw LinkFortyMapping.error(for: response, "the install report", now: context.clock.currentDate)
-        }
-        do {
-            let decoded = try WireJSON.decode(LinkFortyInstallResponse.self, from: response.body)
-            return LinkFortyMapping.installMatch(decoded, base: configuration.baseURL)
-        } catch {
-            throw LinkFortyMapping.decodingError("the install report", status: response.status, underlying: error)
-        }
+            headers: headers(context), body: try api.encode(body))
+        let decoded = try await api.fetch(LinkFortyInstallResponse.self, request, "the install report", context: context)
+        return LinkFortyMapping.installMatch(decoded, base: configuration.baseURL)
     }
 
     // MARK: Events (E4)
@@ -127,12 +118,9 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
         }
         let request = HTTPRequest(
             method: .post, url: LinkFortyEndpoints.url(configuration.baseURL, path: LinkFortyEndpoints.eventPath),
-            headers: headers(context), body: try encode(LinkFortyMapping.eventRequest(event, installID: installID)))
-        let response = try await context.transport.send(request)
+            headers: headers(context), body: try api.encode(LinkFortyMapping.eventRequest(event, installID: installID)))
         // Any 2xx is success, whatever the body: Core answers {"eventId", "acknowledged"}.
-        guard response.isSuccess else {
-            throw LinkFortyMapping.error(for: response, "the event", now: context.clock.currentDate)
-        }
+        _ = try await api.send(request, "the event", context: context)
     }
 
     // MARK: Link creation (E5/E6)
@@ -150,44 +138,27 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
                     "LinkForty needs the link's web URL (fallbackURL, sent as originalUrl) to create a link from a template.",
                     backend: id)
             }
-            let response = try await post(body, to: LinkFortyEndpoints.linksPath, context: context, what: "the link creation")
-            do {
-                let row = try WireJSON.decode(LinkFortyLinkRow.self, from: response.body)
-                let slugPath = request.templateSlug.map { "/\($0)" } ?? ""
-                return CreatedLink(
-                    url: LinkFortyEndpoints.url(configuration.baseURL, path: slugPath + "/" + row.shortCode),
-                    shortCode: row.shortCode, linkID: row.id)
-            } catch {
-                throw LinkFortyMapping.decodingError("the link creation", status: response.status, underlying: error)
-            }
+            let row = try await api.fetch(LinkFortyLinkRow.self, post(body, to: LinkFortyEndpoints.linksPath, context: context), "the link creation", context: context)
+            let slugPath = request.templateSlug.map { "/\($0)" } ?? ""
+            return CreatedLink(
+                url: LinkFortyEndpoints.url(configuration.baseURL, path: slugPath + "/" + row.shortCode),
+                shortCode: row.shortCode, linkID: row.id)
         }
-        let response = try await post(body, to: LinkFortyEndpoints.sdkLinksPath, context: context, what: "the link creation")
-        do {
-            let created = try WireJSON.decode(LinkFortyCreatedLink.self, from: response.body)
-            guard let url = URL.absolute(created.url) else {
-                throw DeepLinkError(.decoding, "LinkForty returned a link that is not a URL.", backend: id)
-            }
-            return CreatedLink(url: url, shortCode: created.shortCode, linkID: created.linkId, deduplicated: created.deduplicated)
-        } catch let error as DeepLinkError {
-            throw error
-        } catch {
-            throw LinkFortyMapping.decodingError("the link creation", status: response.status, underlying: error)
+        let created = try await api.fetch(
+            LinkFortyCreatedLink.self, post(body, to: LinkFortyEndpoints.sdkLinksPath, context: context), "the link creation", context: context)
+        guard let url = URL.absolute(created.url) else {
+            throw DeepLinkError(.decoding, "LinkForty returned a link that is not a URL.", backend: id)
         }
+        return CreatedLink(url: url, shortCode: created.shortCode, linkID: created.linkId, deduplicated: created.deduplicated)
     }
 
     // MARK: Pieces
 
-    private func post<Body: Encodable>(
-        _ body: Body, to path: String, context: BackendContext, what: String
-    ) async throws -> HTTPResponse {
-        let request = HTTPRequest(
+    /// A POST of `body` as JSON to `path`, with LinkForty's headers.
+    private func post<Body: Encodable>(_ body: Body, to path: String, context: BackendContext) throws -> HTTPRequest {
+        HTTPRequest(
             method: .post, url: LinkFortyEndpoints.url(configuration.baseURL, path: path), headers: headers(context),
-            body: try encode(body))
-        let response = try await context.transport.send(request)
-        guard response.isSuccess else {
-            throw LinkFortyMapping.error(for: response, what, now: context.clock.currentDate)
-        }
-        return response
+            body: try api.encode(body))
     }
 
     private func headers(_ context: BackendContext) -> HTTPHeaders {
@@ -199,13 +170,5 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
     /// name on a real device), else `App`.
     private func appName(_ device: DeviceInfo) -> String {
         configuration.appName ?? device.appName ?? "App"
-    }
-
-    private func encode<Body: Encodable>(_ body: Body) throws -> Data {
-        do {
-            return try JSONEncoder().encode(body)
-        } catch {
-            throw DeepLinkError(.invalidArgument, "The request could not be encoded as JSON.", backend: id, underlying: error)
-        }
     }
 }

@@ -219,10 +219,4 @@ enum LinkFortyMapping {
         }
         return response.serverError(message, backend: .linkForty, url: url, now: now)
     }
-
-    static func decodingError(_ what: String, status: Int, url: URL? = nil, underlying: any Error) -> DeepLinkError {
-        DeepLinkError(
-            .decoding, "LinkForty's response to \(what) could not be read.", backend: .linkForty, status: status,
-            url: url, underlying: underlying)
-    }
 }

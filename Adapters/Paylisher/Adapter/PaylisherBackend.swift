@@ -57,17 +57,8 @@ public struct PaylisherBackend: EventBatchingBackend, EventObservingBackend {
             endpoint = PaylisherEndpoints.campaignResolve(base: configuration.campaignResolveBaseURL, key: key)
         }
         guard let endpoint else { throw DeepLinkError(.invalidURL, "The campaign key cannot be looked up.", backend: id, url: url) }
-        let response = try await context.transport.send(HTTPRequest(method: .get, url: endpoint))
-        guard response.isSuccess else {
-            throw PaylisherMapping.error(for: response, "the campaign lookup", url: url, now: context.clock.currentDate)
-        }
-        let campaign: PaylisherCampaign
-        do {
-            campaign = try WireJSON.decode(PaylisherCampaign.self, from: response.body)
-        } catch {
-            throw DeepLinkError(
-                .decoding, "Paylisher's campaign could not be read.", backend: id, status: response.status, url: url, underlying: error)
-        }
+        let campaign = try await api.fetch(
+            PaylisherCampaign.self, HTTPRequest(method: .get, url: endpoint), "the campaign lookup", url: url, context: context)
         return PaylisherMapping.deepLink(link, campaign: campaign)
     }
 
@@ -81,6 +72,13 @@ public struct PaylisherBackend: EventBatchingBackend, EventObservingBackend {
         var local = PaylisherMapping.deepLink(link, campaign: nil)
         local.resolution = .local(reason)
         return local
+    }
+
+    /// Send, status, decode: Paylisher's APIs as every call here makes them.
+    private var api: ProviderAPI {
+        ProviderAPI(backend: .paylisher, name: "Paylisher") { response, what, url, now in
+            PaylisherMapping.error(for: response, what, url: url, now: now)
+        }
     }
 
     static let distinctIDKey = "distinctId"
@@ -106,20 +104,13 @@ public struct PaylisherBackend: EventBatchingBackend, EventObservingBackend {
             apiKey: configuration.apiKey,
             batch: events.map { PaylisherMapping.batchEvent($0, distinctID: distinctID, device: context.device, session: session) },
             sentAt: ISO8601Timestamp.string(from: context.clock.currentDate, fractional: true))
-        let json: Data
-        do {
-            json = try JSONEncoder().encode(batch)
-        } catch {
-            throw DeepLinkError(.invalidArgument, "The events could not be encoded as JSON.", backend: id, underlying: error)
-        }
         let request = HTTPRequest(
             method: .post, url: PaylisherEndpoints.batch(host: configuration.analyticsHost), headers: PaylisherEndpoints.batchHeaders,
-            body: Gzip.compress(json))
-        let response = try await context.transport.send(request)
-        guard response.isSuccess else {
-            let error = PaylisherMapping.error(for: response, "the event batch", now: context.clock.currentDate)
-            guard (300...399).contains(response.status) else { throw error }
-            throw DeepLinkError(.network, error.message + " (a redirect; the events are kept)", backend: id, status: response.status)
+            body: Gzip.compress(try api.encode(batch)))
+        do {
+            _ = try await api.send(request, "the event batch", context: context)
+        } catch let error as DeepLinkError where error.status.map({ (300...399).contains($0) }) == true {
+            throw DeepLinkError(.network, error.message + " (a redirect; the events are kept)", backend: id, status: error.status)
         }
     }
 
@@ -134,15 +125,12 @@ public struct PaylisherBackend: EventBatchingBackend, EventObservingBackend {
             url: PaylisherEndpoints.deferred(
                 endpoint: configuration.deferredEndpoint, fingerprint: PaylisherMapping.fingerprint(context.device), idfa: idfa),
             headers: PaylisherEndpoints.deferredHeaders(apiKey: configuration.apiKey, idfa: idfa))
-        let response = try await context.transport.send(request)
-        guard response.isSuccess else {
-            throw PaylisherMapping.error(for: response, "the deferred match", now: context.clock.currentDate)
-        }
+        let response = try await api.send(request, "the deferred match", context: context)
         let decoded: PaylisherDeferredResponse
         do {
             decoded = try PaylisherDeferredResponse(json: response.body)
         } catch {
-            throw DeepLinkError(.decoding, "Paylisher's deferred answer could not be read.", backend: id, status: response.status, underlying: error)
+            throw api.decodingError("the deferred match", status: response.status, underlying: error)
         }
         guard decoded.status == "match" else { return .organic(PaylisherMapping.attribution(decoded, matched: false)) }
         let attribution = PaylisherMapping.attribution(decoded, matched: true)
