@@ -87,7 +87,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkRelaySimulatorTests",
-            dependencies: ["LinkRelaySimulator", "LinkRelaySimulatorCore", "LinkRelay", "LinkRelayTesting"]
+            dependencies: ["LinkRelaySimulator", "LinkRelaySimulatorCore", "LinkRelay", "LinkRelayTesting", "LinkRelayConformance"]
         ),
     ] + providerTargets,
     swiftLanguageModes: [.v6]

@@ -14,6 +14,7 @@ public protocol ConformanceFixture: Sendable {
 
 /// One adapter wired to one simulator.
 public struct ConformanceWorld: Sendable {
+    /// The backend under test, configured to reach the simulator.
     public var backend: any DeepLinkBackend
     /// The API key the backend was configured with (it must never show up).
     public var apiKey: String
@@ -23,11 +24,13 @@ public struct ConformanceWorld: Sendable {
     public var foreignLinks: [URL]
     /// A link the server resolves, and the path segments the resolved link must have.
     public var knownLink: URL
+    /// The path segments ``knownLink`` resolves to.
     public var knownLinkPath: [String]
     /// A link the server does not know.
     public var unknownLink: URL
     /// The route that resolves ``knownLink`` and the route of the install match, for faults.
     public var resolveRoute: (method: HTTPMethod, path: String)
+    /// The route of the install match.
     public var installRoute: (method: HTTPMethod, path: String)
     /// The device the client reports.
     public var device: DeviceInfo
@@ -35,6 +38,7 @@ public struct ConformanceWorld: Sendable {
     /// link must carry.
     public var scriptAttributedInstall: @Sendable () -> ExpectedDeferredLink
 
+    /// A world; see each property.
     public init(
         backend: any DeepLinkBackend, apiKey: String, ownLinks: [URL], foreignLinks: [URL], knownLink: URL,
         knownLinkPath: [String], unknownLink: URL, resolveRoute: (method: HTTPMethod, path: String),
@@ -57,10 +61,14 @@ public struct ConformanceWorld: Sendable {
 
 /// The fields a deferred link must have after an attributed install.
 public struct ExpectedDeferredLink: Sendable {
+    /// The path segments, when the provider says which screen.
     public var pathSegments: [String]?
+    /// Parameters the link must carry (others may come too).
     public var parameters: [String: String]
+    /// The link's short code, when the provider has one.
     public var shortCode: String?
 
+    /// What a deferred link must carry.
     public init(pathSegments: [String]? = nil, parameters: [String: String] = [:], shortCode: String? = nil) {
         self.pathSegments = pathSegments
         self.parameters = parameters
@@ -70,5 +78,6 @@ public struct ExpectedDeferredLink: Sendable {
 
 /// A conformance check that did not hold.
 public struct ConformanceFailure: Error, CustomStringConvertible {
+    /// The adapter, the check, and what did not hold.
     public let description: String
 }

@@ -6,6 +6,9 @@ import LinkRelayTesting
 /// The behaviours every adapter must show, run against the provider's emulation.
 public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConvertible {
     case claimsOwnLinksOnly
+    case coldStartLinkIsDelivered
+    case sameLinkTwiceIsDeliveredOnce
+    case deferredLinkOnceAcrossLaunches
     case organicInstall
     case attributedInstallDeliversDeferredLink
     case unknownLinkFallsBackWithReason
@@ -47,7 +50,7 @@ public struct ConformanceSuite: Sendable {
         let client = DeepLinkClient(backend: world.backend, configuration: configuration)
         let context = Context(
             check: check, name: fixture.name, world: world, simulator: simulator, mutations: mutations, clock: clock, client: client,
-            logs: logs)
+            logs: logs, nextLaunch: { [configuration] in DeepLinkClient(backend: world.backend, configuration: configuration) })
         defer { Task { await client.shutdown() } }
         try await context.run()
     }
@@ -62,6 +65,8 @@ private struct Context {
     let clock: ManualClock
     let client: DeepLinkClient
     let logs: Locked<[String]>
+    /// A client for the app's next launch: the same backend, store and provider.
+    let nextLaunch: @Sendable () -> DeepLinkClient
 
     func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
         guard condition else { throw ConformanceFailure(description: "\(name) · \(check): \(message())") }
@@ -82,6 +87,42 @@ private struct Context {
         case .claimsOwnLinksOnly:
             for link in world.ownLinks { try expect(world.backend.canHandle(link), "does not claim its own link \(link)") }
             for link in world.foreignLinks { try expect(!world.backend.canHandle(link), "claims a foreign link \(link)") }
+
+        case .coldStartLinkIsDelivered:
+            // The link that opened the app, handed over before anybody listens or start() runs.
+            client.handle(world.knownLink)
+            var iterator = client.deepLinks().makeAsyncIterator()
+            let link = await iterator.next()
+            try expect(link?.url == world.knownLink, "the cold-start link was not delivered: \(String(describing: link))")
+            try expect(link?.resolution == .server, "the cold-start link resolved as \(String(describing: link?.resolution))")
+            try expect(link?.pathSegments == world.knownLinkPath, "path \(String(describing: link?.pathSegments)), expected \(world.knownLinkPath)")
+
+        case .sameLinkTwiceIsDeliveredOnce:
+            // The AppDelegate and the SceneDelegate both forward one tap; then another link.
+            let links = client.deepLinks()
+            client.handle(world.knownLink)
+            client.handle(world.knownLink)
+            client.handle(world.unknownLink)
+            var iterator = links.makeAsyncIterator()
+            let first = await iterator.next()
+            let second = await iterator.next()
+            try expect(
+                first?.url == world.knownLink && second?.url == world.unknownLink,
+                "one tap forwarded twice gave \([first, second].map { $0?.url.absoluteString ?? "nothing" })")
+
+        case .deferredLinkOnceAcrossLaunches:
+            _ = world.scriptAttributedInstall()
+            let first = await eventsOfFirstLaunch()
+            try expect(first.compactMap(\.link).count == 1, "the first launch delivered \(first.compactMap(\.link).count) links")
+            let relaunch = nextLaunch()
+            let events = relaunch.events()
+            await relaunch.start()
+            let outcome = await relaunch.installOutcome()
+            await relaunch.shutdown()
+            var again: [DeepLinkEvent] = []
+            for await event in events { again.append(event) }
+            try expect(outcome.isAttributed, "the next launch's outcome is \(outcome)")
+            try expect(!again.contains { $0.link != nil }, "the next launch delivered the deferred link again")
 
         case .organicInstall:
             let events = await eventsOfFirstLaunch()

@@ -375,8 +375,8 @@ public protocol ProviderEmulation: Sendable {
 }
 
 extension HTTPResponse {
-    /// A JSON response from a `JSONValue`.
-    package static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+    /// A JSON response from a `JSONValue` (keys sorted), for an emulation's answers.
+    public static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let body = (try? encoder.encode(value)) ?? Data("{}".utf8)

@@ -6,10 +6,11 @@ import Testing
 @Suite("Privacy manifests", .timeLimit(.minutes(1)))
 struct PrivacyManifestTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let modules = [
-        "Sources/LinkRelay", "Adapters/LinkForty/Adapter", "Adapters/LimeLink/Adapter", "Adapters/Dynalinks/Adapter",
-        "Adapters/Paylisher/Adapter",
-    ]
+    /// The core, then every provider's adapter (each folder under Adapters/).
+    static let modules: [String] = {
+        let providers = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Adapters").path)) ?? []
+        return ["Sources/LinkRelay"] + providers.sorted().map { "Adapters/\($0)/Adapter" }
+    }()
     /// Modules an app links through an adapter that carry no manifest of their own: they must use
     /// no required-reason API (else they need one).
     static let withoutManifest = ["Sources/LinkRelayWire"]
@@ -60,6 +61,11 @@ struct PrivacyManifestTests {
         let declared = Set(accessed.compactMap { $0["NSPrivacyAccessedAPIType"] as? String })
         #expect(declared == used)
         #expect(accessed.allSatisfy { ($0["NSPrivacyAccessedAPITypeReasons"] as? [String])?.isEmpty == false })
+    }
+
+    @Test("every provider's adapter is checked")
+    func everyAdapter() {
+        #expect(Self.modules.count == 5)
     }
 
     @Test("a module without a manifest of its own uses no required-reason API", arguments: withoutManifest)

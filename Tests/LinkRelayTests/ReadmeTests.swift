@@ -6,45 +6,29 @@ import Testing
 /// The README's examples, compiled and run, so the README cannot drift from the API.
 @Suite("README examples", .timeLimit(.minutes(1)))
 struct ReadmeTests {
-    enum QuickStartRoute: Hashable, Sendable {
-        case product(id: Int, color: String?)
-        case wallet
-    }
+    enum QuickStartRoute: Hashable, Sendable { case product(id: Int) }
 
-    @Test("the quick start routes the link, gates the wallet and surfaces an unmatched link")
+    @Test("the quick start routes both forms of a link to the screen and surfaces an unmatched link")
     func quickStart() async throws {
         let router = try DeepLinkRouter<QuickStartRoute> {
-            LinkRoute("/products/:id") { try .product(id: $0.capture("id"), color: $0.query("color")) }
-            LinkRoute("/wallet", requiresAuthentication: true) { _ in .wallet }
+            LinkRoute("/products/:id") { try .product(id: $0.capture("id")) }
         }
-
         var configuration = DeepLinkClient.Configuration()
         configuration.clock = ManualClock()  // the test's own: no deadline passes on a busy machine
-        configuration.authenticationRule = { router.requiresAuthentication($0) }
         let client = DeepLinkClient(
-            backend: LocalBackend(.init(schemes: ["acme"], hosts: ["go.acme.app"])),
-            configuration: configuration
-        )
+            backend: LocalBackend(.init(schemes: ["acme"], hosts: ["go.acme.app"])), configuration: configuration)
         let routes = client.routes(router)
-        let events = client.events()
 
-        let claimed = client.handle(URL(string: "https://go.acme.app/products/42?color=red")!)
-        client.handle(URL(string: "acme://wallet")!)
+        #expect(client.handle(URL(string: "https://go.acme.app/products/42")!))
+        client.handle(URL(string: "acme://products/42")!)
         client.handle(URL(string: "acme://products/abc")!)
-        #expect(claimed)
 
         var iterator = routes.makeAsyncIterator()
-        #expect(await iterator.next()?.route == .product(id: 42, color: "red"))
+        #expect(await iterator.next()?.route == .product(id: 42))
+        #expect(await iterator.next()?.route == .product(id: 42))
         let unmatched = await iterator.next()
         #expect(unmatched?.route == nil)
         #expect(unmatched?.link.pathSegments == ["products", "abc"])
-        // The wallet link was held for sign-in, not delivered as a link to open.
-        let received = await events.prefixArray(3)
-        guard case .authenticationRequired(let held) = received[1] else {
-            Issue.record("expected the wallet link to be held, got \(received[1])")
-            return
-        }
-        #expect(held.pathSegments == ["wallet"])
         await client.shutdown()
     }
 
