@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 import LinkRelayWire
 
 /// The four providers' emulations on one ``ProviderSimulator``, with the routing and the admin

@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 
 /// An in-process world that speaks the providers' HTTP APIs, exposed as an ``HTTPTransport``.
 ///

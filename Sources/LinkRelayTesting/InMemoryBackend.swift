@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 
 /// A scriptable backend for tests: say what each URL resolves to, how long it takes, and what
 /// the install match finds; then read what the client asked for.

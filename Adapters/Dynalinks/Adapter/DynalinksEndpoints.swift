@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 
 /// Dynalinks' endpoints and headers, and nothing else.
 enum DynalinksEndpoints {

@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 import LinkRelayWire
 
 /// LinkForty's paths, queries and headers, and nothing else.

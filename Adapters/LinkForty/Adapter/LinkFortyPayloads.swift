@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 import LinkRelayWire
 
 // LinkForty's JSON, exactly as on the wire. Requests encode absent values by omitting them

@@ -3,7 +3,7 @@ import Foundation
 /// Checks adapters run on their configuration when it is created, so a mistake fails at once
 /// with ``DeepLinkError/Code-swift.struct/invalidConfiguration`` and a message naming the field,
 /// not later with a confusing network error.
-public enum ConfigurationValidation {
+@_spi(Backend) public enum ConfigurationValidation {
     /// Hosts where plain `http` is allowed, for local servers and the Sandbox.
     public static let loopbackHosts: Set<String> = ["localhost", "127.0.0.1", "::1"]
 

@@ -77,7 +77,7 @@ public struct LocalBackend: DeepLinkBackend {
 }
 
 /// Host matching shared by backends: exact names, and `*.example.com` for every subdomain.
-public enum HostPattern {
+@_spi(Backend) public enum HostPattern {
     /// Whether `host` (lower-cased) matches one of `patterns` (lower-cased).
     public static func matches(_ host: String, anyOf patterns: Set<String>) -> Bool {
         if patterns.contains(host) { return true }
