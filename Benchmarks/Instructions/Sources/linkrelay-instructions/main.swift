@@ -110,6 +110,27 @@ func startEveryPoolThread() {
     }
 }
 
+/// One at a time through a bare stream: `start` gets the stream's continuation and returns how a
+/// URL is handed over; each URL is handed over, then one element taken, before the next.
+func oneAtATime<Element: Sendable>(
+    _ urls: [URL], _ what: String,
+    _ start: @escaping @Sendable (AsyncStream<Element>.Continuation) -> @Sendable (URL, Int) throws -> Void
+) {
+    run {
+        let (stream, continuation) = AsyncStream<Element>.makeStream()
+        let hand = start(continuation)
+        var iterator = stream.makeAsyncIterator()
+        var delivered = 0
+        for (index, url) in urls.enumerated() {
+            try hand(url, index)
+            if await iterator.next() != nil { delivered += 1 }
+        }
+        continuation.finish()
+        try expect(delivered, of: urls.count)
+        return "\(what) \(delivered) of \(urls.count)"
+    }
+}
+
 guard let scenario = arguments.first else { usage() }
 switch scenario {
 case "subscribe":
@@ -142,18 +163,8 @@ case "deliver", "first":
 case "baseline":
     guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
     let urls = (0..<links).map(link)
-    run {
-        let (stream, continuation) = AsyncStream<ParsedLink>.makeStream()
-        var iterator = stream.makeAsyncIterator()
-        var delivered = 0
-        for url in urls {
-            let parsed = try LinkParser.parse(url)
-            continuation.yield(parsed)
-            if await iterator.next() != nil { delivered += 1 }
-        }
-        continuation.finish()
-        try expect(delivered, of: urls.count)
-        return "parsed and passed \(delivered) of \(urls.count)"
+    oneAtATime(urls, "parsed and passed") { (continuation: AsyncStream<ParsedLink>.Continuation) in
+        { url, _ in continuation.yield(try LinkParser.parse(url)) }
     }
 case "actor-floor":
     guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
@@ -169,18 +180,9 @@ case "actor-floor":
         }
         nonisolated func handle(_ url: URL) { Task { await self.take(url) } }
     }
-    run {
-        let (stream, continuation) = AsyncStream<ParsedLink>.makeStream()
+    oneAtATime(urls, "hopped, parsed and passed") { (continuation: AsyncStream<ParsedLink>.Continuation) in
         let core = Core(continuation)
-        var iterator = stream.makeAsyncIterator()
-        var delivered = 0
-        for url in urls {
-            core.handle(url)
-            if await iterator.next() != nil { delivered += 1 }
-        }
-        continuation.finish()
-        try expect(delivered, of: urls.count)
-        return "hopped, parsed and passed \(delivered) of \(urls.count)"
+        return { url, _ in core.handle(url) }
     }
 case "promises-floor":
     guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
@@ -198,18 +200,12 @@ case "promises-floor":
             continuation.yield(parsed.deepLink(provider: "local", resolution: .local(.onDevice)))
         }
     }
-    run {
-        let (stream, continuation) = AsyncStream<DeepLink>.makeStream()
+    oneAtATime(urls, "claimed, hopped, parsed, built, filtered and passed") { (continuation: AsyncStream<DeepLink>.Continuation) in
         let core = Core(continuation)
-        var iterator = stream.makeAsyncIterator()
-        var delivered = 0
-        for (index, url) in urls.enumerated() where backend.canHandle(url) {
+        return { url, index in
+            guard backend.canHandle(url) else { return continuation.finish() }
             Task { await core.take(url, at: TimeInterval(index)) }
-            if await iterator.next() != nil { delivered += 1 }
         }
-        continuation.finish()
-        try expect(delivered, of: urls.count)
-        return "claimed, hopped, parsed, built, filtered and passed \(delivered) of \(urls.count)"
     }
 case "parse", "components":
     guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
