@@ -60,7 +60,7 @@ public final class ProviderSimulator: HTTPTransport {
                 guard (0...Self.longestDecodedDelay).contains(seconds) else {
                     throw DecodingError.dataCorruptedError(
                         forKey: .seconds, in: container,
-                        debugDescription: "A delay is 0 to \(Int(Self.longestDecodedDelay)) seconds; got \(seconds).")
+                        debugDescription: "A delay is 0 to \(Self.longestDecodedDelay.saturatingInt) seconds; got \(seconds).")
                 }
                 self = .delay(seconds)
             case "status":

@@ -7,9 +7,9 @@ extension UUID {
     /// with the version and variant set. The same date and the same `random` give the same
     /// UUID, so an event's id can be sent again unchanged.
     package static func version7(at date: Date, random: UUID = UUID()) -> UUID {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        let largest = Double((UInt64(1) << 48) - 1)
-        let time = milliseconds.isNaN || milliseconds <= 0 ? 0 : UInt64(min(milliseconds, largest))
+        // saturatingInt: NaN is 0 and ±infinity the bounds, then clamped into 48 bits.
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down).saturatingInt
+        let time = UInt64(min(max(milliseconds, 0), (1 << 48) - 1))
         var bytes = random.uuid
         bytes.0 = UInt8(truncatingIfNeeded: time >> 40)
         bytes.1 = UInt8(truncatingIfNeeded: time >> 32)

@@ -49,12 +49,12 @@ package enum ISO8601Timestamp {
         // As Foundation's formatter does: to the nearest millisecond, then whole seconds cut.
         let totalMilliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard totalMilliseconds.isFinite, abs(totalMilliseconds) < 1e17 else { return "" }
-        let milliseconds = Int64(totalMilliseconds)
+        let milliseconds = totalMilliseconds.saturatingInt
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        let millis = Int(milliseconds - seconds * 1000)
+        let millis = milliseconds - seconds * 1000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = Int(seconds - days * 86_400)
-        let (year, month, day) = civil(fromDays: Int(days))
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
         var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
         text += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
         if fractional { text += "." + pad(millis, 3) }

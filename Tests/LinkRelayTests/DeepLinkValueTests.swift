@@ -42,6 +42,18 @@ struct DeepLinkValueTests {
         #expect(Set([again, original]).count == 1)
     }
 
+    @Test("a copy shares the original's box until one of them changes; the box itself never changes")
+    func boxIsShared() {
+        let original = Self.link
+        var copy = original
+        #expect(copy.storage === original.storage)
+        let box = original.storage
+        copy.parameters["color"] = "blue"
+        #expect(copy.storage !== original.storage)
+        #expect(original.storage === box && box.fields.parameters == ["color": "red"])
+        #expect(copy.storage !== DeepLink.Storage.vacant)
+    }
+
     @Test("a link encodes and decodes exactly as the build before the box did")
     func storedFormUnchanged() throws {
         let encoder = JSONEncoder()

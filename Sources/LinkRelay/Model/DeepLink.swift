@@ -111,74 +111,70 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
         var metadata: [String: JSONValue]
     }
 
-    /// Mutated only through ``makeUnique()``, when no other link shares it.
-    final class Storage: @unchecked Sendable {
-        var fields: Fields
+    /// Never changed once made (other copies of the link may share it): a change replaces it.
+    final class Storage: Sendable {
+        let fields: Fields
         init(_ fields: Fields) { self.fields = fields }
+
+        /// Held for the moment a change is made, so that the fields being changed are not
+        /// shared with the box they came from.
+        static let vacant = Storage(
+            Fields(
+                id: "", url: URL(fileURLWithPath: "/"), origin: .universalLink, provider: "", resolution: .server, destination: nil,
+                path: "/", pathSegments: [], parameters: [:], utm: UTMParameters(), campaign: nil, shortCode: nil, linkID: nil,
+                clickedAt: nil, requiresAuthentication: false, metadata: [:]))
     }
 
     fileprivate(set) var storage: Storage
 
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+    /// The fields, for a change: this link lets go of its box while the change is made, so when
+    /// it held the only reference the fields' collections are changed in place, then a new box
+    /// holds the result; a box another copy shares is left as it was.
+    private var fields: Fields {
+        get { storage.fields }
+        _modify {
+            var fields = storage.fields
+            storage = Storage.vacant
+            defer { storage = Storage(fields) }
+            yield &fields
+        }
     }
 
     /// A stable identifier: the same link (URL, origin and provider) always has the same id.
     public var id: String {
         get { storage.fields.id }
-        _modify {
-            makeUnique()
-            yield &storage.fields.id
-        }
+        _modify { yield &fields.id }
     }
     /// The URL the system handed over, or for a deferred link the link that was clicked.
     public var url: URL {
         get { storage.fields.url }
-        _modify {
-            makeUnique()
-            yield &storage.fields.url
-        }
+        _modify { yield &fields.url }
     }
     /// How the link reached the app.
     public var origin: Origin {
         get { storage.fields.origin }
-        _modify {
-            makeUnique()
-            yield &storage.fields.origin
-        }
+        _modify { yield &fields.origin }
     }
     /// The backend that produced the link.
     public var provider: BackendID {
         get { storage.fields.provider }
-        _modify {
-            makeUnique()
-            yield &storage.fields.provider
-        }
+        _modify { yield &fields.provider }
     }
     /// Whether the provider's server resolved the link, or why it was parsed locally.
     public var resolution: Resolution {
         get { storage.fields.resolution }
-        _modify {
-            makeUnique()
-            yield &storage.fields.resolution
-        }
+        _modify { yield &fields.resolution }
     }
     /// Where the app should go, when the provider says (an app URL such as `myapp://products/42`
     /// or a web URL). `nil` when the link itself is the destination.
     public var destination: URL? {
         get { storage.fields.destination }
-        _modify {
-            makeUnique()
-            yield &storage.fields.destination
-        }
+        _modify { yield &fields.destination }
     }
     /// The normalised path, `/` followed by ``pathSegments`` joined with `/`.
     public var path: String {
         get { storage.fields.path }
-        _modify {
-            makeUnique()
-            yield &storage.fields.path
-        }
+        _modify { yield &fields.path }
     }
     /// The path's segments, percent-decoded, empty segments removed. For a custom-scheme link
     /// the host is the first segment: `myapp://products/42` gives `["products", "42"]`.
@@ -186,77 +182,50 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
     /// that path's segments, so that routing sees the route rather than the short code.
     public var pathSegments: [String] {
         get { storage.fields.pathSegments }
-        _modify {
-            makeUnique()
-            yield &storage.fields.pathSegments
-        }
+        _modify { yield &fields.pathSegments }
     }
     /// The query parameters (and those the provider adds), percent-decoded; for a repeated key
     /// the last value wins.
     public var parameters: [String: String] {
         get { storage.fields.parameters }
-        _modify {
-            makeUnique()
-            yield &storage.fields.parameters
-        }
+        _modify { yield &fields.parameters }
     }
     /// The `utm_*` parameters.
     public var utm: UTMParameters {
         get { storage.fields.utm }
-        _modify {
-            makeUnique()
-            yield &storage.fields.utm
-        }
+        _modify { yield &fields.utm }
     }
     /// The campaign the link belongs to, if the link or provider names one.
     public var campaign: Campaign? {
         get { storage.fields.campaign }
-        _modify {
-            makeUnique()
-            yield &storage.fields.campaign
-        }
+        _modify { yield &fields.campaign }
     }
     /// The provider's short code for the link, if it has one.
     public var shortCode: String? {
         get { storage.fields.shortCode }
-        _modify {
-            makeUnique()
-            yield &storage.fields.shortCode
-        }
+        _modify { yield &fields.shortCode }
     }
     /// The provider's identifier for the link, if it has one.
     public var linkID: String? {
         get { storage.fields.linkID }
-        _modify {
-            makeUnique()
-            yield &storage.fields.linkID
-        }
+        _modify { yield &fields.linkID }
     }
     /// When the link was clicked, if the provider reports it.
     public var clickedAt: Date? {
         get { storage.fields.clickedAt }
-        _modify {
-            makeUnique()
-            yield &storage.fields.clickedAt
-        }
+        _modify { yield &fields.clickedAt }
     }
     /// Whether the link asks for a signed-in user (`auth=required`, or the provider says so).
     /// The client also gates paths listed in
     /// ``DeepLinkClient/Configuration/authenticationRequiredPaths``.
     public var requiresAuthentication: Bool {
         get { storage.fields.requiresAuthentication }
-        _modify {
-            makeUnique()
-            yield &storage.fields.requiresAuthentication
-        }
+        _modify { yield &fields.requiresAuthentication }
     }
     /// The provider's payload for fields that have no place above, so no provider data is lost.
     public var metadata: [String: JSONValue] {
         get { storage.fields.metadata }
-        _modify {
-            makeUnique()
-            yield &storage.fields.metadata
-        }
+        _modify { yield &fields.metadata }
     }
 
     /// A link; `id` defaults to the stable id of `url`, `origin` and `provider`, and ``path`` follows `pathSegments`.
@@ -287,10 +256,14 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
 
     /// Replaces the path, keeping ``path`` and ``pathSegments`` consistent.
     public mutating func setPathSegments(_ segments: [String]) {
-        makeUnique()
-        storage.fields.pathSegments = segments
-        storage.fields.path = DeepLink.path(of: segments)
+        Self.change(&fields) { fields in
+            fields.pathSegments = segments
+            fields.path = DeepLink.path(of: segments)
+        }
     }
+
+    /// One change of several fields, in one access.
+    private static func change(_ fields: inout Fields, _ body: (inout Fields) -> Void) { body(&fields) }
 
     public init(from decoder: any Decoder) throws {
         storage = Storage(try Fields(from: decoder))

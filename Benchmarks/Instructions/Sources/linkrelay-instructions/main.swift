@@ -110,6 +110,17 @@ func startEveryPoolThread() {
     }
 }
 
+/// `url` parsed; a link that does not parse ends the run with a failure (it must never count as
+/// fast).
+func parsedOrFail(_ url: URL) -> ParsedLink {
+    do {
+        return try LinkParser.parse(url)
+    } catch {
+        FileHandle.standardError.write(Data("linkrelay-instructions: \(url) did not parse: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 /// One at a time through a bare stream: `start` gets the stream's continuation and returns how a
 /// URL is handed over; each URL is handed over, then one element taken, before the next.
 func oneAtATime<Element: Sendable>(
@@ -174,8 +185,7 @@ case "actor-floor":
         let continuation: AsyncStream<ParsedLink>.Continuation
         init(_ continuation: AsyncStream<ParsedLink>.Continuation) { self.continuation = continuation }
         func take(_ url: URL) {
-            // A link that does not parse ends the stream, and so the run, with a failure.
-            guard let parsed = try? LinkParser.parse(url) else { return continuation.finish() }
+            let parsed = parsedOrFail(url)
             continuation.yield(parsed)
         }
         nonisolated func handle(_ url: URL) { Task { await self.take(url) } }
@@ -196,7 +206,7 @@ case "promises-floor":
             let text = url.absoluteString
             if let last = seen[text], time - last < 1 { return }
             seen[text] = time
-            guard let parsed = try? LinkParser.parse(url) else { return continuation.finish() }
+            let parsed = parsedOrFail(url)
             continuation.yield(parsed.deepLink(provider: "local", resolution: .local(.onDevice)))
         }
     }
