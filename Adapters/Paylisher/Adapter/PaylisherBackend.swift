@@ -107,11 +107,14 @@ public struct PaylisherBackend: EventBatchingBackend, EventObservingBackend {
         let request = HTTPRequest(
             method: .post, url: PaylisherEndpoints.batch(host: configuration.analyticsHost), headers: PaylisherEndpoints.batchHeaders,
             body: Gzip.compress(try api.encode(batch)))
-        do {
-            _ = try await api.send(request, "the event batch", context: context)
-        } catch let error as DeepLinkError where error.status.map({ (300...399).contains($0) }) == true {
-            throw DeepLinkError(.network, error.message + " (a redirect; the events are kept)", backend: id, status: error.status)
-        }
+        // A redirect the transport did not follow is a .network error: the events are kept.
+        _ = try await api.send(
+            request, "the event batch",
+            otherwise: { response, what, url, now in
+                let error = PaylisherMapping.error(for: response, what, url: url, now: now)
+                guard (300...399).contains(response.status) else { return error }
+                return DeepLinkError(.network, error.message + " (a redirect; the events are kept)", backend: .paylisher, status: response.status)
+            }, context: context)
     }
 
     /// `GET {deferred endpoint}?fingerprint=…`: `"status": "match"` with a `url` is the deferred

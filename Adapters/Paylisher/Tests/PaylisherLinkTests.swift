@@ -394,3 +394,20 @@ enum UUIDv7Check {
         return bytes.6 >> 4 == 7 && bytes.8 >> 6 == 0b10 && (milliseconds.map { $0 == time } ?? true)
     }
 }
+
+@Suite("Paylisher event batch answers")
+struct PaylisherBatchAnswerTests {
+    let event = ConversionEvent(name: "purchase", timestamp: Date(timeIntervalSince1970: 1_800_000_000))
+
+    @Test("a redirect the transport did not follow is a network error (the events are kept); a 400 is the server's")
+    func redirectKeepsEvents() async throws {
+        let harness = try Harness()
+        let path = PaylisherEndpoints.batch(host: harness.backend.configuration.analyticsHost).path
+        harness.transport.stub(.post, path, [.status(302), .status(400)])
+        let redirect = try await #require(throws: DeepLinkError.self) { try await harness.backend.send([event], context: harness.context) }
+        #expect(redirect.code == .network && redirect.status == 302)
+        #expect(redirect.message.hasSuffix("(a redirect; the events are kept)"))
+        let refused = try await #require(throws: DeepLinkError.self) { try await harness.backend.send([event], context: harness.context) }
+        #expect(refused.code == .server(status: 400))
+    }
+}
