@@ -10,7 +10,7 @@ import ShopApp
 @main
 struct Demo {
     static func main() async {
-        let arguments = CommandLine.arguments
+        let arguments = ProcessInfo.processInfo.arguments
         if arguments.contains("--local") {
             await LocalDemo.run()
             return

@@ -20,7 +20,7 @@ import LinkRelayPaylisher
     import Darwin
 #endif
 
-let arguments = CommandLine.arguments
+let arguments = ProcessInfo.processInfo.arguments
 // `CrashHelper --default-log`: writes an info line and a warning through the default log sink
 // of a configuration nobody set up, for the test of what a new user sees.
 if arguments.count == 2, arguments[1] == "--default-log" {
@@ -39,7 +39,7 @@ guard arguments.count == 3 || arguments.count == 4, let run = Int(arguments[2]) 
 }
 let count = arguments.count == 4 ? Int(arguments[3]) : nil
 
-func say(_ line: String) {
+@Sendable func say(_ line: String) {
     // One write per line, straight to the pipe: a buffered line would die with the process.
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

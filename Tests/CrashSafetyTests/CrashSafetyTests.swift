@@ -191,7 +191,13 @@ final class CrashSafetyTests: XCTestCase {
 
     /// The helper is built next to the test bundle (the test target depends on it).
     static func helperExecutable() throws -> URL {
-        var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        // Linux runs the tests as an executable in the build folder; macOS loads them as a
+        // bundle there into Xcode's `xctest`, so `Bundle.main` would be Xcode's folder.
+        #if canImport(Darwin)
+            var folder = Bundle(for: CrashSafetyTests.self).bundleURL
+        #else
+            var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])
+        #endif
         for _ in 0..<5 {
             folder.deleteLastPathComponent()
             let candidate = folder.appendingPathComponent("CrashHelper")

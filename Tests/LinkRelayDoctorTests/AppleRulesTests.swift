@@ -192,6 +192,24 @@ struct AppleRulesTests {
         #expect(!AssociationFile.appID("ABCDE12345.com.example.app.beta", isApp: "com.example.app"))
     }
 
+    @Test("$(lang) and $(region) are the doctor's own lists: the same on every platform and deployment target")
+    func builtInVariableLists() throws {
+        let languages = try #require(AssociationFile.Rule.builtInVariables["lang"])
+        let regions = try #require(AssociationFile.Rule.builtInVariables["region"])
+        #expect(languages.count == 615)
+        #expect(regions.count == 261)
+        #expect(Set(languages).count == languages.count && languages == languages.sorted())
+        #expect(Set(regions).count == regions.count && regions == regions.sorted())
+        for code in ["en", "de", "zh", "fil", "yue", "haw"] { #expect(languages.contains(code), "\(code)") }
+        for code in ["US", "GB", "DE", "JP", "XK", "AC", "EU"] { #expect(regions.contains(code), "\(code)") }
+        #expect(languages.allSatisfy { (2...3).contains($0.count) && $0.allSatisfy { ("a"..."z").contains($0) } })
+        #expect(regions.allSatisfy { $0.count == 2 && $0.allSatisfy { ("A"..."Z").contains($0) } })
+        // And they are what a file's rule matches with.
+        let rule = AssociationFile.Rule.wildcard("/$(lang)_$(region)/*", matches: "/fil_PH/help", caseSensitive: true, variables: AssociationFile.Rule.builtInVariables)
+        #expect(rule)
+        #expect(!AssociationFile.Rule.wildcard("/$(lang)/*", matches: "/english/help", caseSensitive: true, variables: AssociationFile.Rule.builtInVariables))
+    }
+
     @Test("substitution variables never make matching blow up")
     func variablesStayBounded() {
         let pattern = String(repeating: "$(lang)*", count: 20)

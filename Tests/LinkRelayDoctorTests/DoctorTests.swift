@@ -225,7 +225,13 @@ struct DoctorTests {
 
     /// Runs the built `linkrelay` with `arguments`.
     func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        // Linux runs the tests as an executable in the build folder; macOS loads them as a
+        // bundle there into Xcode's `xctest`, so `Bundle.main` would be Xcode's folder.
+        #if canImport(Darwin)
+            var folder = Bundle(for: BuildFolderMarker.self).bundleURL
+        #else
+            var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])
+        #endif
         var tool: URL?
         for _ in 0..<5 where tool == nil {
             folder.deleteLastPathComponent()
@@ -245,3 +251,6 @@ struct DoctorTests {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
+
+/// A class of the test bundle, to find the bundle (and the build folder beside it) on macOS.
+private final class BuildFolderMarker {}

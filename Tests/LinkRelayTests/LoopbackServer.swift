@@ -62,11 +62,18 @@ final class LoopbackServer: Sendable {
 
     /// A server whose handler writes the response itself, for as long as it likes.
     init(streaming handler: @escaping @Sendable (Request, Writer) -> Void) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
+        #if canImport(Darwin)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -95,6 +102,12 @@ final class LoopbackServer: Sendable {
                     close(fd)
                     return
                 }
+                #if canImport(Darwin)
+                    // A client that hung up must not kill the test process with SIGPIPE (Linux:
+                    // MSG_NOSIGNAL on each send; older Darwin kernels know only this option).
+                    var noSignal: Int32 = 1
+                    setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &noSignal, socklen_t(MemoryLayout<Int32>.size))
+                #endif
                 let request = LoopbackServer.read(connection)
                 received.withLock { $0.append(request) }
                 handler(request, Writer(connection: connection))

@@ -136,6 +136,10 @@ struct DeviceInfoTests {
             #expect(info.osName == "Linux")
             #expect(info.screen == nil)
             #expect(info.vendorID == nil)
+        #elseif os(macOS)
+            #expect(info.osName == "macOS")
+            #expect(info.screen == nil)
+            #expect(info.vendorID == nil)
         #endif
         #expect(info.osVersion.split(separator: ".").count == 3)
         #expect(info.timeZoneIdentifier == TimeZone.current.identifier)

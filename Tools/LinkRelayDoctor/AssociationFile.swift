@@ -385,11 +385,12 @@ extension AssociationFile.Rule {
         return Self.wildcard(pattern, matches: text, caseSensitive: caseSensitive, variables: variables)
     }
 
-    /// The built-in substitution variables: `$(lang)`, the ISO 639 language codes, and
-    /// `$(region)`, the ISO 3166 region codes.
+    /// The built-in substitution variables: `$(lang)`, the ISO 639 language codes (615), and
+    /// `$(region)`, the two-letter ISO 3166 region codes (261). The lists are the doctor's own, so
+    /// they are the same on every platform and deployment target.
     public static let builtInVariables: [String: [String]] = [
-        "lang": Locale.LanguageCode.isoLanguageCodes.map(\.identifier),
-        "region": Locale.Region.isoRegions.map(\.identifier).filter { $0.count == 2 && $0.allSatisfy(\.isLetter) },
+        "lang": ISOCodes.languages,
+        "region": ISOCodes.regions,
     ]
 
     /// Apple's patterns: `*` matches any run of characters (`/` included, or none), `?` exactly

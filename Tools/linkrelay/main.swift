@@ -213,7 +213,7 @@ func parse(_ options: Options) -> Int32 {
     }
 }
 
-let arguments = CommandLine.arguments.dropFirst()
+let arguments = ProcessInfo.processInfo.arguments.dropFirst()
 guard let command = arguments.first else { fail("name a command.") }
 let options: Options
 do {

@@ -12,24 +12,26 @@ enum FastifyErrors {
         let response: HTTPResponse
     }
 
-    /// The request's JSON object, or the 400/500 Fastify answers instead.
-    static func jsonBody(_ request: HTTPRequest) throws(Rejection) -> [String: JSONValue] {
+    /// The request's JSON object, or the 400/500 Fastify answers instead. (A `Result`, not a
+    /// typed throw: the iOS type-check's Swift 5.10 standard library crashes the compiler on
+    /// typed throws, and this module is then only checked by its declarations.)
+    static func jsonBody(_ request: HTTPRequest) -> Result<[String: JSONValue], Rejection> {
         guard let body = request.body, !body.isEmpty else {
-            throw Rejection(
+            return .failure(Rejection(
                 response: .json(
                     ["statusCode": 400, "code": "FST_ERR_CTP_EMPTY_JSON_BODY", "error": "Bad Request",
-                     "message": "Body cannot be empty when content-type is set to 'application/json'"], status: 400))
+                     "message": "Body cannot be empty when content-type is set to 'application/json'"], status: 400)))
         }
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else {
-            throw Rejection(
+            return .failure(Rejection(
                 response: .json(
                     ["statusCode": 400, "code": "FST_ERR_CTP_INVALID_JSON_BODY", "error": "Bad Request",
-                     "message": "Body is not valid JSON"], status: 400))
+                     "message": "Body is not valid JSON"], status: 400)))
         }
         guard case .object(let object) = value else {
-            throw Rejection(response: validation([ZodSchema.Issue(path: "", expected: "object", received: value.kind)]))
+            return .failure(Rejection(response: validation([ZodSchema.Issue(path: "", expected: "object", received: value.kind)])))
         }
-        return object
+        return .success(object)
     }
 
     static func validation(_ issues: [ZodSchema.Issue]) -> HTTPResponse {

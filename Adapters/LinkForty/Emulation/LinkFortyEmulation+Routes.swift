@@ -30,7 +30,7 @@ extension LinkFortyEmulation {
 
     private func install(_ request: ProviderSimulator.Request) -> HTTPResponse {
         let body: [String: JSONValue]
-        do { body = try FastifyErrors.jsonBody(request.http) } catch { return error.response }
+        switch FastifyErrors.jsonBody(request.http) { case .success(let object): body = object; case .failure(let rejection): return rejection.response }
         let issues = ZodSchema(
             required: ["userAgent": .string],
             optional: [
@@ -143,7 +143,7 @@ extension LinkFortyEmulation {
 
     private func event(_ request: ProviderSimulator.Request) -> HTTPResponse {
         let body: [String: JSONValue]
-        do { body = try FastifyErrors.jsonBody(request.http) } catch { return error.response }
+        switch FastifyErrors.jsonBody(request.http) { case .success(let object): body = object; case .failure(let rejection): return rejection.response }
         let issues = ZodSchema(
             required: ["installId": .uuid, "eventName": .string],
             optional: [
@@ -170,7 +170,7 @@ extension LinkFortyEmulation {
 
     private func createLink(_ request: ProviderSimulator.Request) -> HTTPResponse {
         let body: [String: JSONValue]
-        do { body = try FastifyErrors.jsonBody(request.http) } catch { return error.response }
+        switch FastifyErrors.jsonBody(request.http) { case .success(let object): body = object; case .failure(let rejection): return rejection.response }
         let issues = ZodSchema(
             required: ["originalUrl": .url],
             optional: [
@@ -211,7 +211,7 @@ extension LinkFortyEmulation {
             return .json(["error": "Unauthorized", "message": "A valid API key is required"], status: 401)
         }
         let body: [String: JSONValue]
-        do { body = try FastifyErrors.jsonBody(request.http) } catch { return error.response }
+        switch FastifyErrors.jsonBody(request.http) { case .success(let object): body = object; case .failure(let rejection): return rejection.response }
         let externalUserID = body["externalUserId"]?.stringValue
         let slug = body["templateSlug"]?.stringValue
         let parameters = body["deepLinkParameters"]?.objectValue

@@ -21,7 +21,7 @@ struct SandboxTool {
         var settings = SandboxSettings()
         var requestHistory = 1_000
         var limits = SandboxServer.Limits()
-        var arguments = CommandLine.arguments.dropFirst()
+        var arguments = ProcessInfo.processInfo.arguments.dropFirst()
         while let argument = arguments.popFirst() {
             switch argument {
             case "--quiet":

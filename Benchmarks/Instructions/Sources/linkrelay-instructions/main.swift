@@ -40,7 +40,7 @@ import LinkRelayTesting
 // Main is synchronous and waits on a semaphore: valgrind 3.19 crashes in an async main (which
 // parks the main thread in sigsuspend), not in the concurrency pool's threads.
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+let arguments = Array(ProcessInfo.processInfo.arguments.dropFirst())
 func usage() -> Never {
     FileHandle.standardError.write(Data("usage: linkrelay-instructions subscribe LIVE CALLS | deliver LINKS | baseline LINKS | actor-floor LINKS | first LINKS\n".utf8))
     exit(64)
