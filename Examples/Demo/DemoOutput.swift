@@ -39,21 +39,26 @@ enum DemoOutput {
         print("\n• \(title)")
     }
 
+    /// The outcome in a line; the provider's install id only when it named one (LimeLink and
+    /// Dynalinks name none, and an id kept from another SDK belongs to that SDK's provider).
     static func describe(_ outcome: InstallOutcome) -> String {
+        func id(_ attribution: InstallAttribution?) -> String {
+            attribution?.installID.map { ", install id \($0)" } ?? ""
+        }
         switch outcome {
         case .attributed(let link, let attribution):
             let score = attribution.confidence.map { " (confidence \($0.score))" } ?? ""
-            return "attributed to \(link.url.absoluteString)\(score), install id \(attribution.installID ?? "none")"
+            return "attributed to \(link.url.absoluteString)\(score)\(id(attribution))"
         case .attributedWithoutLink(let attribution):
-            return "attributed without a link (link id \(attribution.linkID ?? "unknown")), install id \(attribution.installID ?? "none")"
+            return "attributed without a link (link id \(attribution.linkID ?? "unknown"))\(id(attribution))"
         case .organic(let attribution):
-            return "organic, install id \(attribution?.installID ?? "none")"
+            return "organic\(id(attribution))"
         case .failed(let error):
             return "failed: \(error.message)"
         case .timedOut:
             return "timed out"
         case .existingUser(let attribution):
-            return "existing user, no install match asked for; install id \(attribution?.installID ?? "none")"
+            return "existing user, no install match asked for\(id(attribution))"
         }
     }
 

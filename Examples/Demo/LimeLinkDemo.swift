@@ -11,7 +11,7 @@ enum LimeLinkDemo {
         let simulator = ProviderSimulator()
         let server = simulator.addLimeLink(apiKey: "lk_live_demo")
         server.createLink(project: "abc123", suffix: "summer-sale", uri: "abc123app://promo/summer")
-        server.createLink(project: nil, suffix: "prod-789", uri: "abc123app://product/789/reviews")
+        server.createLink(project: "abc123", suffix: "prod-789", uri: "abc123app://product/789/reviews")
         let phone = StaticDeviceInfo()
 
         var configuration = DeepLinkClient.Configuration()
@@ -34,19 +34,15 @@ enum LimeLinkDemo {
         DemoOutput.show(await events.next())
         print("   the server recorded the install (event_type=setup): \(server.setups.count)")
 
-        DemoOutput.step("A direct LimeLink link, resolved to the app's URI")
-        client.handle(URL(string: "https://limelink.org/api/v1/app/dynamic_link/prod-789?ref=mail")!)
+        DemoOutput.step("The user taps https://abc123.limelink.org/link/prod-789?ref=mail: resolved to the app's URI")
+        client.handle(URL(string: "https://abc123.limelink.org/link/prod-789?ref=mail")!)
         DemoOutput.show(await events.next())
         await simulator.waitForRequests(path: "/api/v1/stats/event", count: 1)
         let stats = server.statsEvents.map { "\($0.eventType) suffix=\($0.suffix)\($0.handle.map { " handle=\($0)" } ?? "")" }
         print("   stats sent after delivery: \(stats.joined(separator: ", "))")
 
         DemoOutput.step("Events are not part of LimeLink's API")
-        do {
-            try await client.track("signup")
-        } catch let error as DeepLinkError {
-            print("   track: \(error.code): \(error.message)")
-        }
+        print("   client.capabilities: \(client.capabilities); track and trackRevenue would do nothing here")
         await client.shutdown()
     }
 }

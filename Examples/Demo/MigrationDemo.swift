@@ -41,7 +41,8 @@ enum MigrationDemo {
             let kind = await client.launch().kind
             print("   launch: \(kind)")
             if case .existingUser(let previous) = kind {
-                print("   identity kept from LinkForty's SDK: installId \(previous.installID ?? "none") (AppLaunch.Kind.existingUser)")
+                print(
+                    "   identity kept from LinkForty's SDK: installId \(previous.installID ?? "none") (AppLaunch.Kind.existingUser; LinkForty's id, for a LinkForty backend: Paylisher names installs by its own)")
             }
             print("   install outcome: \(DemoOutput.describe(launched.outcome))")
             let matches = sandbox.simulator.requests.filter { $0.url.path.hasSuffix("/v1/deferred-deeplink") }.count

@@ -17,7 +17,7 @@ enum SwitchDemo {
 
     static let rowTitles = [
         "deferred link after a web click", "universal link to product 42", "custom-scheme cart link", "wallet link",
-        "after sign-in", "a purchase event",
+        "after sign-in", "a purchase event", "a share link",
     ]
 
     static func run(_ providers: [ShopWorld.Provider], sandboxURL: URL? = nil) async throws {
@@ -61,6 +61,7 @@ enum SwitchDemo {
                 "\(await app.open(world.walletLink))",
                 (await app.signedIn()).map { "shows \($0)" } ?? "nothing held",
                 await app.purchase(amount: 29),
+                await app.shareProduct(),
             ]
             await client.shutdown()
             columns.append(Column(provider: provider.rawValue, rows: rows))

@@ -113,14 +113,29 @@ public struct ShopApp {
         return nil
     }
 
-    /// Tracks a purchase; says whether the provider takes events.
+    /// Creates a share link to product 42 and says what became of it: not offered (the
+    /// provider creates no links: `capabilities` has no `.linkCreation`), or the link created.
+    public func shareProduct() async -> String {
+        guard client.capabilities.contains(.linkCreation) else { return "not offered by this provider" }
+        do {
+            let created = try await client.createLink(LinkRequest(deepLinkPath: "/product/42", title: "Product 42"))
+            return "created \(created.url.host ?? "")\(created.url.path)"
+        } catch {
+            return "failed: \(error)"
+        }
+    }
+
+    /// Tracks a purchase and says what became of it: not offered (the provider takes no
+    /// events: `capabilities` has no `.eventTracking`, and `trackRevenue` would do nothing),
+    /// sent (the provider accepted it: nothing waits in the queue after the flush), or still
+    /// queued.
     public func purchase(amount: Decimal) async -> String {
+        guard client.capabilities.contains(.eventTracking) else { return "not offered by this provider" }
         do {
             try await client.trackRevenue(amount: amount, currency: "EUR")
             await client.flushEvents()
-            return "sent"
-        } catch let error as DeepLinkError where error.code == .unsupported {
-            return "not offered by this provider"
+            let waiting = await client.queuedEventCount
+            return waiting == 0 ? "sent" : "queued (\(waiting) waiting)"
         } catch {
             return "failed: \(error)"
         }

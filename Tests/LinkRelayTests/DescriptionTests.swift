@@ -27,6 +27,15 @@ struct DescriptionTests {
         #expect("\(Self.link)".count < 80)
     }
 
+    @Test("a routed link prints as its route and its link's short description")
+    func routedLink() {
+        enum Route: Sendable { case product(id: Int) }
+        let matched = RoutedLink<Route>.matched(.product(id: 42), Self.link)
+        #expect("\(matched)" == "product(id: 42) ← https://go.acme.app/p42 (linkforty, resolved by the server)")
+        #expect("\(RoutedLink<Route>.unmatched(Self.link))" == "unmatched: https://go.acme.app/p42 (linkforty, resolved by the server)")
+        #expect(!"\(matched)".contains("pathSegments"))
+    }
+
     @Test("an outcome prints as its case and what matters")
     func outcomes() {
         let attribution = InstallAttribution(

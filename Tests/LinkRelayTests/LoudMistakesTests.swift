@@ -77,6 +77,52 @@ struct LoudMistakesTests {
         }
     }
 
+    @Test("a 401 or 403 is .unauthorized, never retried, with its status")
+    func unauthorizedCode() {
+        for status in [401, 403] {
+            let error = HTTPResponse(status: status).serverError("refused", backend: "in-memory")
+            #expect(error.code == .unauthorized)
+            #expect(error.status == status)
+            #expect(!error.isRetryable)
+        }
+        #expect(HTTPResponse(status: 400).serverError("bad", backend: "in-memory").code == .server(status: 400))
+    }
+
+    @Test("an install match refused for the key is not asked again with the same key; a new key starts it over")
+    func rejectedMatchWaitsForAnotherKey() async throws {
+        let store = InMemoryStore()
+        let refused = DeepLinkError(.unauthorized, "in-memory answered 401.", backend: "in-memory", status: 401)
+        func launch(key: String, _ result: Result<InstallMatch, DeepLinkError>) async -> (InstallOutcome, matches: Int) {
+            let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"], secrets: [key])
+            backend.scriptInstall(result)
+            let client = makeClient(backend, clock: clock, store: store) { $0.retryPolicy = .none }
+            await client.start()
+            let outcome = await client.installOutcome()
+            await client.shutdown()
+            return (outcome, backend.installMatchCount)
+        }
+        let first = await launch(key: "sk_old", .failure(refused))
+        #expect(first.matches == 1)
+        guard case .failed(let error) = first.0 else {
+            Issue.record("expected a failure, got \(first.0)")
+            return
+        }
+        #expect(error.code == .unauthorized)
+        // The same key on the next launches: no request, the same failure.
+        for _ in 0..<4 {
+            let again = await launch(key: "sk_old", .success(InstallMatch(attribution: .organic(installID: "i"), link: nil)))
+            #expect(again.matches == 0)
+            #expect(again.0 == first.0)
+        }
+        // An update with another key: asked again, and it counts as a first try.
+        let fixed = await launch(key: "sk_new", .success(InstallMatch(attribution: .organic(installID: "i"), link: nil)))
+        #expect(fixed.matches == 1)
+        #expect(fixed.0 == .organic(.organic(installID: "i")))
+        // The stored record never holds the key.
+        let stored = String(decoding: try #require(try store.data(forKey: InstallRecord.key)), as: UTF8.self)
+        #expect(!stored.contains("sk_old") && !stored.contains("sk_new"))
+    }
+
     @Test("installOutcome() before start() says why it waits; currentInstallOutcome reads without waiting")
     func outcomeBeforeStart() async throws {
         let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"])

@@ -197,7 +197,8 @@ struct DynalinksMatchTests {
             let harness = try Harness()
             harness.transport.stub(.post, "/api/v1/fingerprints/match", .json(body, status: status))
             let error = await #expect(throws: DeepLinkError.self) { try await harness.backend.matchInstall(context: harness.context) }
-            #expect(error?.code == .server(status: status))
+            #expect(error?.code == (status == 401 ? .unauthorized : .server(status: status)))
+            #expect(error?.status == status)
             #expect(error?.message.lowercased().contains(text.lowercased()) == true, "\(status): \(error?.message ?? "")")
             #expect(error?.isRetryable == retryable)
         }

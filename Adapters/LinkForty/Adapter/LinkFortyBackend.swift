@@ -105,7 +105,37 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
             method: .post, url: LinkFortyEndpoints.url(configuration.baseURL, path: LinkFortyEndpoints.installPath),
             headers: headers(context), body: try api.encode(body))
         let decoded = try await api.fetch(LinkFortyInstallResponse.self, request, "the install report", context: context)
-        return LinkFortyMapping.installMatch(decoded, base: configuration.baseURL)
+        var match = LinkFortyMapping.installMatch(decoded, base: configuration.baseURL)
+        if let link = match.link, link.metadata["deepLinkPath"] == nil, let code = link.shortCode {
+            match.link = await routed(link, code: code, context: context)
+        }
+        return match
+    }
+
+    /// The deferred link with its link's route. Core's install answer names the clicked link's
+    /// short code but not its `deepLinkPath` or `appScheme` (§3.4), so a deferred link would
+    /// route as `/<short code>`; one resolve request (E2, the one-segment form, which finds the
+    /// link whatever its template) fetches them, so the deferred link has the path, destination
+    /// and parameters a tap on the link would give. It runs inside the install match, so within
+    /// the install deadline, and once: a failure keeps the link as the install answer gave it,
+    /// with `metadata["deferredRouteError"]` saying why, and never fails the match (a retried
+    /// match would report the install again). No fingerprint goes with it: Core records a
+    /// click for every resolve, and this one is not a tap.
+    private func routed(_ link: DeepLink, code: String, context: BackendContext) async -> DeepLink {
+        let request = HTTPRequest(
+            method: .get, url: LinkFortyEndpoints.resolve(configuration.baseURL, templateSlug: nil, code: code, fingerprint: []),
+            headers: headers(context))
+        do {
+            let data = try await api.fetch(LinkFortyLinkData.self, request, "the resolve request", url: link.url, context: context)
+            return LinkFortyMapping.routedDeferredLink(link, by: data)
+        } catch {
+            let reason = DeepLinkError.wrapping(error, as: .network, "The deferred link's route could not be fetched.", backend: id)
+            context.logger.warning(
+                "The deferred link \(code) has no route (the install answer names none, and resolving it failed: \(reason.description)); it is delivered with its short code as its path.")
+            var link = link
+            link.metadata["deferredRouteError"] = .string(reason.description)
+            return link
+        }
     }
 
     // MARK: Events (E4)

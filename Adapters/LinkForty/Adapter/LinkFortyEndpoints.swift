@@ -20,7 +20,7 @@ enum LinkFortyEndpoints {
         if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = String(text[..<cut]) }
         if text.hasSuffix("/") { text.removeLast() }
         text += path
-        if let query { text += "?" + query }
+        if let query, !query.isEmpty { text += "?" + query }
         return URL(string: text) ?? base
     }
 

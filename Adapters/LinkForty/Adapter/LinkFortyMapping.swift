@@ -106,6 +106,19 @@ enum LinkFortyMapping {
         return link
     }
 
+    /// A deferred link routed by its link's resolve answer: the path and destination of its
+    /// `deepLinkPath` and `appScheme`, the link's configured parameters (reserved names left
+    /// out), its id; the install answer's own fields (UTM, `clickedAt`) stay, and the resolve
+    /// answer's fields join the metadata where the install answer had none.
+    static func routedDeferredLink(_ link: DeepLink, by data: LinkFortyLinkData) -> DeepLink {
+        var link = link
+        applyRoute(data, to: &link)
+        if let parameters = data.customParameters { link.parameters = customParameters(stringify(parameters)) }
+        if link.linkID == nil { link.linkID = data.linkId }
+        for (key, value) in metadata(data) where link.metadata[key] == nil { link.metadata[key] = value }
+        return link
+    }
+
     /// A resolved link, as LinkForty's current SDKs and Core merge it (§12.1–12.3): the link's
     /// configured `customParameters` with the clicked URL's own query items over them (the URL
     /// wins a collision), reserved names left out; UTM as the server sent it (the URL's `utm_*`

@@ -170,10 +170,12 @@ struct LinkFortyReadmeTests {
             Issue.record("expected an attributed install")
             return
         }
-        // LinkForty's install answer has no in-app path: deferred links route by their parameters.
+        // LinkForty's install answer has no in-app path; the adapter resolves the short code,
+        // so the deferred link has its link's route.
         #expect(link.shortCode == "spring")
         #expect(link.parameters == ["route": "sale"])
-        #expect(link.destination == nil)
+        #expect(link.path == "/sale/spring")
+        #expect(link.destination == URL(string: "acmeshop://sale/spring"))
         await client.shutdown()
     }
 }

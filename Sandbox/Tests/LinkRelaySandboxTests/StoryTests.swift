@@ -45,6 +45,11 @@ struct StoryTests {
         let (client, deferred, universal) = try await firstLaunchAndUniversalLink(.linkForty, harness)
         #expect(deferred.shortCode == "p42")
         #expect(deferred.parameters["productId"] == "42")
+        // Core's install answer has no route; the adapter fetched it, so the deferred link
+        // routes as the tap on the same link does.
+        #expect(deferred.path == universal.path)
+        #expect(deferred.destination == universal.destination)
+        #expect(deferred.path == "/product/42")
         // The link's own UTM, as the server sent it; the clicked URL's utm_source=newsletter is
         // not taken (linkforty.md §12.3).
         #expect(universal.utm.source == "instagram")
@@ -68,7 +73,11 @@ struct StoryTests {
         #expect(body["attributionWindowHours"] == 168)
         #expect(body["userAgent"]?.stringValue?.hasSuffix("iOS/17.4.1") == true)
 
-        let resolve = try #require(harness.requests("/api/sdk/v1/resolve/p42").first)
+        // The deferred link's resolve (no fingerprint: it is not a tap), then the tap's.
+        let resolves = harness.requests("/api/sdk/v1/resolve/p42")
+        #expect(resolves.count == 2)
+        #expect(resolves.first?.url.query == nil)
+        let resolve = try #require(resolves.last)
         #expect(resolve.method == .get)
         #expect(resolve.url.query == "fp_tz=Europe/Berlin&fp_lang=de_DE&fp_sw=1179&fp_sh=2556&fp_platform=iOS&fp_pv=17.4.1")
         #expect(resolve.headers["Content-Type"] == "application/json")

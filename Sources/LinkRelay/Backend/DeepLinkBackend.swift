@@ -74,6 +74,11 @@ public protocol DeepLinkBackend: Sendable {
     /// ``ExistingUserPolicy/skipInstallMatch``, and delivers no deferred link from it. Default
     /// `false`.
     var needsInstallReport: Bool { get }
+
+    /// What the provider offers beyond delivering links (``BackendCapabilities``), for the app
+    /// to ask before it calls. Default: link resolution and deferred links, with event tracking
+    /// for an ``EventTrackingBackend`` and link creation for a ``LinkCreatingBackend``.
+    var capabilities: BackendCapabilities { get }
 }
 
 extension DeepLinkBackend {
@@ -83,6 +88,12 @@ extension DeepLinkBackend {
     public func resolveOnDevice(_ url: URL) -> DeepLink? { nil }
     public var previousSDKImporters: [any PreviousSDKImporter] { [] }
     public var needsInstallReport: Bool { false }
+    public var capabilities: BackendCapabilities {
+        var capabilities: BackendCapabilities = [.linkResolution, .deferredLinks]
+        if self is any EventTrackingBackend { capabilities.insert(.eventTracking) }
+        if self is any LinkCreatingBackend { capabilities.insert(.linkCreation) }
+        return capabilities
+    }
     public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
         parsed.deepLink(provider: provider(for: url), resolution: .local(reason))
     }

@@ -70,6 +70,10 @@ public struct LocalBackend: DeepLinkBackend {
         return link
     }
 
+    /// None: every link is answered on the device, there is no install match, no events and
+    /// no link creation.
+    public var capabilities: BackendCapabilities { [] }
+
     public func matchInstall(context: BackendContext) async throws -> InstallMatch {
         throw DeepLinkError(
             .unsupported, "LocalBackend has no provider to match installs with.", backend: id)

@@ -42,6 +42,17 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventOb
     /// The primary's: the install match is the primary's.
     public var needsInstallReport: Bool { primary.needsInstallReport }
 
+    /// Link resolution if any member resolves links; deferred links and link creation if the
+    /// primary offers them (the install match and link requests are the primary's); event
+    /// tracking if any member tracks events (``eventTrackingMember``).
+    public var capabilities: BackendCapabilities {
+        let members = [primary] + others
+        var capabilities = primary.capabilities.intersection([.deferredLinks, .linkCreation])
+        if members.contains(where: { $0.capabilities.contains(.linkResolution) }) { capabilities.insert(.linkResolution) }
+        if members.contains(where: { $0.capabilities.contains(.eventTracking) }) { capabilities.insert(.eventTracking) }
+        return capabilities
+    }
+
     /// The member that claims `url`, or the primary.
     public func provider(for url: URL) -> BackendID {
         backend(for: url)?.id ?? id
@@ -98,8 +109,9 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventOb
     /// its own install report (``DeepLinkBackend/needsInstallReport``, LinkForty) should be the
     /// primary; otherwise its events wait for an id that never comes.
     public var eventTrackingMember: (any EventTrackingBackend)? {
-        if let tracking = primary as? any EventTrackingBackend { return tracking }
-        for member in others { if let tracking = member as? any EventTrackingBackend { return tracking } }
+        for member in [primary] + others where member.capabilities.contains(.eventTracking) {
+            if let tracking = member as? any EventTrackingBackend { return tracking }
+        }
         return nil
     }
 
@@ -112,7 +124,7 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventOb
     }
 
     public func createLink(_ request: LinkRequest, context: BackendContext) async throws -> CreatedLink {
-        guard let creating = primary as? any LinkCreatingBackend else {
+        guard primary.capabilities.contains(.linkCreation), let creating = primary as? any LinkCreatingBackend else {
             throw DeepLinkError(.unsupported, "The primary backend does not create links.", backend: id)
         }
         return try await creating.createLink(request, context: context)

@@ -15,13 +15,10 @@ extension DeepLinkClient {
     ///   retries and within ``Configuration/requestTimeout``.
     public func createLink(_ request: LinkRequest) async throws -> CreatedLink {
         guard !isShutDown else { throw shutdownError() }
-        let creator: any LinkCreatingBackend
-        if let routing = backend as? RoutingBackend, routing.primary is any LinkCreatingBackend {
-            creator = routing
-        } else if !(backend is RoutingBackend), let direct = backend as? any LinkCreatingBackend {
-            creator = direct
-        } else {
-            throw DeepLinkError(.unsupported, "This backend does not create links.", backend: backend.id)
+        guard backend.capabilities.contains(.linkCreation), let creator = backend as? any LinkCreatingBackend else {
+            throw DeepLinkError(
+                .unsupported, "The \(backend.id) backend does not create links (check client.capabilities for .linkCreation).",
+                backend: backend.id)
         }
         var request = request
         if request.externalUserID == nil { request.externalUserID = externalUserID }

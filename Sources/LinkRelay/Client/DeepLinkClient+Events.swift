@@ -20,8 +20,9 @@ extension DeepLinkClient {
     /// a ``DeepLinkEvent/failure(_:)`` with code `.storage`; the queue is kept in memory and
     /// written again with the next change. ``saveQueuedEvents()`` throws it.
     ///
-    /// On a backend that does not report events (LimeLink, Dynalinks), it does nothing, with one
-    /// warning per client, so that the same app code runs on every backend; in a
+    /// On a backend that does not report events (LimeLink, Dynalinks: ``capabilities`` has no
+    /// ``BackendCapabilities/eventTracking``), it does nothing, with one warning per client, so
+    /// that the same app code runs on every backend; in a
     /// ``RoutingBackend`` events go to the first member that reports them.
     ///
     /// - Throws: ``DeepLinkError`` `.invalidArgument` for an empty name, `.shutdown` after
@@ -91,7 +92,7 @@ extension DeepLinkClient {
     // MARK: - Queue
 
     var eventTracker: (any EventTrackingBackend)? {
-        if let routing = backend as? RoutingBackend { return routing.eventTrackingMember == nil ? nil : routing }
+        guard backend.capabilities.contains(.eventTracking) else { return nil }
         return backend as? any EventTrackingBackend
     }
 
@@ -104,7 +105,8 @@ extension DeepLinkClient {
             // The same app code on every backend: no error, one warning per client.
             if !eventQueue.warnedNoTracker {
                 eventQueue.warnedNoTracker = true
-                logger.warning("The \(backend.id) backend does not report events: track and trackRevenue do nothing.")
+                logger.warning(
+                    "The \(backend.id) backend does not report events: track and trackRevenue do nothing (client.capabilities has no .eventTracking).")
             }
             return
         }

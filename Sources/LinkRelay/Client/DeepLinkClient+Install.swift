@@ -100,6 +100,13 @@ extension DeepLinkClient {
         firstLaunch.removeWaiter(id)?.resume(returning: .failed(cancelledWaiting))
     }
 
+    /// A fingerprint of the backend's secrets (FNV-1a; the key itself is never stored), to tell
+    /// a key the provider rejected from the next one.
+    var credentialsFingerprint: UInt64 {
+        var text = backend.secrets.joined(separator: "\u{0}")
+        return text.withUTF8 { DuplicateFilter.fnv1a($0) }
+    }
+
     /// The stored install record, read once.
     func loadInstallRecord() -> InstallRecord {
         if let record = firstLaunch.record { return record }
@@ -147,6 +154,18 @@ extension DeepLinkClient {
             saveInstallRecord(record)
             decide(outcome, publish: true)
             return
+        }
+        if let rejected = record.rejectedCredentials {
+            guard rejected != credentialsFingerprint else {
+                logger.warning("The provider rejected this API key for the install match on an earlier launch; the match waits for another key.")
+                let failure = record.lastFailure ?? DeepLinkError(.unauthorized, "The provider rejected the API key.", backend: backend.id)
+                decide(.failed(failure), publish: false)
+                return
+            }
+            // Another key since the rejection: the match starts over.
+            record.rejectedCredentials = nil
+            record.matchLaunches = 0
+            saveInstallRecord(record)
         }
         guard record.matchLaunches < configuration.maximumInstallMatchLaunches else {
             logger.info("The install match failed on \(record.matchLaunches) launches; not trying again.")
@@ -218,6 +237,7 @@ extension DeepLinkClient {
             logger.warning("The install match failed: \(failure.description)")
             reportIfCredentialsRejected(failure, during: "Asking for the install match")
             record.lastFailure = failure
+            if failure.code == .unauthorized { record.rejectedCredentials = credentialsFingerprint }
             saveInstallRecord(record)
             decide(.failed(failure), publish: true)
         case .matched(let match):

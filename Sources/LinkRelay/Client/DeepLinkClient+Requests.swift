@@ -48,7 +48,7 @@ extension DeepLinkClient {
         session.credentialsRejectionReported = true
         let provider = error.backend ?? backend.id
         let failure = DeepLinkError(
-            error.code,
+            .unauthorized,
             "The provider rejected the API key: \(provider) answered \(status) while \(what.prefix(1).lowercased() + what.dropFirst()). "
                 + "Check the key (and its permissions) in the backend's configuration.",
             backend: provider, status: status, url: error.url

@@ -25,6 +25,15 @@ import Foundation
 public actor DeepLinkClient {
     /// The backend links are resolved with.
     public nonisolated let backend: any DeepLinkBackend
+    /// What the backend's provider offers beyond delivering links: ask before you call.
+    ///
+    /// ```swift
+    /// shareButton.isHidden = !client.capabilities.contains(.linkCreation)
+    /// ```
+    ///
+    /// Without ``BackendCapabilities/eventTracking``, ``track(_:properties:)`` does nothing;
+    /// without ``BackendCapabilities/linkCreation``, ``createLink(_:)`` throws `.unsupported`.
+    public nonisolated var capabilities: BackendCapabilities { backend.capabilities }
     /// The configuration the client runs with: the one it was created with, each duration
     /// and count clamped as ``Configuration`` documents.
     public nonisolated let configuration: Configuration

@@ -41,7 +41,7 @@ struct DuplicateFilter: Sendable {
     }
 
     /// FNV-1a over the bytes.
-    private static func fnv1a(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    static func fnv1a(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)

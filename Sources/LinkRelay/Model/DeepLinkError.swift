@@ -26,7 +26,7 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
         private enum Base: Sendable, Hashable, Codable {
             case notStarted, invalidConfiguration, invalidArgument, invalidURL, unsupported
             case network, timedOut, server(Int), notFound, decoding, responseTooLarge
-            case rejected, cancelled, shutdown, storage
+            case rejected, cancelled, shutdown, storage, unauthorized
         }
 
         private let base: Base
@@ -49,6 +49,10 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
         public static func server(status: Int) -> Code { Code(base: .server(status)) }
         /// The backend does not know this link.
         public static let notFound = Code(base: .notFound)
+        /// The provider refused the credentials: it answered 401 or 403 (``DeepLinkError/status``
+        /// says which). Check the API key and its permissions in the backend's configuration;
+        /// trying again with the same key does not help, so it is never retried.
+        public static let unauthorized = Code(base: .unauthorized)
         /// The response could not be decoded.
         public static let decoding = Code(base: .decoding)
         /// The response was larger than the transport accepts.
@@ -87,6 +91,7 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
             case .cancelled: "cancelled"
             case .shutdown: "shutdown"
             case .storage: "storage"
+            case .unauthorized: "unauthorized"
             }
         }
     }

@@ -63,3 +63,15 @@ extension DeepLinkClient {
         router.routes(of: deepLinks())
     }
 }
+
+extension RoutedLink: CustomStringConvertible {
+    /// The route and the link it came from, short: `product(id: 42) ← https://go.acme.app/p42
+    /// (linkforty, resolved by the server)`, or `unmatched: https://…`. `debugPrint` still shows
+    /// every field of the link.
+    public var description: String {
+        switch self {
+        case .matched(let route, let link): "\(route) ← \(link)"
+        case .unmatched(let link): "unmatched: \(link)"
+        }
+    }
+}

@@ -15,6 +15,10 @@ struct InstallRecord: Sendable, Hashable, Codable {
     var lastFailure: DeepLinkError?
     /// Set before the deferred link is published: it is delivered at most once per install.
     var deferredLinkDelivered = false
+    /// The fingerprint of the credentials the provider refused (401/403) for the match
+    /// (FNV-1a of the backend's secrets; never the key): with the same key the match is not
+    /// tried again, with another one it starts over.
+    var rejectedCredentials: UInt64?
 
     /// The provider's id for this install, from the matched attribution.
     var installID: String? { matched?.attribution?.installID }

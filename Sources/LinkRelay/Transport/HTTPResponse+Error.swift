@@ -16,14 +16,15 @@ extension HTTPResponse {
         return max(date.timeIntervalSince(now), 0)
     }
 
-    /// The error for a non-2xx response: code ``DeepLinkError/Code-swift.struct/server(status:)``
-    /// with the status, the `Retry-After` delay, and `message`. The body is not copied into the
-    /// message (it may echo secrets); adapters that read an error body add what they need.
+    /// The error for a non-2xx response: code ``DeepLinkError/Code-swift.struct/unauthorized``
+    /// for 401 and 403 (the provider refused the key), otherwise
+    /// ``DeepLinkError/Code-swift.struct/server(status:)``; with the status, the `Retry-After`
+    /// delay, and `message`. The body is not copied into the message (it may echo secrets);
+    /// adapters that read an error body add what they need.
     public func serverError(
         _ message: String, backend: BackendID, url: URL? = nil, now: Date = Date()
     ) -> DeepLinkError {
-        DeepLinkError(
-            .server(status: status), message, backend: backend, status: status, url: url,
-            retryAfter: retryAfter(now: now))
+        let code: DeepLinkError.Code = status == 401 || status == 403 ? .unauthorized : .server(status: status)
+        return DeepLinkError(code, message, backend: backend, status: status, url: url, retryAfter: retryAfter(now: now))
     }
 }

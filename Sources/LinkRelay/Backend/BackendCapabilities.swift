@@ -1,0 +1,54 @@
+/// What a backend's provider offers beyond delivering links, so an app can ask before it calls.
+///
+/// Every backend delivers links; providers differ in the rest. After a switch of provider the
+/// same app code still compiles and runs, and this tells it which calls now reach a server:
+///
+/// ```swift
+/// if client.capabilities.contains(.linkCreation) {
+///     shareButton.isHidden = false   // createLink(_:) would throw .unsupported otherwise
+/// }
+/// if !client.capabilities.contains(.eventTracking) {
+///     // track(_:) and trackRevenue(amount:currency:) do nothing on this provider
+/// }
+/// ```
+///
+/// | Backend | ``linkResolution`` | ``deferredLinks`` | ``eventTracking`` | ``linkCreation`` |
+/// |---|---|---|---|---|
+/// | LinkForty | yes | yes | yes | yes |
+/// | LimeLink | yes | yes | no | no |
+/// | Dynalinks | yes | yes | no | no |
+/// | Paylisher | yes | yes | yes | no |
+/// | ``LocalBackend`` | no (on the device) | no | no | no |
+///
+/// A ``RoutingBackend`` offers what its members do: link resolution if any member resolves,
+/// deferred links and link creation if its primary does, event tracking if any member tracks.
+public struct BackendCapabilities: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: UInt32
+
+    public init(rawValue: UInt32) {
+        self.rawValue = rawValue
+    }
+
+    /// The provider's server resolves the backend's links (a link it cannot reach is still
+    /// delivered, parsed on the device).
+    public static let linkResolution = BackendCapabilities(rawValue: 1 << 0)
+    /// The install match can bring a deferred link (a link tapped before the app was installed).
+    public static let deferredLinks = BackendCapabilities(rawValue: 1 << 1)
+    /// ``DeepLinkClient/track(_:properties:)`` and ``DeepLinkClient/trackRevenue(amount:currency:properties:)``
+    /// reach the provider; without it they do nothing (one warning per client).
+    public static let eventTracking = BackendCapabilities(rawValue: 1 << 2)
+    /// ``DeepLinkClient/createLink(_:)`` creates links; without it, it throws `.unsupported`.
+    public static let linkCreation = BackendCapabilities(rawValue: 1 << 3)
+
+    /// Everything LinkRelay knows of.
+    public static let all: BackendCapabilities = [.linkResolution, .deferredLinks, .eventTracking, .linkCreation]
+
+    /// The names of what it contains, for logs and the demo: `[linkResolution, eventTracking]`.
+    public var description: String {
+        let names: [(BackendCapabilities, String)] = [
+            (.linkResolution, "linkResolution"), (.deferredLinks, "deferredLinks"), (.eventTracking, "eventTracking"),
+            (.linkCreation, "linkCreation"),
+        ]
+        return "[" + names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + "]"
+    }
+}
