@@ -6,7 +6,8 @@ import ShopApp
 /// the four providers side by side, and ends with an existing LinkForty SDK user updating to
 /// LinkRelay with Paylisher. `--provider NAME` runs one provider's story and column;
 /// `--sandbox URL` runs the side-by-side story against a running `linkrelay-sandbox` over HTTP;
-/// `--local` tours link delivery with `LocalBackend`.
+/// `--local` tours link delivery with `LocalBackend`; `--debug` shows every client's debug log
+/// (each provider call with its status and duration) in line with the story.
 @main
 struct Demo {
     static func main() async {

@@ -3,6 +3,21 @@ import LinkRelay
 
 /// How the demo prints events.
 enum DemoOutput {
+    /// `--debug`: every client of the demo logs at debug level, so each provider call shows with
+    /// its status and duration, and each decision with its reason.
+    static let debugLogging = ProcessInfo.processInfo.arguments.contains("--debug")
+
+    /// A client configuration whose log lines go to standard output, in line with the story
+    /// that caused them: warnings, or everything with `--debug`.
+    static func configuration() -> DeepLinkClient.Configuration {
+        var configuration = DeepLinkClient.Configuration()
+        // Through `print`, so the lines keep their place among the story's own.
+        configuration.logSink = LogSink(minimumLevel: debugLogging ? .debug : .warning) { record in
+            print("   [LinkRelay] \(record.level): \(record.message)")
+        }
+        return configuration
+    }
+
     static func show(_ event: DeepLinkEvent?) {
         guard let event else {
             print("   (the stream ended)")

@@ -15,7 +15,7 @@ enum DynalinksDemo {
             name: "Spring shoes", referrer: "utm_source=facebook&utm_campaign=spring")
         let phone = StaticDeviceInfo()
 
-        var configuration = DeepLinkClient.Configuration()
+        var configuration = DemoOutput.configuration()
         configuration.transport = simulator
         configuration.store = InMemoryStore()
         configuration.deviceInfo = phone

@@ -14,7 +14,7 @@ enum LimeLinkDemo {
         server.createLink(project: "abc123", suffix: "prod-789", uri: "abc123app://product/789/reviews")
         let phone = StaticDeviceInfo()
 
-        var configuration = DeepLinkClient.Configuration()
+        var configuration = DemoOutput.configuration()
         configuration.transport = simulator
         configuration.store = InMemoryStore()
         configuration.deviceInfo = phone

@@ -24,7 +24,7 @@ enum LinkFortyDemo {
         defer { try? FileManager.default.removeItem(at: folder) }
 
         func launch() throws -> DeepLinkClient {
-            var configuration = DeepLinkClient.Configuration()
+            var configuration = DemoOutput.configuration()
             configuration.transport = simulator
             configuration.store = FileStore(directory: folder)
             configuration.deviceInfo = phone

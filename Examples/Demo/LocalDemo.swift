@@ -7,7 +7,7 @@ import LinkRelay
 enum LocalDemo {
     static func run() async {
         let backend = LocalBackend(.init(schemes: ["acme"], hosts: ["go.acme.app"]))
-        var configuration = DeepLinkClient.Configuration()
+        var configuration = DemoOutput.configuration()
         configuration.authenticationRequiredPaths = ["wallet"]
         let client = DeepLinkClient(backend: backend, configuration: configuration)
 

@@ -25,7 +25,7 @@ enum MigrationDemo {
             let sandbox = Sandbox(settings: ShopWorld.settings)
             let world = try await ShopWorld(.paylisher, sandbox: sandbox, phone: StaticDeviceInfo.iPhone)
             try await world.recordWebClick()  // somebody else's click, weeks ago, on the same kind of phone
-            var configuration = DeepLinkClient.Configuration()
+            var configuration = DemoOutput.configuration()
             configuration.transport = sandbox.simulator
             configuration.store = InMemoryStore()
             configuration.deviceInfo = StaticDeviceInfo()

@@ -43,7 +43,7 @@ enum SwitchDemo {
             }
             let world = try await ShopWorld(provider, sandbox: sandbox, phone: StaticDeviceInfo.iPhone)
             try await world.recordWebClick()
-            var configuration = DeepLinkClient.Configuration()
+            var configuration = DemoOutput.configuration()
             configuration.transport = transport
             configuration.store = InMemoryStore()
             configuration.deviceInfo = StaticDeviceInfo()

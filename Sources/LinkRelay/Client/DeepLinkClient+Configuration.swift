@@ -75,6 +75,13 @@ extension DeepLinkClient {
 
         /// Shows every log line, debug included, in the platform's log: the one-line switch
         /// while you integrate. Equivalent to `logSink = .platform(minimumLevel: .debug)`.
+        ///
+        /// At debug level the log shows the conversation with the provider, one line per request
+        /// (`GET go.acme.app/api/sdk/v1/resolve/spring?… → 200 in 84 ms, 278 bytes`, or
+        /// `→ failed (network) after 10012 ms`; query values, headers and bodies are not
+        /// printed), and each decision with its reason: a duplicate dropped, a link parsed on the
+        /// device and why, a deadline passed, each link delivered or held for sign-in, the
+        /// deferred link delivered or withheld. API keys never appear: every line is redacted.
         public mutating func enableDebugLogging() {
             logSink = .platform(minimumLevel: .debug)
         }

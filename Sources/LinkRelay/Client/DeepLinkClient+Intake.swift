@@ -103,6 +103,7 @@ extension DeepLinkClient {
             for start in starts {
                 if clock.uptime >= start.deadline {
                     // Its deadline passed while it waited for a slot: the provider is not asked.
+                    logger.info("The link's deadline passed while it waited for a free slot; parsed on the device: \(start.url.absoluteString)")
                     let link = localLink(for: start.url, parsed: start.parsed, reason: .timedOut)
                     intake.finish(start.ticket, .link(link, handedOver: start.url))
                 } else {

@@ -171,6 +171,7 @@ public actor DeepLinkClient {
         // The link that opens the app defines the session's attribution; one without a campaign
         // ends the previous link's.
         session.sessionAttribution = link.campaign
+        logger.debug("Delivering \(link)\(link.requiresAuthentication ? ", held until sign-in" : "")")
         if link.requiresAuthentication {
             hold(link)
         } else {
@@ -255,12 +256,21 @@ public actor DeepLinkClient {
         }
     }
 
+    /// The configured transport (else one `URLSessionTransport`), behind a
+    /// ``LoggingTransport`` when the log takes debug lines.
     private func transport() -> any HTTPTransport {
-        if let transport = configuration.transport { return transport }
-        if let created = session.transport { return created }
-        let created = URLSessionTransport()
-        session.transport = created
-        return created
+        let base: any HTTPTransport
+        if let transport = configuration.transport {
+            base = transport
+        } else if let created = session.transport {
+            base = created
+        } else {
+            let created = URLSessionTransport()
+            session.transport = created
+            base = created
+        }
+        guard logger.sink.accepts(.debug) else { return base }
+        return LoggingTransport(base: base, logger: logger, clock: clock)
     }
 
     func publishFailure(_ error: any Error, url: URL?) {
