@@ -41,7 +41,15 @@ public struct LimeLinkBackend: EventObservingBackend {
         let domain = configuration.providerDomain
         return HostPattern.claims(
             url, hosts: configuration.linkDomains.union([domain, "*." + domain]), schemes: configuration.appSchemes)
-            && url.host?.isEmpty == false
+    }
+
+    /// An app-scheme URL with no host (`acme:`, `acme://`, which open the app and nothing
+    /// more) names no LimeLink link: it is delivered as it is, without a request.
+    public func resolveOnDevice(_ url: URL) -> DeepLink? {
+        guard url.host?.isEmpty ?? true, let scheme = url.scheme?.lowercased(), configuration.appSchemes.contains(scheme),
+            let parsed = try? LinkParser.parse(url)
+        else { return nil }
+        return localLink(for: url, parsed: parsed, reason: .onDevice)
     }
 
     // MARK: Resolve

@@ -187,12 +187,15 @@ struct LimeLinkResolveTests {
     func claims() throws {
         let backend = try Harness().backend
         for claimed in ["https://abc.limelink.org/link/x", "https://limelink.org/api/v1/app/dynamic_link/x", "https://WWW.limelink.org/x",
-                        "https://go.brand.example/x", "myapp://open?x=1"] {
+                        "https://go.brand.example/x", "myapp://open?x=1", "myapp:///no-host", "myapp:"] {
             #expect(backend.canHandle(url(claimed)), "\(claimed)")
         }
-        for foreign in ["https://limelink.org.evil.example/x", "https://other.example/x", "otherapp://x", "myapp:///no-host"] {
+        for foreign in ["https://limelink.org.evil.example/x", "https://other.example/x", "otherapp://x"] {
             #expect(!backend.canHandle(url(foreign)), "\(foreign)")
         }
+        // An app-scheme URL without a host names no LimeLink link: delivered on the device.
+        #expect(backend.resolveOnDevice(url("myapp:///no-host"))?.pathSegments == ["no-host"])
+        #expect(backend.resolveOnDevice(url("myapp://open?x=1")) == nil)
     }
 }
 

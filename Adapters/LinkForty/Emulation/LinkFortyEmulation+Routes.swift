@@ -8,6 +8,9 @@ extension LinkFortyEmulation {
         let path = request.http.url.path
         let method = request.http.method
         let segments = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        if let apiKeys, segments.first == "api", !apiKeys.contains(bearer(request.http) ?? "") {
+            return .json(["error": "Unauthorized", "message": "A valid API key is required"], status: 401)
+        }
         switch (method, path) {
         case (.post, "/api/sdk/v1/install"): return install(request)
         case (.post, "/api/sdk/v1/event"): return event(request)
@@ -204,10 +207,15 @@ extension LinkFortyEmulation {
         return .json(.object(row))
     }
 
+    /// The key of `Authorization: Bearer <key>`, if the request has one.
+    private func bearer(_ request: HTTPRequest) -> String? {
+        guard let authorization = request.headers["Authorization"], authorization.hasPrefix("Bearer ") else { return nil }
+        let key = String(authorization.dropFirst(7))
+        return key.isEmpty ? nil : key
+    }
+
     private func createCloudLink(_ request: ProviderSimulator.Request) -> HTTPResponse {
-        guard let authorization = request.http.headers["Authorization"], authorization.hasPrefix("Bearer "),
-            authorization.count > 7
-        else {
+        guard bearer(request.http) != nil else {
             return .json(["error": "Unauthorized", "message": "A valid API key is required"], status: 401)
         }
         let body: [String: JSONValue]

@@ -72,11 +72,18 @@ public final class LinkFortyEmulation: ProviderEmulation {
     public let host: String
     /// Whether Cloud's `POST /api/sdk/v1/links` exists; Core answers it with 404. Default `true`.
     public let emulatesCloud: Bool
+    /// The API keys the server accepts. `nil` (the default) accepts any request, as LinkForty
+    /// Core does (it has no authentication); a set answers every `/api/` request without
+    /// `Authorization: Bearer <one of them>` with 401 `{"error":"Unauthorized",…}`, as LinkForty
+    /// Cloud does. Links themselves (`/<code>`) never need a key.
+    public let apiKeys: Set<String>?
     let matcher = LinkFortyMatcher()
 
-    public init(host: String, emulatesCloud: Bool = true) {
+    /// An emulation serving links on `host`; see ``emulatesCloud`` and ``apiKeys``.
+    public init(host: String, emulatesCloud: Bool = true, apiKeys: Set<String>? = nil) {
         self.host = host.lowercased()
         self.emulatesCloud = emulatesCloud
+        self.apiKeys = apiKeys
     }
 
     // MARK: Scripting
@@ -173,8 +180,8 @@ public final class LinkFortyEmulation: ProviderEmulation {
 extension ProviderSimulator {
     /// Adds a LinkForty server on `host` and returns it for scripting.
     @discardableResult
-    public func addLinkForty(host: String, emulatesCloud: Bool = true) -> LinkFortyEmulation {
-        let emulation = LinkFortyEmulation(host: host, emulatesCloud: emulatesCloud)
+    public func addLinkForty(host: String, emulatesCloud: Bool = true, apiKeys: Set<String>? = nil) -> LinkFortyEmulation {
+        let emulation = LinkFortyEmulation(host: host, emulatesCloud: emulatesCloud, apiKeys: apiKeys)
         register(emulation, hosts: [host])
         return emulation
     }

@@ -4,6 +4,8 @@ import LinkRelaySimulator
 import LinkRelayTesting
 import Testing
 
+import LinkRelayLinkForty
+
 @testable import LinkRelayLinkFortyEmulation
 
 @Suite("LinkForty emulation (Core's responses)")
@@ -137,5 +139,51 @@ struct LinkFortyEmulationTests {
         simulator.isReachable = true
         let unknownHost = HTTPRequest(method: .get, url: URL(string: "https://nowhere.example/x")!)
         await #expect(throws: DeepLinkError.self) { try await simulator.send(unknownHost) }
+    }
+}
+
+@Suite("The LinkForty emulation's keys")
+struct LinkFortyEmulationKeyTests {
+    @Test("with keys set, a wrong key gets Cloud's 401 and the app hears of it as Getting Started shows; the right key works")
+    func wrongKey() async throws {
+        for (key, rejected) in [("lf_wrong", true), ("lf_right", false)] {
+            let simulator = ProviderSimulator(clock: ManualClock())
+            _ = simulator.addLinkForty(host: "go.acme.app", apiKeys: ["lf_right"])
+            var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
+            configuration.retryPolicy = .none
+            let warnings = Locked<[String]>([])
+            configuration.logSink = LogSink(minimumLevel: .warning) { record in warnings.withLock { $0.append(record.message) } }
+            let client = DeepLinkClient(
+                backend: LinkFortyBackend(try .init(baseURL: url("https://go.acme.app"), apiKey: key)), configuration: configuration)
+            await client.start()
+            let outcome = await client.installOutcome()
+            if rejected {
+                guard case .failed(let error) = outcome else {
+                    Issue.record("expected a failure, got \(outcome)")
+                    continue
+                }
+                #expect(error.code == .unauthorized)
+                #expect(
+                    warnings.withLock { $0 }.contains(
+                        "The provider rejected the API key: linkforty answered 401 while asking for the install match. Check the key (and its permissions) in the backend's configuration."))
+                #expect(warnings.withLock { $0 }.allSatisfy { !$0.contains("lf_wrong") })
+            } else {
+                #expect(outcome == .organic(outcome.attribution))
+            }
+            await client.shutdown()
+        }
+    }
+
+    @Test("without keys it accepts any request, as Core does; links never need a key")
+    func coreAcceptsAny() async throws {
+        let simulator = ProviderSimulator(clock: ManualClock())
+        let server = simulator.addLinkForty(host: "go.acme.app", apiKeys: ["lf_right"])
+        server.createLink(shortCode: "spring")
+        let redirect = try await simulator.send(HTTPRequest(method: .get, url: url("https://go.acme.app/spring")))
+        #expect(redirect.status == 302 || redirect.status == 301 || redirect.status == 200)
+        let open = ProviderSimulator(clock: ManualClock())
+        _ = open.addLinkForty(host: "go.acme.app")
+        let health = try await open.send(HTTPRequest(method: .get, url: url("https://go.acme.app/api/sdk/v1/health")))
+        #expect(health.status == 200)
     }
 }
