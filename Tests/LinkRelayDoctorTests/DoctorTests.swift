@@ -22,6 +22,31 @@ struct DoctorTests {
             entitlements: try entitlements.map(fixture), infoPlist: try plist.map(fixture))
     }
 
+    @Test("--expect-web: a page that must open Safari fails when a rule sends it to the app, passes when excluded or unmatched")
+    func expectWeb() throws {
+        var checked = try input()
+        checked.webOnlyLinks = [
+            URL(string: "https://go.acme.app/admin/users")!,  // excluded by the first rule
+            URL(string: "https://go.acme.app/privacy")!,  // matched by nothing
+            URL(string: "https://go.acme.app/k3m9x2qa/terms")!,  // caught by /k3m9x2qa/*
+        ]
+        let checks = Doctor.run(checked).checks("aasa.web-link")
+        #expect(checks.map(\.status) == [.pass, .pass, .failure])
+        #expect(checks[0].message == "https://go.acme.app/admin/users opens Safari: excluded by component #1 of ABCDE12345.com.acme.shop, {\"/\": \"/admin/*\", \"exclude\": true}.")
+        #expect(checks[2].message == "https://go.acme.app/k3m9x2qa/terms must open Safari, but it opens the app: matched component #2 of ABCDE12345.com.acme.shop, {\"/\": \"/k3m9x2qa/*\"}.")
+        #expect(checks[2].fix == "Add {\"/\": \"/k3m9x2qa/terms\", \"exclude\": true} before that rule, or narrow the rule.")
+    }
+
+    @Test("a link no rule matches gets a narrow pattern as advice, never /*", arguments: [
+        ("https://go.acme.app/spring", "/spring"), ("https://go.acme.app/products/42", "/products/*"), ("https://go.acme.app", "/"),
+    ])
+    func narrowAdvice(_ link: String, _ pattern: String) throws {
+        let claims = BackendClaims(provider: "linkforty", domains: ["go.acme.app"], schemes: ["acme"], links: [URL(string: link)!])
+        let failures = Doctor.run(try input(claims: claims)).checks("aasa.link").filter { $0.status == .failure }
+        #expect(failures.count == 1)
+        #expect(failures.first?.fix?.hasPrefix("Add a component such as {\"/\": \"\(pattern)\"}") == true, "\(failures)")
+    }
+
     @Test("a consistent app passes every check")
     func healthy() throws {
         let report = Doctor.run(try input())

@@ -120,11 +120,15 @@ public struct DoctorInput: Sendable {
     public var fetch: FetchReport?
     public var entitlements: Data?
     public var infoPlist: Data?
+    /// Links that must open Safari, not the app (`--expect-web`): a web page on a link domain,
+    /// such as a privacy policy or a help page. Checked against the association file.
+    public var webOnlyLinks: [URL]
 
     public init(
         appID: String, backend: BackendClaims, associationFile: Data? = nil, associationSource: String? = nil, fetch: FetchReport? = nil,
-        entitlements: Data? = nil, infoPlist: Data? = nil
+        entitlements: Data? = nil, infoPlist: Data? = nil, webOnlyLinks: [URL] = []
     ) {
+        self.webOnlyLinks = webOnlyLinks
         self.appID = appID
         self.backend = backend
         self.associationFile = associationFile
@@ -215,6 +219,7 @@ public enum Doctor {
         if let fetch = input.fetch { checkFetch(fetch, add) }
         if let data = input.associationFile {
             checkAssociationFile(data, appID: input.appID, links: webLinks, source: input.associationSource, fetch: input.fetch, claims: claims, add)
+            checkWebOnlyLinks(data, appID: input.appID, links: input.webOnlyLinks, add)
         } else {
             add(
                 "aasa.present", .warning, "No association file was given, so universal links were not checked.",
@@ -307,7 +312,36 @@ public enum Doctor {
             case .excluded:
                 add("aasa.link", .failure, "\(link.absoluteString) is excluded by \(rule): it opens Safari.", "Remove or narrow that exclude rule, or move it after the rule that should match.")
             case .noMatch:
-                add("aasa.link", .failure, "No rule matches \(link.absoluteString): it opens Safari.", "Add a component such as {\"/\": \"\(link.path.isEmpty ? "/" : "/*")\"} for \(appID).")
+                add("aasa.link", .failure, "No rule matches \(link.absoluteString): it opens Safari.", "Add a component such as {\"/\": \"\(Self.suggestedPattern(for: link))\"} for \(appID) (name the paths your links use; \"/*\" would also open this domain's web pages in the app).")
+            case .appNotListed:
+                break
+            }
+        }
+    }
+
+    /// The narrowest pattern that covers `link` and its siblings: `/products/*` for
+    /// `/products/42`, the path itself for a one-segment link (`/spring`), `/` for none.
+    static func suggestedPattern(for link: URL) -> String {
+        let segments = link.path.split(separator: "/")
+        guard let first = segments.first else { return "/" }
+        return segments.count == 1 ? "/\(first)" : "/\(first)/*"
+    }
+
+    /// Each link that must open Safari: a failure naming the rule that sends it to the app.
+    private static func checkWebOnlyLinks(_ data: Data, appID: String, links: [URL], _ add: (String, Check.Status, String, String?) -> Void) {
+        guard !links.isEmpty, let file = try? AssociationFile(data: data), file.rules(for: appID) != nil else { return }
+        for link in links {
+            let decision = file.decision(for: link, appID: appID)
+            let rule = decision.rule.map { "\($0.place), \($0.written)" } ?? ""
+            switch decision.verdict {
+            case .opensApp:
+                add(
+                    "aasa.web-link", .failure, "\(link.absoluteString) must open Safari, but it opens the app: matched \(rule).",
+                    "Add {\"/\": \"\(link.path.isEmpty ? "/" : link.path)\", \"exclude\": true} before that rule, or narrow the rule.")
+            case .excluded:
+                add("aasa.web-link", .pass, "\(link.absoluteString) opens Safari: excluded by \(rule).", nil)
+            case .noMatch:
+                add("aasa.web-link", .pass, "\(link.absoluteString) opens Safari: no rule matches it.", nil)
             case .appNotListed:
                 break
             }

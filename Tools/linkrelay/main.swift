@@ -1,7 +1,8 @@
 // linkrelay: checks an app's link configuration offline, and resolves or parses a link.
 //
 //   linkrelay doctor --app-id TEAMID.bundle.id --provider linkforty --domain go.acme.app --scheme acme \
-//                    [--aasa FILE|URL] [--entitlements FILE] [--info-plist FILE] [--link URL]... [--config FILE] [--json]
+//                    [--aasa FILE|URL] [--entitlements FILE] [--info-plist FILE] [--link URL]... [--expect-web URL]...
+//                    [--config FILE] [--json]
 //   linkrelay resolve URL --provider NAME --domain HOST [--scheme S] [--api-key KEY] [--sandbox URL] [--json]
 //   linkrelay parse URL
 //
@@ -19,7 +20,7 @@ let usage = """
     Usage:
       linkrelay doctor --app-id TEAMID.bundle.id --provider NAME --domain HOST... [--scheme S...]
                        [--aasa FILE|URL] [--entitlements FILE] [--info-plist FILE] [--link URL...]
-                       [--config FILE] [--json]
+                       [--expect-web URL...] [--config FILE] [--json]
       linkrelay resolve URL --provider NAME --domain HOST... [--scheme S...] [--api-key KEY] [--sandbox URL]
       linkrelay parse URL
 
@@ -122,6 +123,10 @@ func doctor(_ options: Options) async -> Int32 {
         } else {
             input.associationFile = read(source, "association file")
         }
+    }
+    input.webOnlyLinks = options.all("expect-web").map { text in
+        guard let url = URL(string: text), url.host != nil else { fail("--expect-web takes a URL, e.g. https://go.acme.app/privacy.") }
+        return url
     }
     input.entitlements = options.one("entitlements").map { read($0, "entitlements file") }
     input.infoPlist = options.one("info-plist").map { read($0, "Info.plist") }
