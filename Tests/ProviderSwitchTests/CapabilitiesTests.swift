@@ -55,12 +55,18 @@ struct CapabilitiesTests {
         }
     }
 
-    @Test("the demo's purchase row says what the provider received", arguments: ShopWorld.Provider.allCases)
-    func purchaseRowIsTrue(_ provider: ShopWorld.Provider) async throws {
+    /// The shop app on `provider` in a sandbox of its own, started.
+    func startedShop(_ provider: ShopWorld.Provider) async throws -> (Sandbox, ShopApp) {
         let sandbox = Sandbox(settings: ShopWorld.settings, clock: ManualClock())
         let world = try await ShopWorld(provider, sandbox: sandbox, phone: phone)
         let app = ShopApp(client: shopClient(world.backend, simulator: sandbox.simulator))
         await app.client.start()
+        return (sandbox, app)
+    }
+
+    @Test("the demo's purchase row says what the provider received", arguments: ShopWorld.Provider.allCases)
+    func purchaseRowIsTrue(_ provider: ShopWorld.Provider) async throws {
+        let (sandbox, app) = try await startedShop(provider)
         let source = try #require(SandboxProvider(rawValue: provider.rawValue.lowercased()))
         let before = try await sandbox.receivedEvents(source).filter { $0.name.lowercased().contains("revenue") || $0.name.contains("purchase") }
         let row = await app.purchase(amount: 29)
@@ -77,10 +83,7 @@ struct CapabilitiesTests {
 
     @Test("the demo's share-link row says what the provider created", arguments: ShopWorld.Provider.allCases)
     func shareRowIsTrue(_ provider: ShopWorld.Provider) async throws {
-        let sandbox = Sandbox(settings: ShopWorld.settings, clock: ManualClock())
-        let world = try await ShopWorld(provider, sandbox: sandbox, phone: phone)
-        let app = ShopApp(client: shopClient(world.backend, simulator: sandbox.simulator))
-        await app.client.start()
+        let (sandbox, app) = try await startedShop(provider)
         let linksBefore = sandbox.linkForty.links.count
         let row = await app.shareProduct()
         if app.client.capabilities.contains(.linkCreation) {
