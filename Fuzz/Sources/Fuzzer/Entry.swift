@@ -15,6 +15,6 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     /// the chosen target, to reproduce a crash in a debugger.
     @main
     struct Replay {
-        static func main() { FuzzTarget.fromEnvironment.replay(ProcessInfo.processInfo.arguments.dropFirst()) }
+        static func main() { FuzzTarget.fromEnvironment.replay(CommandLine.arguments.dropFirst()) }
     }
 #endif
