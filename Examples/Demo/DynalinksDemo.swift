@@ -27,7 +27,7 @@ enum DynalinksDemo {
         print("\n\nLinkRelay demo: Dynalinks, over LinkRelay's simulator of Dynalinks' API")
 
         DemoOutput.step("Before installing, the user visits https://acme.dynalinks.app/product/shoes")
-        server.recordWebClick(path: "/product/shoes", from: phone.info, ip: simulator.clientIP)
+        try server.recordWebClick(url: URL(string: "https://acme.dynalinks.app/product/shoes")!, from: phone.info, ip: simulator.clientIP)
         print("   the page records screen, pixel ratio, OS version, time zone, language and calendar")
 
         DemoOutput.step("First launch, opened by a link while Dynalinks' API has a hiccup")

@@ -24,7 +24,7 @@ enum LimeLinkDemo {
         print("\n\nLinkRelay demo: LimeLink, over LinkRelay's simulator of LimeLink's servers")
 
         DemoOutput.step("Before installing, the user taps https://abc123.limelink.org/link/summer-sale?utm_source=google")
-        server.recordWebClick(url: URL(string: "https://abc123.limelink.org/link/summer-sale?utm_source=google")!, from: phone.info)
+        try server.recordWebClick(url: URL(string: "https://abc123.limelink.org/link/summer-sale?utm_source=google")!, from: phone.info)
         print("   LimeLink's page records the phone's screen (in points) and OS version")
 
         DemoOutput.step("First launch: the same app code as with LinkForty")

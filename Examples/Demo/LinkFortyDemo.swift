@@ -39,7 +39,7 @@ enum LinkFortyDemo {
         print("LinkRelay demo: LinkForty, over LinkRelay's simulator of LinkForty Core at https://go.acme.app")
 
         DemoOutput.step("Before installing, the user taps https://go.acme.app/spring in Instagram")
-        server.recordWebClick(shortCode: "spring", from: phone.info, ip: "198.51.100.23")
+        try server.recordWebClick(url: URL(string: "https://go.acme.app/spring")!, from: phone.info, ip: "198.51.100.23")
         print("   the server records the click with the phone's time zone, language, screen and IP")
 
         DemoOutput.step("First launch: start() reports the install once; the deferred link arrives through for await")

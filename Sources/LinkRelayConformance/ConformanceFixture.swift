@@ -35,15 +35,16 @@ public struct ConformanceWorld: Sendable {
     /// The device the client reports.
     public var device: DeviceInfo
     /// Scripts the provider so that the next install matches a click; returns what the deferred
-    /// link must carry.
-    public var scriptAttributedInstall: @Sendable () -> ExpectedDeferredLink
+    /// link must carry. A throw (a click on a link the provider does not have, say) fails the
+    /// check with that error.
+    public var scriptAttributedInstall: @Sendable () throws -> ExpectedDeferredLink
 
     /// A world; see each property.
     public init(
         backend: any DeepLinkBackend, apiKey: String, ownLinks: [URL], foreignLinks: [URL], knownLink: URL,
         knownLinkPath: [String], unknownLink: URL, resolveRoute: (method: HTTPMethod, path: String),
         installRoute: (method: HTTPMethod, path: String), device: DeviceInfo,
-        scriptAttributedInstall: @escaping @Sendable () -> ExpectedDeferredLink
+        scriptAttributedInstall: @escaping @Sendable () throws -> ExpectedDeferredLink
     ) {
         self.backend = backend
         self.apiKey = apiKey

@@ -111,7 +111,7 @@ private struct Context {
                 "one tap forwarded twice gave \([first, second].map { $0?.url.absoluteString ?? "nothing" })")
 
         case .deferredLinkOnceAcrossLaunches:
-            _ = world.scriptAttributedInstall()
+            _ = try world.scriptAttributedInstall()
             let first = await eventsOfFirstLaunch()
             try expect(first.compactMap(\.link).count == 1, "the first launch delivered \(first.compactMap(\.link).count) links")
             let relaunch = nextLaunch()
@@ -133,7 +133,7 @@ private struct Context {
             try expect(!events.contains { $0.link != nil }, "an organic install delivered a link")
 
         case .attributedInstallDeliversDeferredLink:
-            let expected = world.scriptAttributedInstall()
+            let expected = try world.scriptAttributedInstall()
             let events = await eventsOfFirstLaunch()
             guard case .attributed(let link, let attribution) = await client.installOutcome() else {
                 throw ConformanceFailure(description: "\(name) · \(check): the outcome is \(await client.installOutcome())")
@@ -247,7 +247,7 @@ private struct Context {
         for damage in ResponseDamage.allCases {
             mutations.mutate(path: world.installRoute.path, with: damage.apply)
             mutations.mutate(path: world.resolveRoute.path, with: damage.apply)
-            _ = world.scriptAttributedInstall()
+            _ = try world.scriptAttributedInstall()
             let install = try await installMatch()
             switch install {
             case .failure(let error):

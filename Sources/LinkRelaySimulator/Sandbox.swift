@@ -267,21 +267,17 @@ public final class Sandbox: SandboxControl {
     public func recordWebClick(_ click: SandboxAPI.WebClick, on provider: SandboxProvider) async throws {
         let ip = click.ip ?? simulator.clientIP
         let now = simulator.clock.currentDate
-        switch provider {
-        case .linkForty:
-            guard let code = click.url.path.split(separator: "/").last.map(String.init),
-                linkForty.links.contains(where: { $0.shortCode == code })
-            else { throw SandboxAPI.Failure(error: "LinkForty has no link for \(click.url.absoluteString).") }
-            linkForty.recordWebClick(shortCode: code, from: click.device, ip: ip, at: now)
-        case .limeLink:
-            limeLink.recordWebClick(url: click.url, from: click.device)
-        case .dynalinks:
-            let path = click.url.path
-            guard dynalinks.links.contains(where: { $0.path == path || "/" + $0.shortenedPath == path || $0.shortenedPath == path })
-            else { throw SandboxAPI.Failure(error: "Dynalinks has no link at \(path).") }
-            dynalinks.recordWebClick(path: path, from: click.device, ip: ip, at: now)
-        case .paylisher:
-            paylisher.recordWebClick(url: click.url, campaignKey: click.campaignKey, jid: click.jid, from: click.device, at: now)
+        do {
+            switch provider {
+            case .linkForty: try linkForty.recordWebClick(url: click.url, from: click.device, ip: ip, at: now)
+            case .limeLink: try limeLink.recordWebClick(url: click.url, from: click.device, ip: ip, at: now)
+            case .dynalinks: try dynalinks.recordWebClick(url: click.url, from: click.device, ip: ip, at: now)
+            case .paylisher:
+                try paylisher.recordWebClick(
+                    url: click.url, campaignKey: click.campaignKey, jid: click.jid, from: click.device, ip: ip, at: now)
+            }
+        } catch {
+            throw SandboxAPI.Failure(error: error.description)
         }
     }
 

@@ -131,7 +131,7 @@ public final class ProviderSimulator: HTTPTransport {
     private struct State: Sendable {
         var emulations: [String: any ProviderEmulation] = [:]
         var faults: [Route: ScheduledFault] = [:]
-        var clientIP = "203.0.113.10"
+        var clientIP = ProviderSimulator.defaultClientIP
         var isReachable = true
         /// The most recent requests, oldest first from `requestsStart`.
         var requests: [HTTPRequest] = []
@@ -202,8 +202,13 @@ public final class ProviderSimulator: HTTPTransport {
         }
     }
 
+    /// The address a simulator's requests come from until ``clientIP`` is set: `203.0.113.10`
+    /// (a documentation address). Web clicks are recorded from it by default, so a click and the
+    /// install after it look like one phone on one network.
+    public static let defaultClientIP = "203.0.113.10"
+
     /// The address requests come from unless they carry `X-Forwarded-For`: the device's public
-    /// IP as the provider would see it. Default `203.0.113.10`.
+    /// IP as the provider would see it. Default ``defaultClientIP``.
     public var clientIP: String {
         get { state.withLock { $0.clientIP } }
         set { state.withLock { $0.clientIP = newValue } }

@@ -118,7 +118,7 @@ struct SandboxTests {
         ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"oversizedBody","bytes":1000000000}}"#, 400, "An oversized body is 0 to 67108864 bytes"),
         ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"status","status":42}}"#, 400, "A status is 100 to 599"),
         ("POST", "/_admin/linkforty/links", #"{"deepLinkPath":"/x"}"#, 400, "not a valid LinkFortyLink"),
-        ("POST", "/_admin/linkforty/clicks", #"{"url":"https://go.sandbox.test/none","device":{"osName":"iOS","osVersion":"17","timeZoneIdentifier":"UTC","preferredLanguages":[],"isSimulator":false}}"#, 400, "LinkForty has no link"),
+        ("POST", "/_admin/linkforty/clicks", #"{"url":"https://go.sandbox.test/none","device":{"osName":"iOS","osVersion":"17","timeZoneIdentifier":"UTC","preferredLanguages":[],"isSimulator":false}}"#, 400, "LinkForty emulation has no link"),
         ("POST", "/_admin/acme/links", "{}", 404, "No admin route"),
         ("GET", "/_admin/faults", "", 404, "No admin route"),
     ])

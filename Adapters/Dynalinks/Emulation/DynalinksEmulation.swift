@@ -10,9 +10,9 @@ import LinkRelaySimulatorCore
 /// ```swift
 /// let dynalinks = simulator.addDynalinks(clientAPIKey: key, projectHost: "acme.dynalinks.app")
 /// let link = dynalinks.createLink(path: "/product/shoes", url: "https://acme.example/product/shoes?color=red")
-/// dynalinks.recordWebClick(path: "/product/shoes", from: device, ip: "198.51.100.23")
+/// try dynalinks.recordWebClick(url: URL(string: "https://acme.dynalinks.app/product/shoes")!, from: device)
 /// ```
-public final class DynalinksEmulation: ProviderEmulation {
+public final class DynalinksEmulation: ProviderEmulation, WebClickRecording {
     /// A link of the project.
     public struct Link: Sendable, Hashable {
         public var id: String
@@ -74,11 +74,17 @@ public final class DynalinksEmulation: ProviderEmulation {
         return link
     }
 
-    /// Records a visit to a link's page from a phone's browser at `ip`: CSS-pixel screen,
-    /// `devicePixelRatio`, OS version from the user agent, `Intl` time zone and calendar, language.
-    public func recordWebClick(path: String, from device: DeviceInfo, ip: String, at date: Date = Date()) {
-        state.withLock { state in
-            guard let link = state.links.first(where: { $0.path == path || $0.shortenedPath == path }) else { return }
+    /// Records a visit to the page of the link at `url` (its path or its shortened path) from a
+    /// phone's browser at `ip`: CSS-pixel screen, `devicePixelRatio`, OS version from the user
+    /// agent, `Intl` time zone and calendar, language.
+    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws(UnknownLinkError) {
+        let path = url.path
+        let recorded = state.withLock { state -> Bool in
+            guard
+                let link = state.links.first(where: {
+                    $0.path == path || $0.shortenedPath == path || "/" + $0.shortenedPath == path
+                })
+            else { return false }
             state.clicks.append(
                 Click(
                     linkID: link.id, ip: ip, screenWidth: device.screen.map { $0.width.saturatingInt },
@@ -86,7 +92,9 @@ public final class DynalinksEmulation: ProviderEmulation {
                     osVersion: Self.threePart(device.osVersion), timezone: device.timeZoneIdentifier,
                     language: device.preferredLanguages.first, calendar: device.calendarIdentifier == "gregorian" ? "gregory" : device.calendarIdentifier,
                     clickedAt: date))
+            return true
         }
+        guard recorded else { throw UnknownLinkError(provider: "Dynalinks", url: url) }
     }
 
     public var links: [Link] { state.withLock { $0.links } }

@@ -25,7 +25,7 @@ struct DynalinksFixture: ConformanceFixture {
             resolveRoute: (.post, "/api/v1/links/attribute"), installRoute: (.post, "/api/v1/fingerprints/match"),
             device: iPhone,
             scriptAttributedInstall: {
-                server.recordWebClick(path: "/product/shoes", from: iPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
+                try server.recordWebClick(url: url("https://acme.dynalinks.app/product/shoes"), from: iPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
                 return ExpectedDeferredLink(pathSegments: ["product", "shoes"], parameters: ["color": "red", "size": "42"], shortCode: "Ab3xQ9")
             })
     }
@@ -55,7 +55,7 @@ struct DynalinksEndToEndTests {
         let server = simulator.addDynalinks(clientAPIKey: clientKey, projectHost: "acme.dynalinks.app")
         server.createLink(path: "/product/shoes", shortenedPath: "Ab3xQ9", url: "https://acme.example/product/shoes?color=red", referrer: "utm_source=facebook")
         server.createLink(path: "/sale", url: "https://acme.example/sale")
-        server.recordWebClick(path: "/product/shoes", from: iPhone, ip: "198.51.100.23", at: simulator.clock.currentDate)
+        try server.recordWebClick(url: url("https://acme.dynalinks.app/product/shoes"), from: iPhone, ip: "198.51.100.23", at: simulator.clock.currentDate)
         simulator.clientIP = "198.51.100.80"
 
         let client = try makeClient(simulator)
@@ -86,7 +86,7 @@ struct DynalinksEndToEndTests {
         let simulator = ProviderSimulator(clock: ManualClock())
         let server = simulator.addDynalinks(clientAPIKey: clientKey, projectHost: "acme.dynalinks.app")
         server.createLink(path: "/product/shoes", url: "https://acme.example/product/shoes")
-        server.recordWebClick(path: "/product/shoes", from: iPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
+        try server.recordWebClick(url: url("https://acme.dynalinks.app/product/shoes"), from: iPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
         simulator.setFault(.status(500, body: #"{"error":"Internal server error"}"#), path: "/api/v1/links/attribute")
 
         let client = try makeClient(simulator)
@@ -123,7 +123,7 @@ struct DynalinksEndToEndTests {
         let simulator = ProviderSimulator(clock: ManualClock())
         let server = simulator.addDynalinks(clientAPIKey: clientKey, projectHost: "acme.dynalinks.app")
         server.createLink(path: "/p", url: "https://acme.example/p")
-        server.recordWebClick(path: "/p", from: iPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
+        try server.recordWebClick(url: url("https://acme.dynalinks.app/p"), from: iPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
         let store = InMemoryStore()
         var delivered = 0
         for _ in 0..<3 {

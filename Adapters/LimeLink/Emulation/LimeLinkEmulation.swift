@@ -10,9 +10,9 @@ import LinkRelaySimulatorCore
 /// ```swift
 /// let limeLink = simulator.addLimeLink(apiKey: "lk_live_…")
 /// limeLink.createLink(project: "abc123", suffix: "summer-sale", uri: "abc123app://promo/summer")
-/// limeLink.recordWebClick(url: URL(string: "https://abc123.limelink.org/link/summer-sale?utm_source=google")!, from: device)
+/// try limeLink.recordWebClick(url: URL(string: "https://abc123.limelink.org/link/summer-sale?utm_source=google")!, from: device)
 /// ```
-public final class LimeLinkEmulation: ProviderEmulation {
+public final class LimeLinkEmulation: ProviderEmulation, WebClickRecording {
     /// A link: `https://{project}.limelink.org/link/{suffix}` (or `limelink.org/…/{suffix}` when
     /// `project` is `nil`) resolving to `uri`.
     public struct Link: Sendable, Hashable {
@@ -28,6 +28,8 @@ public final class LimeLinkEmulation: ProviderEmulation {
         public var width: Int?
         public var height: Int?
         public var userAgent: String
+        public var ip: String
+        public var clickedAt: Date
         public var consumed: Bool
     }
 
@@ -87,19 +89,27 @@ public final class LimeLinkEmulation: ProviderEmulation {
         state.withLock { $0.legacy["\(subdomain)|\(path)"] = deeplinkURL }
     }
 
-    /// Records a tap on `url` in a phone's browser: its screen in points and its OS version, as
-    /// LimeLink's landing page collects them.
-    public func recordWebClick(url: URL, from device: DeviceInfo) {
+    /// Records a tap on `url` (`https://{project}.limelink.org/link/{suffix}`, or a legacy
+    /// link's URL) in a phone's browser: its screen in points and its OS version, as LimeLink's
+    /// landing page collects them. LimeLink's match uses neither the address nor the time (a
+    /// click waits until an install takes it); both are kept on the ``Click``.
+    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws(UnknownLinkError) {
         let suffix: String
         if url.path.hasPrefix("/link/") {
             suffix = String(url.path.dropFirst("/link/".count))
         } else {
             suffix = url.path.split(separator: "/").last.map(String.init) ?? ""
         }
+        let subdomain = url.host?.split(separator: ".").first.map(String.init) ?? ""
+        let known = state.withLock { state in
+            state.links.contains { $0.suffix == suffix } || state.legacy["\(subdomain)|\(url.path)"] != nil
+        }
+        guard known, !suffix.isEmpty else { throw UnknownLinkError(provider: "LimeLink", url: url) }
         let click = Click(
             suffix: suffix, fullRequestURL: url.absoluteString, width: device.screen.map { $0.width.saturatingInt },
             height: device.screen.map { $0.height.saturatingInt },
-            userAgent: "\(device.osName) \(device.osVersion.replacingOccurrences(of: ".", with: "_"))", consumed: false)
+            userAgent: "\(device.osName) \(device.osVersion.replacingOccurrences(of: ".", with: "_"))", ip: ip, clickedAt: date,
+            consumed: false)
         state.withLock { $0.clicks.append(click) }
     }
 

@@ -27,7 +27,7 @@ struct LimeLinkFixture: ConformanceFixture {
             resolveRoute: (.get, "/api/v1/app/dynamic_link/summer-sale"), installRoute: (.get, "/api/v1/deferred-deep-link"),
             device: iPhone15,
             scriptAttributedInstall: {
-                server.recordWebClick(url: clicked, from: iPhone15)
+                try server.recordWebClick(url: clicked, from: iPhone15)
                 return ExpectedDeferredLink(parameters: ["utm_source": "google", "product_id": "789"], shortCode: "summer-sale")
             })
     }
@@ -49,7 +49,7 @@ struct LimeLinkEndToEndTests {
         let server = simulator.addLimeLink(apiKey: apiKey)
         server.createLink(project: "abc123", suffix: "summer-sale", uri: "abc123app://promo/summer")
         server.createLink(project: nil, suffix: "prod-789", uri: "https://shop.example.com/p/789/reviews")
-        server.recordWebClick(url: url("https://abc123.limelink.org/link/summer-sale?utm_source=google&product_id=789"), from: iPhone15)
+        try server.recordWebClick(url: url("https://abc123.limelink.org/link/summer-sale?utm_source=google&product_id=789"), from: iPhone15)
 
         var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
         configuration.deviceInfo = StaticDeviceInfo(iPhone15)

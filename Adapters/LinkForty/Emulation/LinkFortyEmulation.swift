@@ -10,9 +10,9 @@ import LinkRelaySimulatorCore
 /// ```swift
 /// let linkForty = simulator.addLinkForty(host: "go.acme.app")
 /// let link = linkForty.createLink(shortCode: "spring", deepLinkPath: "/products/42", appScheme: "acme")
-/// linkForty.recordWebClick(shortCode: "spring", from: StaticDeviceInfo.iPhone, ip: "203.0.113.10")
+/// try linkForty.recordWebClick(url: URL(string: "https://go.acme.app/spring")!, from: StaticDeviceInfo.iPhone)
 /// ```
-public final class LinkFortyEmulation: ProviderEmulation {
+public final class LinkFortyEmulation: ProviderEmulation, WebClickRecording {
     /// A link, as Core's `links` row holds it.
     public struct Link: Sendable, Hashable {
         public var id: String
@@ -134,10 +134,14 @@ public final class LinkFortyEmulation: ProviderEmulation {
         }
     }
 
-    /// Records a web click on a link from a phone's browser at `ip`: the fingerprint a landing
-    /// page collects (time zone, language, and the screen in native pixels), with a Safari
-    /// user agent.
-    public func recordWebClick(shortCode: String, from device: DeviceInfo, ip: String, at date: Date = Date()) {
+    /// Records a web click on the link at `url` (`https://{domain}/{shortCode}` or
+    /// `https://{domain}/{templateSlug}/{shortCode}`) from a phone's browser at `ip`: the
+    /// fingerprint Core's redirect collects (time zone, language, and the screen in native
+    /// pixels), with a Safari user agent.
+    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws(UnknownLinkError) {
+        guard let shortCode = url.path.split(separator: "/").last.map(String.init),
+            links.contains(where: { $0.shortCode == shortCode })
+        else { throw UnknownLinkError(provider: "LinkForty", url: url) }
         let language = device.preferredLanguages.first
         recordClick(
             shortCode: shortCode,

@@ -30,13 +30,13 @@ struct LinkFortyDeferredRouteTests {
         let simulator: ProviderSimulator
         let server: LinkFortyEmulation
 
-        init() {
+        init() throws {
             simulator = ProviderSimulator(clock: clock)
             server = simulator.addLinkForty(host: "go.acme.app")
             server.createLink(
                 shortCode: "spring", originalURL: "https://acme.example/sale", deepLinkPath: "/products/42", appScheme: "acme",
                 utmParameters: ["source": "instagram"], deepLinkParameters: ["productId": "42", "discount": 20])
-            server.recordWebClick(shortCode: "spring", from: newYorkPhone, ip: "198.51.100.23", at: clock.currentDate)
+            try server.recordWebClick(url: URL(string: "https://go.acme.app/spring")!, from: newYorkPhone, ip: "198.51.100.23", at: clock.currentDate)
             clock.advance(by: 600)
             simulator.clientIP = "198.51.100.77"  // the same network, ten minutes later
         }
@@ -56,7 +56,7 @@ struct LinkFortyDeferredRouteTests {
 
     @Test("the deferred link has the universal link's path, destination and parameters, and the same route")
     func deferredRoutesLikeUniversal() async throws {
-        let world = World()
+        let world = try World()
         let client = try world.client()
         let routes = client.routes(try Self.router())
         var iterator = routes.makeAsyncIterator()
@@ -103,7 +103,7 @@ struct LinkFortyDeferredRouteTests {
         "when the route cannot be fetched, the link says so, keeps its parameters, and the short-code route reads them",
         arguments: [ProviderSimulator.Fault.status(404, body: #"{"error":"Link not found"}"#), .status(503), .drop])
     func routeUnavailable(_ fault: ProviderSimulator.Fault) async throws {
-        let world = World()
+        let world = try World()
         world.simulator.setFault(fault, path: "/api/sdk/v1/resolve/spring")
         let client = try world.client()
         let routes = client.routes(try Self.router())

@@ -19,7 +19,7 @@ struct LinkFortyEndToEndTests {
         server.createLink(shortCode: "Xk9_2bQz", templateSlug: "k3m9x2qa", deepLinkPath: "/product/42", appScheme: "acmeshop")
 
         // The user taps the link in Instagram, on the phone, before installing the app.
-        server.recordWebClick(shortCode: "spring", from: newYorkPhone, ip: "198.51.100.23", at: clock.currentDate)
+        try server.recordWebClick(url: URL(string: "https://go.acme.app/spring")!, from: newYorkPhone, ip: "198.51.100.23", at: clock.currentDate)
         clock.advance(by: 600)
         simulator.clientIP = "198.51.100.77"  // same /24 network, later
 
@@ -150,7 +150,7 @@ struct LinkFortyReadmeTests {
         let linkForty = simulator.addLinkForty(host: "go.acme.app")
         linkForty.createLink(
             shortCode: "spring", deepLinkPath: "/sale/spring", appScheme: "acmeshop", deepLinkParameters: ["route": "sale"])
-        linkForty.recordWebClick(shortCode: "spring", from: device, ip: "198.51.100.23", at: simulator.clock.currentDate)
+        try linkForty.recordWebClick(url: URL(string: "https://go.acme.app/spring")!, from: device, ip: "198.51.100.23", at: simulator.clock.currentDate)
         var configuration = DeepLinkClient.Configuration()
         configuration.transport = simulator
         configuration.store = InMemoryStore()

@@ -11,9 +11,9 @@ import LinkRelayWire
 /// ```swift
 /// let paylisher = simulator.addPaylisher(apiKey: "phc_…")
 /// paylisher.createCampaign(keyName: "SUMMER", title: "Summer Sale", scheme: "diyetim://products/42")
-/// paylisher.recordWebClick(url: URL(string: "diyetim://products/42?color=red")!, campaignKey: "SUMMER", from: device)
+/// try paylisher.recordWebClick(url: URL(string: "diyetim://products/42?color=red")!, campaignKey: "SUMMER", from: device)
 /// ```
-public final class PaylisherEmulation: ProviderEmulation {
+public final class PaylisherEmulation: ProviderEmulation, WebClickRecording {
     /// An event received in a batch.
     public struct ReceivedEvent: Sendable, Hashable {
         public var event: String
@@ -66,9 +66,24 @@ public final class PaylisherEmulation: ProviderEmulation {
         state.withLock { $0.campaigns[keyName] = .object(payload) }
     }
 
-    /// Records a tap on a campaign link in a phone's browser: Paylisher's bridge page stores the
-    /// link with the device's fingerprint (model family, time zone, language).
-    public func recordWebClick(url: URL, campaignKey: String?, jid: String? = nil, from device: DeviceInfo, at date: Date = Date()) {
+    /// Records a tap in a phone's browser that hands on the app URL `url`: Paylisher's bridge
+    /// page stores it with the device's fingerprint (model family, time zone, language). The
+    /// match does not use the address.
+    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws(UnknownLinkError) {
+        try recordWebClick(url: url, campaignKey: nil, from: device, ip: ip, at: date)
+    }
+
+    /// Records a tap on a campaign's link: as ``recordWebClick(url:from:ip:at:)``, with the
+    /// campaign's key and journey id, which the deferred answer carries.
+    ///
+    /// - Throws: ``UnknownLinkError`` when `campaignKey` names no campaign.
+    public func recordWebClick(
+        url: URL, campaignKey: String?, jid: String? = nil, from device: DeviceInfo, ip: String = ProviderSimulator.defaultClientIP,
+        at date: Date = Date()
+    ) throws(UnknownLinkError) {
+        if let campaignKey, state.withLock({ $0.campaigns[campaignKey] == nil }) {
+            throw UnknownLinkError(provider: "Paylisher", url: url)
+        }
         let click = Click(fingerprint: Self.fingerprint(device), url: url.absoluteString, campaignKey: campaignKey, jid: jid, at: date)
         state.withLock { $0.clicks.append(click) }
     }

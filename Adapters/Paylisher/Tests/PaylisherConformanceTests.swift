@@ -27,7 +27,7 @@ struct PaylisherFixture: ConformanceFixture {
             resolveRoute: (.get, "/campaign/resolve/SUMMER"), installRoute: (.get, "/v1/deferred-deeplink"),
             device: istanbulPhone,
             scriptAttributedInstall: {
-                server.recordWebClick(
+                try server.recordWebClick(
                     url: url("diyetim://products/42?utm_source=instagram&color=red"), campaignKey: "SUMMER", from: istanbulPhone,
                     at: simulator.clock.currentDate)
                 return ExpectedDeferredLink(pathSegments: ["products", "42"], parameters: ["color": "red", "keyName": "SUMMER"])
@@ -49,7 +49,8 @@ struct PaylisherSimulatorTests {
     func singleUseAndBatches() async throws {
         let simulator = ProviderSimulator(clock: ManualClock())
         let server = simulator.addPaylisher(apiKey: apiKey)
-        server.recordWebClick(url: url("diyetim://products/42"), campaignKey: "SUMMER", from: istanbulPhone, at: simulator.clock.currentDate)
+        server.createCampaign(keyName: "SUMMER", title: "Summer Sale", scheme: "diyetim://products/42")
+        try server.recordWebClick(url: url("diyetim://products/42"), campaignKey: "SUMMER", from: istanbulPhone, at: simulator.clock.currentDate)
         var outcomes: [Bool] = []
         for _ in 0..<2 {  // install, uninstall, reinstall: a new store each time
             var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
@@ -98,7 +99,8 @@ struct PaylisherDeliveryTests {
     func deliveredOnce() async throws {
         let simulator = ProviderSimulator(clock: ManualClock())
         let server = simulator.addPaylisher(apiKey: apiKey)
-        server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", from: istanbulPhone, at: simulator.clock.currentDate)
+        server.createCampaign(keyName: "SUMMER", title: "Summer Sale", scheme: "diyetim://products/42")
+        try server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", from: istanbulPhone, at: simulator.clock.currentDate)
         let client = try client(simulator, gated: true)
         let events = client.events()
         await client.start()

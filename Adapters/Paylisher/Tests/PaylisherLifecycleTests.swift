@@ -110,7 +110,7 @@ struct PaylisherLifecycleTests {
 
     @Test("a deferred match reports the match and then opens the link once; additional properties are merged")
     func deferredMatch() async throws {
-        server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
+        try server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
         let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], additionalEventProperties: ["app": "diyetim"], eventBatching: .oneByOne) }
         await client.start()
         let all = await received(2)
@@ -131,7 +131,7 @@ struct PaylisherLifecycleTests {
 
     @Test("with deferred deep links off (deferredDeepLinksEnabled, Paylisher's deferredDeepLinkConfig.enabled = false): no match request, organic at once, no deferred event (§6.1)")
     func deferredOff() async throws {
-        server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
+        try server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
         let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], deferredDeepLinksEnabled: false, eventBatching: .oneByOne) }
         await client.start()
         #expect(await client.installOutcome() == .organic(.organic()))
