@@ -5,21 +5,43 @@ import LinkRelayTesting
 
 /// The behaviours every adapter must show, run against the provider's emulation.
 public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// `canHandle` is true for every one of the world's own links and false for every foreign one.
     case claimsOwnLinksOnly
+    /// A link handed over before anyone listens or `start()` runs is delivered, resolved by the
+    /// server, with the expected path.
     case coldStartLinkIsDelivered
+    /// One tap forwarded twice (the scene and the app delegate) is delivered once; the next link
+    /// still comes through.
     case sameLinkTwiceIsDeliveredOnce
+    /// A matched install delivers its deferred link on the first launch and never again on the next.
     case deferredLinkOnceAcrossLaunches
+    /// An install without a click is organic and delivers no link.
     case organicInstall
+    /// An install after a click is attributed and delivers the deferred link exactly once, with the
+    /// expected path, parameters and short code.
     case attributedInstallDeliversDeferredLink
+    /// A link the provider does not know is delivered locally, with `.notFound` as the reason.
     case unknownLinkFallsBackWithReason
+    /// A 503 is tried three times with backoff, then the link is delivered locally with the error.
     case serverErrorRetriedThenFallback
+    /// A 400 is tried once and not retried.
     case clientErrorNotRetried
+    /// A server slower than the 3-second deadline gives a local link at the deadline, not later.
     case slowServerGivesLocalLinkAtDeadline
+    /// A malformed answer to the install match and to the resolve is a `.decoding` error.
     case malformedBodyIsTypedError
+    /// An answer over the size limit is a `.responseTooLarge` error.
     case oversizedBodyIsTypedError
+    /// Cancelling a resolve ends it with `CancellationError` and leaves nothing waiting.
     case cancellationStopsTheRequest
+    /// A server that echoes the API key in its 401 leaves it in no outcome, error, log line or
+    /// description of the backend.
     case noAPIKeyInErrorsOrLogs
+    /// Damaged answers (truncated, wrong types, `null`s, nested 10,000 deep) give typed errors or
+    /// cautious results, never a crash or an attribution.
     case hostileResponsesAreTypedErrors
+    /// A resolve answer whose URLs are `javascript:`, `http:`, `file:` or `data:` is refused with
+    /// `.rejected`.
     case destinationsOutsideTheAllowlistAreRefused
 
     public var description: String { rawValue }
@@ -29,6 +51,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
 public struct ConformanceSuite: Sendable {
     let fixture: any ConformanceFixture
 
+    /// A suite for the adapter `fixture` describes.
     public init(_ fixture: any ConformanceFixture) {
         self.fixture = fixture
     }

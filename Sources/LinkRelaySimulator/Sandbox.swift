@@ -2,7 +2,7 @@ import Foundation
 @_spi(Backend) import LinkRelay
 import LinkRelayWire
 
-/// The four providers' emulations on one ``ProviderSimulator``, with the routing and the admin
+/// The four providers' emulations on one ``/LinkRelaySimulatorCore/ProviderSimulator``, with the routing and the admin
 /// API that the `linkrelay-sandbox` server puts on a real socket. It is independent of any HTTP
 /// server: the server hands each request to ``handle(_:)`` and sends back what it answers.
 ///
@@ -11,7 +11,7 @@ import LinkRelayWire
 ///    prefix is removed and the provider sees the request on its API host (or on the
 ///    `X-Forwarded-Host`, when that is one of the provider's hosts). For adapters that take a
 ///    base URL.
-/// 2. **`X-Forwarded-Host`**, as ``HostRewritingTransport`` sets it: for providers whose hosts
+/// 2. **`X-Forwarded-Host`**, as ``/LinkRelay/HostRewritingTransport`` sets it: for providers whose hosts
 ///    are fixed (LimeLink's project hosts, Paylisher's short-link hosts).
 /// 3. **`Host`**, when it is a provider's host (a device whose DNS points a provider's name at
 ///    the sandbox).
@@ -24,12 +24,13 @@ public final class Sandbox: SandboxControl {
         /// Send this response.
         case respond(HTTPResponse)
         /// Send a response's headers and part of its body, then close the connection (the
-        /// ``ProviderSimulator/Fault/drop`` fault, an outage).
+        /// ``/LinkRelaySimulatorCore/ProviderSimulator/Fault/drop`` fault, an outage).
         case closeMidResponse
     }
 
     /// One request, handled.
     public struct Exchange: Sendable, Hashable {
+        /// What the sandbox did with the request.
         public var outcome: Outcome
         /// Who answered: a provider's name, `admin`, or `none`.
         public var handler: String
@@ -37,12 +38,17 @@ public final class Sandbox: SandboxControl {
         public var routedURL: URL?
     }
 
+    /// The hosts and keys this sandbox was started with.
     public let settings: SandboxSettings
     /// The simulator the emulations run in (faults, client IP, received requests).
     public let simulator: ProviderSimulator
+    /// LinkForty's server, to script links and clicks and read what it received.
     public let linkForty: LinkFortyEmulation
+    /// LimeLink's server, to script links and clicks and read what it received.
     public let limeLink: LimeLinkEmulation
+    /// Dynalinks' API, to script links and clicks and read what it received.
     public let dynalinks: DynalinksEmulation
+    /// Paylisher's servers, to script campaigns and clicks and read what it received.
     public let paylisher: PaylisherEmulation
     private let address = Locked(URL(string: "http://127.0.0.1:8642")!)
 
@@ -277,7 +283,7 @@ public final class Sandbox: SandboxControl {
                     url: click.url, campaignKey: click.campaignKey, jid: click.jid, from: click.device, ip: ip, at: now)
             }
         } catch {
-            throw SandboxAPI.Failure(error: error.description)
+            throw SandboxAPI.Failure(error: "\(error)")
         }
     }
 

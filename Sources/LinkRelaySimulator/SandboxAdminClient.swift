@@ -11,7 +11,7 @@ import LinkRelayWire
 /// try await sandbox.recordWebClick(.init(url: URL(string: "https://go.sandbox.test/spring")!, device: phone), on: .linkForty)
 /// ```
 ///
-/// Every call throws a ``DeepLinkError``: `.network` when the sandbox cannot be reached,
+/// Every call throws a ``/LinkRelay/DeepLinkError``: `.network` when the sandbox cannot be reached,
 /// `.server(status:)` with the sandbox's message when it refuses a call, `.decoding` for an
 /// answer it cannot read.
 public struct SandboxAdminClient: SandboxControl {
@@ -20,6 +20,7 @@ public struct SandboxAdminClient: SandboxControl {
     /// The transport calls go through.
     public let transport: any HTTPTransport
 
+    /// A client of the sandbox at `baseURL`, calling it through `transport`.
     public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport()) {
         self.baseURL = baseURL
         self.transport = transport

@@ -1,7 +1,7 @@
 import Foundation
 @_spi(Backend) import LinkRelay
 
-/// An in-process world that speaks the providers' HTTP APIs, exposed as an ``HTTPTransport``.
+/// An in-process world that speaks the providers' HTTP APIs, exposed as an ``/LinkRelay/HTTPTransport``.
 ///
 /// Plug it into a client instead of the network, script it (create links, record web clicks
 /// from a device and an IP), and read what it received:
@@ -109,10 +109,12 @@ public final class ProviderSimulator: HTTPTransport {
 
     /// A request as an emulation sees it: the HTTP request, the address it came from, and when.
     public struct Request: Sendable {
+        /// The request as the app sent it (the provider's host, method, headers and body).
         public let http: HTTPRequest
         /// The client's address: the `X-Forwarded-For` header's first entry, else
         /// ``ProviderSimulator/clientIP``.
         public let clientIP: String
+        /// The simulator clock's date when the request arrived.
         public let receivedAt: Date
     }
 
@@ -183,11 +185,14 @@ public final class ProviderSimulator: HTTPTransport {
     private let waiters = Locked([String: ConditionWaiters]())
     /// The clock delays run on, and the time emulations stamp.
     public let clock: any LinkRelayClock
-    /// Responses larger than this are refused, as ``URLSessionTransport`` refuses them.
+    /// Responses larger than this are refused, as ``/LinkRelay/URLSessionTransport`` refuses them.
     public let maximumResponseSize: Int
     /// How many of the most recent requests ``requests`` keeps (at least 0). Default 1,000.
     public let requestHistoryLimit: Int
 
+    /// A simulator with no emulations yet, timing delays and dating requests on `clock` (a
+    /// `ManualClock` in tests), refusing responses over `maximumResponseSize` bytes, keeping the
+    /// last `requestHistoryLimit` requests.
     public init(clock: any LinkRelayClock = SystemClock(), maximumResponseSize: Int = 1 << 20, requestHistoryLimit: Int = 1_000) {
         self.requestHistoryLimit = max(requestHistoryLimit, 0)
         self.clock = clock
@@ -300,6 +305,12 @@ public final class ProviderSimulator: HTTPTransport {
         await waiters.wait(until: count) { [state] in state.withLock { $0.handled[path, default: 0] } }
     }
 
+    /// Hands `request` to the emulation serving its host, after any fault scheduled for its route,
+    /// and records it.
+    ///
+    /// - Throws: `.network` when the simulator is unreachable, no emulation serves the host, or a
+    ///   ``Fault/drop`` fault applies; `.cancelled` when the task is cancelled during a
+    ///   ``Fault/delay(_:)``; `.responseTooLarge` for an answer over ``maximumResponseSize``.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let (emulation, fault, clientIP, reachable) = state.withLock { state in
             state.record(request, limit: requestHistoryLimit)
@@ -376,6 +387,7 @@ extension ProviderSimulator {
 
 /// One provider's server, emulated: answers requests routed to its hosts.
 public protocol ProviderEmulation: Sendable {
+    /// Answers `request` as the provider's server would: every status, error bodies included.
     func handle(_ request: ProviderSimulator.Request) -> HTTPResponse
 }
 

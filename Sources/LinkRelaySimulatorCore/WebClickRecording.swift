@@ -18,6 +18,11 @@ import LinkRelay
 /// screen, pixel ratio, OS version, time zone, calendar and language; Paylisher: the model
 /// family, time zone and language), and from `url` which link was tapped.
 public protocol WebClickRecording: Sendable {
+    /// The clock a click is dated on when no date is given: the simulator's, for an emulation
+    /// added with the simulator's `add…` method (a `ManualClock` in tests), so the click falls
+    /// inside the provider's attribution window of the install that follows.
+    var clock: any LinkRelayClock { get }
+
     /// Records a tap on `url` in the browser of `device`, from the public address `ip`, at `date`.
     ///
     /// - Parameters:
@@ -31,16 +36,14 @@ public protocol WebClickRecording: Sendable {
     ///   - date: When the tap happened (match windows count from it).
     /// - Throws: ``UnknownLinkError`` when the emulation has no link at `url`: a test that
     ///   scripts a click on a mistyped link fails there, not later as a deferred link that never came.
-    func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws(UnknownLinkError)
+    func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws
 }
 
 extension WebClickRecording {
-    /// Records a tap on `url` from ``ProviderSimulator/defaultClientIP``, now (see
-    /// ``recordWebClick(url:from:ip:at:)``).
-    public func recordWebClick(
-        url: URL, from device: DeviceInfo, ip: String = ProviderSimulator.defaultClientIP, at date: Date = Date()
-    ) throws(UnknownLinkError) {
-        try recordWebClick(url: url, from: device, ip: ip, at: date)
+    /// Records a tap on `url` from `ip` (default ``ProviderSimulator/defaultClientIP``) at
+    /// ``clock``'s current date (see ``recordWebClick(url:from:ip:at:)``).
+    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String = ProviderSimulator.defaultClientIP) throws {
+        try recordWebClick(url: url, from: device, ip: ip, at: clock.currentDate)
     }
 }
 

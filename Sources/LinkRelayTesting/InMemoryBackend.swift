@@ -17,7 +17,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, E
     public enum Resolution: Sendable {
         /// This link.
         case link(DeepLink)
-        /// The URL parsed by ``LinkParser``, as if the server had resolved it.
+        /// The URL parsed by ``/LinkRelay/LinkParser``, as if the server had resolved it.
         case parsed
         /// This error.
         case failure(DeepLinkError)
@@ -25,9 +25,13 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, E
 
     /// A call the client made, in order.
     public enum Call: Sendable, Hashable {
+        /// ``resolve(_:context:)`` for this URL.
         case resolve(URL)
+        /// ``matchInstall(context:)``.
         case matchInstall
+        /// ``send(_:context:)`` with this event.
         case send(ConversionEvent)
+        /// ``createLink(_:context:)`` with this request.
         case createLink(LinkRequest)
     }
 
@@ -106,7 +110,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, E
     public var calls: [Call] { state.withLock { $0.calls } }
 
     /// Every event the client told this backend it published
-    /// (``EventObservingBackend/didPublish(_:at:context:)``), in order.
+    /// (``/LinkRelay/EventObservingBackend/didPublish(_:at:context:)``), in order.
     public var observedEvents: [DeepLinkEvent] { state.withLock { $0.observed } }
 
     /// The links among ``observedEvents``: what the client delivered.

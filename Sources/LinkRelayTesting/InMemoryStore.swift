@@ -1,7 +1,7 @@
 import Foundation
 import LinkRelay
 
-/// A ``PersistentStore`` in memory, for tests. Give two `DeepLinkClient`s the same store to
+/// A ``/LinkRelay/PersistentStore`` in memory, for tests. Give two `DeepLinkClient`s the same store to
 /// simulate a restart:
 ///
 /// ```swift

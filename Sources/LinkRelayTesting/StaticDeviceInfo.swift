@@ -1,7 +1,7 @@
 import Foundation
 import LinkRelay
 
-/// A ``DeviceInfoProvider`` that always gives the same information, for tests and for
+/// A ``/LinkRelay/DeviceInfoProvider`` that always gives the same information, for tests and for
 /// reproducing a user's device.
 public struct StaticDeviceInfo: DeviceInfoProvider {
     /// The information it always gives.
@@ -12,6 +12,7 @@ public struct StaticDeviceInfo: DeviceInfoProvider {
         self.info = info
     }
 
+    /// The ``/LinkRelay/DeviceInfo`` this provider was made with, every time.
     public func deviceInfo() async -> DeviceInfo { info }
 
     /// An iPhone 15 Pro on iOS 17.4.1 in Berlin, German first.

@@ -1,7 +1,7 @@
 import Foundation
 import LinkRelay
 
-/// An ``HTTPTransport`` that answers from canned responses and records every request.
+/// An ``/LinkRelay/HTTPTransport`` that answers from canned responses and records every request.
 ///
 /// ```swift
 /// let transport = StubTransport()
@@ -82,6 +82,8 @@ public final class StubTransport: HTTPTransport, Sendable {
     /// Every request sent so far, in order.
     public var requests: [HTTPRequest] { state.withLock { $0.requests } }
 
+    /// Answers `request` with the next reply stubbed for its method and path (after its delay on the
+    /// clock), or 404 when none is; records the request in ``requests``.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let (reply, delay): (Reply?, TimeInterval) = state.withLock { state in
             state.requests.append(request)

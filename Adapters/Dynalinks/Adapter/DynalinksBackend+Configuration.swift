@@ -11,7 +11,7 @@ extension DynalinksBackend {
     ///
     /// Creating a configuration validates it: a non-empty client API key, an HTTPS base URL (plain
     /// HTTP only on `localhost`, `127.0.0.1`, `::1`), at least one link domain. A mistake throws
-    /// ``DeepLinkError`` with code `.invalidConfiguration` naming the field.
+    /// ``/LinkRelay/DeepLinkError`` with code `.invalidConfiguration` naming the field.
     public struct Configuration: Sendable, Hashable, CustomStringConvertible {
         /// The project's client API key, sent as `Authorization: Bearer …`; never logged.
         public let apiKey: String
@@ -27,8 +27,14 @@ extension DynalinksBackend {
         /// skipped, and the install outcome says why.
         public let allowSimulator: Bool
 
+        /// `https://dynalinks.app/api/v1`.
         public static let defaultBaseURL = URL(string: "https://dynalinks.app/api/v1")!
 
+        /// A validated configuration; see each property for its default.
+        ///
+        /// - Throws: ``/LinkRelay/DeepLinkError`` `.invalidConfiguration` naming the field: an empty API key, a
+        ///   base URL that is not HTTPS (plain HTTP only on `localhost`, `127.0.0.1`, `::1`), no link
+        ///   domain.
         public init(
             apiKey: String,
             baseURL: URL = Configuration.defaultBaseURL,

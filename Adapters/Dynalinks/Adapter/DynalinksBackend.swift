@@ -23,8 +23,10 @@ extension BackendID {
 /// still open, parsed on the device. Dynalinks' SDK has no event or link-creation API, so `track`
 /// and `createLink` throw `.unsupported` with this backend.
 public struct DynalinksBackend: DeepLinkBackend {
+    /// Where Dynalinks is and which domains are the project's.
     public let configuration: Configuration
 
+    /// A backend for the Dynalinks project `configuration` describes.
     public init(_ configuration: Configuration) {
         self.configuration = configuration
     }

@@ -7,7 +7,7 @@ import LinkRelay
 /// | Key | What LinkRelay does with it |
 /// |---|---|
 /// | `com.dynalinks.deferredDeepLinkChecked` | `true`: the SDK ran its deferred check, so the app ran before |
-/// | `com.dynalinks.deferredDeepLinkResult` | the matched deferred result the SDK cached: kept for reference (``PreviousSDK/deferredLink``), never delivered again |
+/// | `com.dynalinks.deferredDeepLinkResult` | the matched deferred result the SDK cached: kept for reference (``/LinkRelay/PreviousSDK/deferredLink``), never delivered again |
 ///
 /// Dynalinks' SDK keeps no install id and no event queue. Nothing is changed or removed.
 /// ``DynalinksBackend`` runs this importer by default; name it in

@@ -15,27 +15,45 @@ import LinkRelaySimulatorCore
 public final class DynalinksEmulation: ProviderEmulation, WebClickRecording {
     /// A link of the project.
     public struct Link: Sendable, Hashable {
+        /// The link's id.
         public var id: String
+        /// The link's path on the project host (`/product/shoes`).
         public var path: String
+        /// Its short path (`x7Gq2`), which opens the same link.
         public var shortenedPath: String
+        /// The web page the link stands for; the app receives it as the destination.
         public var url: String
+        /// The value the app routes on; the path when not given.
         public var deepLinkValue: String?
+        /// The link's name in the dashboard.
         public var name: String?
+        /// The referrer the match answer carries.
         public var referrer: String?
+        /// Whether the link may be matched after an install; when `false` the match answers no link.
         public var iosDeferredDeepLinkingEnabled: Bool
     }
 
     /// A web click on a link's page, with what the page collected.
     public struct Click: Sendable, Hashable {
+        /// The clicked link's ``Link/id``.
         public var linkID: String
+        /// The phone's public address; the match requires the same network.
         public var ip: String
+        /// The screen's width in CSS pixels (points).
         public var screenWidth: Int?
+        /// The screen's height in CSS pixels (points).
         public var screenHeight: Int?
+        /// The screen's scale.
         public var devicePixelRatio: Double?
+        /// The OS version from the user agent, three parts (`17.4.1`).
         public var osVersion: String?
+        /// The IANA time zone from `Intl`.
         public var timezone: String?
+        /// The browser's first language.
         public var language: String?
+        /// The calendar from `Intl` (`gregory`).
         public var calendar: String?
+        /// When the visit happened.
         public var clickedAt: Date
     }
 
@@ -47,13 +65,22 @@ public final class DynalinksEmulation: ProviderEmulation, WebClickRecording {
     }
 
     private let state = Locked(State())
+    /// The key requests must carry as `Authorization: Bearer …`.
     public let clientAPIKey: String
+    /// The clock a web click is dated on when no date is given: the simulator's, for an
+    /// emulation added with the simulator's `add…` method.
+    public let clock: any LinkRelayClock
     /// The project's link host (`acme.dynalinks.app`).
     public let projectHost: String
     /// How long after a click an install can match it. Default 7 days.
     public let attributionWindow: TimeInterval
 
-    public init(clientAPIKey: String, projectHost: String, attributionWindow: TimeInterval = 7 * 86_400) {
+    /// Dynalinks' API for the project at `projectHost`, accepting `clientAPIKey`, matching clicks up
+    /// to `attributionWindow` seconds old (default 7 days), dating clicks recorded without a date on `clock`.
+    public init(
+        clientAPIKey: String, projectHost: String, attributionWindow: TimeInterval = 7 * 86_400, clock: any LinkRelayClock = SystemClock()
+    ) {
+        self.clock = clock
         self.clientAPIKey = clientAPIKey
         self.projectHost = projectHost.lowercased()
         self.attributionWindow = attributionWindow
@@ -61,6 +88,8 @@ public final class DynalinksEmulation: ProviderEmulation, WebClickRecording {
 
     // MARK: Scripting
 
+    /// Creates a link at `path` standing for `url`; a missing `shortenedPath` gets a random
+    /// 6-character one, a missing `deepLinkValue` is the path.
     @discardableResult
     public func createLink(
         path: String, shortenedPath: String? = nil, url: String, deepLinkValue: String? = nil, name: String? = nil,
@@ -77,7 +106,7 @@ public final class DynalinksEmulation: ProviderEmulation, WebClickRecording {
     /// Records a visit to the page of the link at `url` (its path or its shortened path) from a
     /// phone's browser at `ip`: CSS-pixel screen, `devicePixelRatio`, OS version from the user
     /// agent, `Intl` time zone and calendar, language.
-    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws(UnknownLinkError) {
+    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws {
         let path = url.path
         let recorded = state.withLock { state -> Bool in
             guard
@@ -97,6 +126,7 @@ public final class DynalinksEmulation: ProviderEmulation, WebClickRecording {
         guard recorded else { throw UnknownLinkError(provider: "Dynalinks", url: url) }
     }
 
+    /// Every link, in creation order.
     public var links: [Link] { state.withLock { $0.links } }
     /// Every fingerprint match request body, in order.
     public var matchRequests: [JSONValue] { state.withLock { $0.matchRequests } }
@@ -221,7 +251,7 @@ extension ProviderSimulator {
     /// Adds Dynalinks: its API on `apiHost` for the project on `projectHost`.
     @discardableResult
     public func addDynalinks(clientAPIKey: String, projectHost: String, apiHost: String = "dynalinks.app") -> DynalinksEmulation {
-        let emulation = DynalinksEmulation(clientAPIKey: clientAPIKey, projectHost: projectHost)
+        let emulation = DynalinksEmulation(clientAPIKey: clientAPIKey, projectHost: projectHost, clock: clock)
         register(emulation, hosts: [apiHost])
         return emulation
     }

@@ -10,7 +10,7 @@ extension LimeLinkBackend {
     /// ```
     ///
     /// Creating a configuration validates it: a non-empty API key, HTTPS base URLs (plain HTTP
-    /// only on `localhost`, `127.0.0.1`, `::1`). A mistake throws ``DeepLinkError`` with code
+    /// only on `localhost`, `127.0.0.1`, `::1`). A mistake throws ``/LinkRelay/DeepLinkError`` with code
     /// `.invalidConfiguration` naming the field.
     public struct Configuration: Sendable, Hashable, CustomStringConvertible {
         /// The project's API key. LimeLink takes it only as `private_key` in the stats body;
@@ -30,9 +30,16 @@ extension LimeLinkBackend {
         /// resolver.
         public let appSchemes: Set<String>
 
+        /// `https://limelink.org/`.
         public static let defaultAPIBaseURL = URL(string: "https://limelink.org/")!
+        /// `https://deep.limelink.org/link`.
         public static let defaultLegacyResolveURL = URL(string: "https://deep.limelink.org/link")!
 
+        /// A validated configuration; see each property for its default.
+        ///
+        /// - Throws: ``/LinkRelay/DeepLinkError`` `.invalidConfiguration` naming the field: an empty API key, a
+        ///   base URL that is not HTTPS (plain HTTP only on `localhost`, `127.0.0.1`, `::1`), a
+        ///   `providerDomain` that is not a domain.
         public init(
             apiKey: String,
             apiBaseURL: URL = Configuration.defaultAPIBaseURL,

@@ -22,8 +22,10 @@ extension BackendID {
 /// deferred match survives a failed second step. LimeLink has no event or link-creation API, so
 /// `track` and `createLink` throw `.unsupported` with this backend.
 public struct LimeLinkBackend: EventObservingBackend {
+    /// Where LimeLink is and which domains and schemes are the app's.
     public let configuration: Configuration
 
+    /// A backend for the LimeLink project `configuration` describes.
     public init(_ configuration: Configuration) {
         self.configuration = configuration
     }

@@ -16,30 +16,46 @@ public final class LimeLinkEmulation: ProviderEmulation, WebClickRecording {
     /// A link: `https://{project}.limelink.org/link/{suffix}` (or `limelink.org/…/{suffix}` when
     /// `project` is `nil`) resolving to `uri`.
     public struct Link: Sendable, Hashable {
+        /// The project's subdomain; `nil` for a project-less link.
         public var project: String?
+        /// The link's suffix, `/link/{suffix}`.
         public var suffix: String
+        /// What the link opens in the app.
         public var uri: String
     }
 
     /// A web click recorded for deferred matching.
     public struct Click: Sendable, Hashable {
+        /// The clicked link's suffix.
         public var suffix: String
+        /// The URL as tapped, query included; the deferred answer hands it back.
         public var fullRequestURL: String
+        /// The screen's width in points.
         public var width: Int?
+        /// The screen's height in points.
         public var height: Int?
+        /// `{OS} {version}` with `_` for `.` (`iOS 17_4`), as LimeLink's page keeps it.
         public var userAgent: String
+        /// The phone's public address (LimeLink's match does not use it).
         public var ip: String
+        /// When the tap happened (LimeLink's match does not use it).
         public var clickedAt: Date
+        /// Whether an install has taken this click already; each click matches once.
         public var consumed: Bool
     }
 
     /// A stats event as received (the parsed body).
     public struct StatsEvent: Sendable, Hashable {
+        /// The suffix of the link the event is about.
         public var suffix: String
+        /// The link's handle, when the SDK sent one.
         public var handle: String?
+        /// The event's type (`first_run` or `rerun`).
         public var eventType: String
+        /// The operating system the SDK reported.
         public var operatingSystem: String
 
+        /// An event; see each property.
         public init(suffix: String, handle: String?, eventType: String, operatingSystem: String) {
             self.suffix = suffix
             self.handle = handle
@@ -50,9 +66,12 @@ public final class LimeLinkEmulation: ProviderEmulation, WebClickRecording {
 
     /// An install conversion (`event_type=setup` on a resolve).
     public struct Setup: Sendable, Hashable {
+        /// The suffix the install was attributed to.
         public var suffix: String
+        /// The clicked URL, when the resolve carried it.
         public var fullRequestURL: String?
 
+        /// A conversion; see each property.
         public init(suffix: String, fullRequestURL: String?) {
             self.suffix = suffix
             self.fullRequestURL = fullRequestURL
@@ -70,9 +89,16 @@ public final class LimeLinkEmulation: ProviderEmulation, WebClickRecording {
     private let state = Locked(State())
     /// The key stats bodies must carry as `private_key`.
     public let apiKey: String
+    /// The domain links live on (`limelink.org`, so `{project}.limelink.org`).
     public let linkDomain: String
+    /// The clock a web click is dated on when no date is given: the simulator's, for an
+    /// emulation added with the simulator's `add…` method.
+    public let clock: any LinkRelayClock
 
-    public init(apiKey: String, linkDomain: String = "limelink.org") {
+    /// LimeLink's servers for links on `linkDomain`, with stats bodies keyed `apiKey`, dating
+    /// clicks recorded without a date on `clock`.
+    public init(apiKey: String, linkDomain: String = "limelink.org", clock: any LinkRelayClock = SystemClock()) {
+        self.clock = clock
         self.apiKey = apiKey
         self.linkDomain = linkDomain.lowercased()
     }
@@ -93,7 +119,7 @@ public final class LimeLinkEmulation: ProviderEmulation, WebClickRecording {
     /// link's URL) in a phone's browser: its screen in points and its OS version, as LimeLink's
     /// landing page collects them. LimeLink's match uses neither the address nor the time (a
     /// click waits until an install takes it); both are kept on the ``Click``.
-    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws(UnknownLinkError) {
+    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws {
         let suffix: String
         if url.path.hasPrefix("/link/") {
             suffix = String(url.path.dropFirst("/link/".count))
@@ -115,8 +141,11 @@ public final class LimeLinkEmulation: ProviderEmulation, WebClickRecording {
 
     /// Every link, in creation order.
     public var links: [Link] { state.withLock { $0.links } }
+    /// Every stats event received, in order.
     public var statsEvents: [StatsEvent] { state.withLock { $0.stats } }
+    /// Every install conversion, in order.
     public var setups: [Setup] { state.withLock { $0.setups } }
+    /// Every recorded web click, in order, consumed ones included.
     public var clicks: [Click] { state.withLock { $0.clicks } }
 
     // MARK: Serving
@@ -218,7 +247,7 @@ extension ProviderSimulator {
     /// project subdomain, `deep.` for the legacy resolver).
     @discardableResult
     public func addLimeLink(apiKey: String, linkDomain: String = "limelink.org") -> LimeLinkEmulation {
-        let emulation = LimeLinkEmulation(apiKey: apiKey, linkDomain: linkDomain)
+        let emulation = LimeLinkEmulation(apiKey: apiKey, linkDomain: linkDomain, clock: clock)
         register(emulation, hosts: [linkDomain, "*." + linkDomain])
         return emulation
     }

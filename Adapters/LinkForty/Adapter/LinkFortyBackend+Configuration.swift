@@ -11,7 +11,7 @@ extension LinkFortyBackend {
     ///
     /// Creating a configuration validates it: the base URL must use HTTPS (plain HTTP only for
     /// `localhost`, `127.0.0.1` and `::1`), the attribution window must be 1…2160 hours, and an
-    /// API key, when given, must not be empty. A mistake throws ``DeepLinkError`` with code
+    /// API key, when given, must not be empty. A mistake throws ``/LinkRelay/DeepLinkError`` with code
     /// `.invalidConfiguration` naming the field.
     public struct Configuration: Sendable, Hashable, CustomStringConvertible {
         /// The server, for example `https://go.acme.app`. A path prefix is kept (a server behind
@@ -28,9 +28,14 @@ extension LinkFortyBackend {
         /// are the route already and are parsed on the device.
         public let appSchemes: Set<String>
         /// The app's name in the `User-Agent` LinkForty fingerprints; default: the device's
-        /// ``DeviceInfo/appName`` (the bundle's display name, else its name), else `App`.
+        /// ``/LinkRelay/DeviceInfo/appName`` (the bundle's display name, else its name), else `App`.
         public let appName: String?
 
+        /// A validated configuration; see each property for its default.
+        ///
+        /// - Throws: ``/LinkRelay/DeepLinkError`` `.invalidConfiguration` naming the field: a base URL that is not
+        ///   HTTPS (plain HTTP only on `localhost`, `127.0.0.1`, `::1`), an attribution window outside
+        ///   1 to 2,160 hours (90 days), an API key that is empty or blank.
         public init(
             baseURL: URL,
             apiKey: String? = nil,

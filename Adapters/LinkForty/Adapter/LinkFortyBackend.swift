@@ -22,8 +22,10 @@ extension BackendID {
 /// event is success; the install is reported once per install, not on every launch (the client
 /// restores the outcome); transport failures are retried; a path prefix in the base URL is kept.
 public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
+    /// Where LinkForty is and how the backend talks to it.
     public let configuration: Configuration
 
+    /// A backend for the LinkForty server `configuration` describes.
     public init(_ configuration: Configuration) {
         self.configuration = configuration
     }
@@ -196,7 +198,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
             apiKey: configuration.apiKey, userAgent: LinkFortyMapping.userAgent(device: context.device, appName: appName(context.device)))
     }
 
-    /// The configured name, else the device's (``DeviceInfo/appName``: the bundle's display
+    /// The configured name, else the device's (``/LinkRelay/DeviceInfo/appName``: the bundle's display
     /// name on a real device), else `App`.
     private func appName(_ device: DeviceInfo) -> String {
         configuration.appName ?? device.appName ?? "App"

@@ -223,7 +223,7 @@ enum LinkFortyMapping {
 
     // MARK: Errors
 
-    /// A non-2xx response as a ``DeepLinkError``, with LinkForty's own error text when it sent one.
+    /// A non-2xx response as a ``/LinkRelay/DeepLinkError``, with LinkForty's own error text when it sent one.
     static func error(for response: HTTPResponse, _ what: String, url: URL? = nil, now: Date) -> DeepLinkError {
         var message = "LinkForty answered \(response.status) to \(what)."
         if let text = ProviderErrorBody.text(in: response.body) { message += " \(text.prefix(200))" }

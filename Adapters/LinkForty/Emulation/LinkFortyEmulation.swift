@@ -15,47 +15,77 @@ import LinkRelaySimulatorCore
 public final class LinkFortyEmulation: ProviderEmulation, WebClickRecording {
     /// A link, as Core's `links` row holds it.
     public struct Link: Sendable, Hashable {
+        /// The link's id (a lower-case UUID).
         public var id: String
+        /// The short code: `https://{domain}/{shortCode}`.
         public var shortCode: String
+        /// The id of the link's template, when it has one.
         public var templateID: String?
+        /// The template's slug: `https://{domain}/{templateSlug}/{shortCode}`.
         public var templateSlug: String?
+        /// Where a browser without the app is sent.
         public var originalURL: String
+        /// The in-app path the resolve answers (`/products/42`).
         public var deepLinkPath: String?
+        /// The app's URL scheme, for app-scheme destinations.
         public var appScheme: String?
+        /// Where an iPhone without the app is sent.
         public var iosAppStoreURL: String?
+        /// Where an Android phone without the app is sent.
         public var androidAppStoreURL: String?
+        /// Where a desktop browser is sent.
         public var webFallbackURL: String?
+        /// The link's UTM parameters.
         public var utmParameters: [String: String]?
+        /// Custom parameters the app receives with the link.
         public var deepLinkParameters: [String: JSONValue]?
+        /// How long after a click an install may be attributed to it; `nil` or 0 means 168 hours.
         public var attributionWindowHours: Int?
+        /// Whether the link resolves; an inactive link is "not found".
         public var isActive: Bool
+        /// When the link stops resolving.
         public var expiresAt: Date?
+        /// The user the link was created for (Cloud's `externalUserId`).
         public var externalUserID: String?
     }
 
     /// A recorded click with its fingerprint.
     public struct Click: Sendable, Hashable {
+        /// The click's id (a lower-case UUID).
         public var id: String
+        /// The clicked link's ``Link/id``.
         public var linkID: String
+        /// When the click happened.
         public var clickedAt: Date
+        /// What the redirect collected from the browser.
         public var fingerprint: LinkFortyMatcher.Fingerprint
     }
 
     /// A reported install.
     public struct Install: Sendable, Hashable {
+        /// The install's id, as the install answer gives it (`installId`).
         public var id: String
+        /// The fingerprint the SDK reported.
         public var fingerprint: LinkFortyMatcher.Fingerprint
+        /// The click it was attributed to; `nil` for an organic install.
         public var match: LinkFortyMatcher.Match?
+        /// When the report arrived.
         public var receivedAt: Date
     }
 
     /// A received event.
     public struct Event: Sendable, Hashable {
+        /// The event's id.
         public var id: String
+        /// The install it was reported for.
         public var installID: String
+        /// The event's name (`purchase`).
         public var name: String
+        /// Its properties (`eventData`).
         public var data: [String: JSONValue]
+        /// The time the SDK stamped on it, as sent.
         public var timestamp: String?
+        /// When it arrived.
         public var receivedAt: Date
     }
 
@@ -79,8 +109,14 @@ public final class LinkFortyEmulation: ProviderEmulation, WebClickRecording {
     public let apiKeys: Set<String>?
     let matcher = LinkFortyMatcher()
 
-    /// An emulation serving links on `host`; see ``emulatesCloud`` and ``apiKeys``.
-    public init(host: String, emulatesCloud: Bool = true, apiKeys: Set<String>? = nil) {
+    /// The clock a web click is dated on when no date is given: the simulator's, for an
+    /// emulation added with the simulator's `add…` method.
+    public let clock: any LinkRelayClock
+
+    /// An emulation serving links on `host`; see ``emulatesCloud`` and ``apiKeys``. Clicks
+    /// recorded without a date are dated on `clock`.
+    public init(host: String, emulatesCloud: Bool = true, apiKeys: Set<String>? = nil, clock: any LinkRelayClock = SystemClock()) {
+        self.clock = clock
         self.host = host.lowercased()
         self.emulatesCloud = emulatesCloud
         self.apiKeys = apiKeys
@@ -138,7 +174,7 @@ public final class LinkFortyEmulation: ProviderEmulation, WebClickRecording {
     /// `https://{domain}/{templateSlug}/{shortCode}`) from a phone's browser at `ip`: the
     /// fingerprint Core's redirect collects (time zone, language, and the screen in native
     /// pixels), with a Safari user agent.
-    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws(UnknownLinkError) {
+    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws {
         guard let shortCode = url.path.split(separator: "/").last.map(String.init),
             links.contains(where: { $0.shortCode == shortCode })
         else { throw UnknownLinkError(provider: "LinkForty", url: url) }
@@ -185,7 +221,7 @@ extension ProviderSimulator {
     /// Adds a LinkForty server on `host` and returns it for scripting.
     @discardableResult
     public func addLinkForty(host: String, emulatesCloud: Bool = true, apiKeys: Set<String>? = nil) -> LinkFortyEmulation {
-        let emulation = LinkFortyEmulation(host: host, emulatesCloud: emulatesCloud, apiKeys: apiKeys)
+        let emulation = LinkFortyEmulation(host: host, emulatesCloud: emulatesCloud, apiKeys: apiKeys, clock: clock)
         register(emulation, hosts: [host])
         return emulation
     }

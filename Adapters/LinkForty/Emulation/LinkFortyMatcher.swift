@@ -11,13 +11,20 @@ import LinkRelaySimulatorCore
 public struct LinkFortyMatcher: Sendable {
     /// The fingerprint of one side: a click or an install.
     public struct Fingerprint: Sendable, Hashable {
+        /// The public address (`x-forwarded-for`'s first entry).
         public var ip: String?
+        /// The `User-Agent`.
         public var userAgent: String?
+        /// The IANA time zone (`Europe/Berlin`).
         public var timezone: String?
+        /// The language (`de-DE`); its first two letters are compared.
         public var language: String?
+        /// The screen's width in native pixels.
         public var screenWidth: Int?
+        /// The screen's height in native pixels.
         public var screenHeight: Int?
 
+        /// A fingerprint; a missing value is a factor that is not counted.
         public init(
             ip: String? = nil, userAgent: String? = nil, timezone: String? = nil, language: String? = nil,
             screenWidth: Int? = nil, screenHeight: Int? = nil
@@ -33,24 +40,33 @@ public struct LinkFortyMatcher: Sendable {
 
     /// A click that may have led to the install.
     public struct Candidate: Sendable {
+        /// The click's id.
         public var clickID: String
+        /// When the click happened.
         public var clickedAt: Date
         /// The clicked link's attribution window; `nil` or 0 means 168 hours.
         public var attributionWindowHours: Int?
+        /// The click's fingerprint.
         public var fingerprint: Fingerprint
     }
 
     /// The click an install is attributed to.
     public struct Match: Sendable, Hashable {
+        /// The matched click's id.
         public var clickID: String
+        /// The score out of 100 (at least ``LinkFortyMatcher/threshold``).
         public var score: Int
+        /// The factors that counted: `ip`, `user_agent`, `timezone`, `language`, `screen`.
         public var matchedFactors: [String]
+        /// When the matched click happened.
         public var clickedAt: Date
     }
 
+    /// The lowest score that matches: 70.
     public static let threshold = 70
     static let maximumAgeHours = 2160.0
 
+    /// Core's matcher.
     public init() {}
 
     /// The best click for `install` at `now`, or `nil` (organic).

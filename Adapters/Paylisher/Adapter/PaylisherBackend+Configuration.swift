@@ -47,22 +47,31 @@ extension PaylisherBackend {
         /// Whether the deferred match is asked for: Paylisher's `deferredDeepLinkConfig.enabled`.
         /// Default `true`. When `false`, as in Paylisher's SDK, no request is made and no deferred
         /// event is sent: the install is organic at once. (The client's
-        /// ``DeepLinkClient/Configuration-swift.struct/deferredDeepLinksEnabled`` is different:
+        /// ``/LinkRelay/DeepLinkClient/Configuration-swift.struct/deferredDeepLinksEnabled`` is different:
         /// it still asks, for the attribution, and only withholds the link.)
         public let deferredDeepLinksEnabled: Bool
         /// How events travel (§7): up to `maxBatchSize` per `/batch` request (default 50), sent
         /// once `flushAt` wait (20) or every `flushIntervalSeconds` (30), and on
-        /// ``DeepLinkClient/flushEvents()``; after a failure automatic sending pauses
+        /// ``/LinkRelay/DeepLinkClient/flushEvents()``; after a failure automatic sending pauses
         /// `min(failures × 5 s, 30 s)`; a 413 halves the batch size and `flushAt`. Stored
-        /// ``EventBatching/clamped()``. ``EventBatching/oneByOne`` sends each event as it is
+        /// ``/LinkRelay/EventBatching/clamped()``. ``/LinkRelay/EventBatching/oneByOne`` sends each event as it is
         /// tracked.
         public let eventBatching: EventBatching
 
+        /// `https://us.i.paylisher.com` (the US region).
         public static let defaultAnalyticsHost = URL(string: "https://us.i.paylisher.com")!
+        /// `https://api.paylisher.com`.
         public static let defaultCampaignResolveBaseURL = URL(string: "https://api.paylisher.com")!
+        /// `link.paylisher.com` and `link.usepublisher.com`.
         public static let defaultShortLinkHosts: Set<String> = ["link.paylisher.com", "link.usepublisher.com"]
+        /// `https://link.paylisher.com/v1/deferred-deeplink`.
         public static let defaultDeferredEndpoint = URL(string: "https://link.paylisher.com/v1/deferred-deeplink")!
 
+        /// A validated configuration; see each property for its default. Host names and schemes are
+        /// compared in lower case; ``eventBatching`` is stored clamped.
+        ///
+        /// - Throws: ``/LinkRelay/DeepLinkError`` `.invalidConfiguration` naming the field: an empty API key, a
+        ///   URL that is not HTTPS (plain HTTP only on `localhost`, `127.0.0.1`, `::1`).
         public init(
             apiKey: String,
             analyticsHost: URL = Configuration.defaultAnalyticsHost,

@@ -18,10 +18,12 @@ extension BackendID {
 /// (and the short-link hosts) are claimed; a bare single path segment is a campaign key only on a
 /// short-link host; keys are encoded; a campaign payload with a plain string `_id` still decodes.
 public struct PaylisherBackend: EventBatchingBackend, EventObservingBackend {
+    /// Where Paylisher is, which links are the app's, and how events travel.
     public let configuration: Configuration
     /// When each link held for sign-in was held, by link id: for "… Completed" and its peers.
     private let holds = Locked([String: Date]())
 
+    /// A backend for the Paylisher project `configuration` describes.
     public init(_ configuration: Configuration) {
         self.configuration = configuration
     }

@@ -141,7 +141,7 @@ enum PaylisherMapping {
     // MARK: Deferred
 
     /// Paylisher's fingerprint: SHA-256 of `family|timezone|language`, lower-case hex. The family
-    /// is `UIDevice.model` (``DeviceInfo/deviceFamily``: `iPhone`, `iPad`, `iPod touch`), else
+    /// is `UIDevice.model` (``/LinkRelay/DeviceInfo/deviceFamily``: `iPhone`, `iPad`, `iPod touch`), else
     /// derived from the model identifier, else `iPhone`; the language the
     /// two-letter code (`en` when unknown, as Paylisher's web page assumes).
     static func fingerprint(_ device: DeviceInfo) -> String {

@@ -8,7 +8,7 @@ import LinkRelayWire
 /// | Where | Key | What LinkRelay does with it |
 /// |---|---|---|
 /// | `UserDefaults` | `paylisher_first_launch_has_launched`, `paylisher_deferred_check_completed` | the app ran before |
-/// | `UserDefaults` | `paylisher_first_launch_install_timestamp` | the install date (``PreviousSDK/installedAt``, the launch history's first-seen date) |
+/// | `UserDefaults` | `paylisher_first_launch_install_timestamp` | the install date (``/LinkRelay/PreviousSDK/installedAt``, the launch history's first-seen date) |
 /// | `UserDefaults` | `PHGVersionKey`, `PHGBuildKeyV2` | the app's version at the SDK's last launch |
 /// | `Application Support/<bundle id>/` | `paylisher.distinctId` (else `paylisher.anonymousId`) | the anonymous `distinct_id`: a Paylisher backend sends its events under it |
 /// | `Application Support/<bundle id>/paylisher.queueFolder/` | one file per event | events the SDK had not sent: sent once by a Paylisher backend, with their `uuid`, name, time and properties |
@@ -21,7 +21,7 @@ import LinkRelayWire
 ///
 /// ``PaylisherBackend`` runs this importer by default; name it in
 /// `DeepLinkClient.Configuration.previousSDKs` when the app moves from Paylisher's SDK to another
-/// provider (its events then stay behind, counted in ``PreviousSDK/eventsNotImported``).
+/// provider (its events then stay behind, counted in ``/LinkRelay/PreviousSDK/eventsNotImported``).
 public struct PaylisherSDKImporter: PreviousSDKImporter {
     /// `true` once the SDK saw a launch.
     public static let launchedKey = "paylisher_first_launch_has_launched"

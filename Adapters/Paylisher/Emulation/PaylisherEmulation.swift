@@ -16,9 +16,13 @@ import LinkRelayWire
 public final class PaylisherEmulation: ProviderEmulation, WebClickRecording {
     /// An event received in a batch.
     public struct ReceivedEvent: Sendable, Hashable {
+        /// The event's name ("Deep Link Opened", `purchase`).
         public var event: String
+        /// The `distinct_id` it was sent for.
         public var distinctID: String
+        /// Its properties, as received.
         public var properties: [String: JSONValue]
+        /// The event's `uuid`, which the SDK sets so a resent event can be recognised.
         public var uuid: String
     }
 
@@ -38,11 +42,18 @@ public final class PaylisherEmulation: ProviderEmulation, WebClickRecording {
     }
 
     private let state = Locked(State())
+    /// The key the deferred match's Bearer token and the batches' `api_key` must be.
     public let apiKey: String
+    /// The clock a web click is dated on when no date is given: the simulator's, for an
+    /// emulation added with the simulator's `add…` method.
+    public let clock: any LinkRelayClock
     /// How long a click can be matched. Default 30 minutes, as Paylisher's fix recommends.
     public let attributionWindow: TimeInterval
 
-    public init(apiKey: String, attributionWindow: TimeInterval = 1800) {
+    /// Paylisher's servers, accepting `apiKey`, matching clicks up to `attributionWindow` seconds
+    /// old (default 30 minutes), dating clicks recorded without a date on `clock`.
+    public init(apiKey: String, attributionWindow: TimeInterval = 1800, clock: any LinkRelayClock = SystemClock()) {
+        self.clock = clock
         self.apiKey = apiKey
         self.attributionWindow = attributionWindow
     }
@@ -69,18 +80,20 @@ public final class PaylisherEmulation: ProviderEmulation, WebClickRecording {
     /// Records a tap in a phone's browser that hands on the app URL `url`: Paylisher's bridge
     /// page stores it with the device's fingerprint (model family, time zone, language). The
     /// match does not use the address.
-    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws(UnknownLinkError) {
+    public func recordWebClick(url: URL, from device: DeviceInfo, ip: String, at date: Date) throws {
         try recordWebClick(url: url, campaignKey: nil, from: device, ip: ip, at: date)
     }
 
     /// Records a tap on a campaign's link: as ``recordWebClick(url:from:ip:at:)``, with the
-    /// campaign's key and journey id, which the deferred answer carries.
+    /// campaign's key and journey id, which the deferred answer carries; without a date, at
+    /// ``clock``'s current date.
     ///
-    /// - Throws: ``UnknownLinkError`` when `campaignKey` names no campaign.
+    /// - Throws: ``/LinkRelaySimulatorCore/UnknownLinkError`` when `campaignKey` names no campaign.
     public func recordWebClick(
         url: URL, campaignKey: String?, jid: String? = nil, from device: DeviceInfo, ip: String = ProviderSimulator.defaultClientIP,
-        at date: Date = Date()
-    ) throws(UnknownLinkError) {
+        at date: Date? = nil
+    ) throws {
+        let date = date ?? clock.currentDate
         if let campaignKey, state.withLock({ $0.campaigns[campaignKey] == nil }) {
             throw UnknownLinkError(provider: "Paylisher", url: url)
         }
@@ -178,7 +191,7 @@ extension ProviderSimulator {
         apiKey: String, apiHost: String = "api.paylisher.com", shortLinkHosts: Set<String> = ["link.paylisher.com", "link.usepublisher.com"],
         analyticsHost: String = "us.i.paylisher.com"
     ) -> PaylisherEmulation {
-        let emulation = PaylisherEmulation(apiKey: apiKey)
+        let emulation = PaylisherEmulation(apiKey: apiKey, clock: clock)
         register(emulation, hosts: shortLinkHosts.union([apiHost, analyticsHost]))
         return emulation
     }

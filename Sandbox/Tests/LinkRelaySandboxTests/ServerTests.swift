@@ -39,7 +39,7 @@ struct ServerTests {
             try await admin.recordWebClick(click, on: .linkForty)
         } catch let error as DeepLinkError {
             #expect(error.code == .server(status: 400))
-            #expect(error.message.contains("LinkForty has no link for https://go.sandbox.test/missing"))
+            #expect(error.message.contains("The LinkForty emulation has no link for https://go.sandbox.test/missing."))
         }
         await server.stop()
         do {

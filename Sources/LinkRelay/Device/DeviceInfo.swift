@@ -105,5 +105,6 @@ extension DeviceInfo {
 
 /// Collects ``DeviceInfo``. The client asks once, on first need, and reuses the answer.
 public protocol DeviceInfoProvider: Sendable {
+    /// The device as it is now; the client calls this once, on first need.
     func deviceInfo() async -> DeviceInfo
 }

@@ -7,6 +7,7 @@ public struct InstallAttribution: Sendable, Hashable, Codable {
     public struct Confidence: Sendable, Hashable, Codable {
         /// Coarse confidence, as providers that report levels use them.
         public enum Level: String, Sendable, Hashable, Codable, Comparable {
+            /// `low`, `medium` or `high`, in that order (`low < high`).
             case low, medium, high
 
             public static func < (lhs: Level, rhs: Level) -> Bool {

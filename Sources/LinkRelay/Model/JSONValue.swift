@@ -13,12 +13,19 @@ import Foundation
 /// Whole numbers decode as ``int(_:)``; numbers with a fraction or an exponent as
 /// ``double(_:)``.
 public enum JSONValue: Sendable, Hashable {
+    /// JSON's `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A whole number (no fraction, no exponent) that fits in `Int`.
     case int(Int)
+    /// A number with a fraction or an exponent.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object; its keys are unordered.
     case object([String: JSONValue])
 
     /// The string, if this value is a string.

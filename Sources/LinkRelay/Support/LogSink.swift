@@ -28,6 +28,8 @@ import os
 public struct LogSink: Sendable {
     /// How much a log line matters.
     public enum Level: Int, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+        /// `debug` (every provider call and decision), `info`, `warning` (something the app should
+        /// fix) and `error`, from least to most important.
         case debug, info, warning, error
 
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }

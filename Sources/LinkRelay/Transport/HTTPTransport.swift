@@ -9,6 +9,10 @@ import Foundation
 /// is no response: a ``DeepLinkError`` with code `.network`, `.timedOut`, `.cancelled` or
 /// `.responseTooLarge`.
 public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the server's response, whatever its status.
+    ///
+    /// - Throws: A ``DeepLinkError`` (`.network`, `.timedOut`, `.cancelled` or
+    ///   `.responseTooLarge`) only when there is no response to return.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
