@@ -182,7 +182,7 @@ struct SharedStoreTests {
 
 /// A backend that sends events in batches of up to `size`, every one at once, and records each
 /// batch's names.
-private final class BatchRecorder: EventBatchingBackend, Sendable {
+final class BatchRecorder: EventBatchingBackend, Sendable {
     private let recorded = Locked([[String]]())
     let eventBatching: EventBatching
 

@@ -11,14 +11,21 @@ extension DeepLinkClient {
     /// for the disk; ``shutdown()`` writes what is still pending. Once ``start()`` has run, the
     /// queue is sent in order; an event is removed only after the backend accepted it.
     ///
-    /// Each event is sent at most once, also across launches and processes: before an event is
-    /// sent, a claim for it is written to the store, and an event claimed and never removed
-    /// (the app was killed, or the disk was full, before its removal was written) is not sent
-    /// again. When the claim cannot be written, nothing is sent. Clients in several processes
-    /// (an app and its extension) may share a ``FileStore`` folder: each event is sent by one
-    /// of them, once. A write that fails (a full disk) is logged and published once as
-    /// a ``DeepLinkEvent/failure(_:)`` with code `.storage`; the queue is kept in memory and
-    /// written again with the next change. ``saveQueuedEvents()`` throws it.
+    /// Each event is sent at most once, also across launches and processes: before an event that
+    /// is in the store is sent, a claim for it is written to the store, and an event claimed
+    /// and never removed (the app was killed, or the disk was full, before its removal was
+    /// written) is not sent again. Clients in several processes (an app and its extension) may
+    /// share a ``FileStore`` folder: each event is sent by one of them, once.
+    ///
+    /// On a full disk (any store that refuses writes), `track` still returns normally and no
+    /// event is lost while the app runs: an event whose line could not be written is kept in
+    /// memory (within ``Configuration-swift.struct/eventQueueCapacity``) and sent in this run
+    /// like any other, without a claim, since no later launch can find it to send it again; it
+    /// is lost only if the process ends before it is sent or written. Events already in the
+    /// store wait until their claim can be written (this run, once there is room, or the next
+    /// launch). The failure is logged and published once as a ``DeepLinkEvent/failure(_:)``
+    /// with code `.storage`; the queue is written again with the next change.
+    /// ``saveQueuedEvents()`` throws it.
     ///
     /// On a backend that does not report events (LimeLink, Dynalinks: ``capabilities`` has no
     /// ``BackendCapabilities/eventTracking``), it does nothing, with one warning per client, so

@@ -14,6 +14,12 @@ import Foundation
 /// `~` line per claim. A journal from before the claims, or a JSON array from before the
 /// journal, reads the same way.
 ///
+/// An event whose `+` line never reached the store (a full disk) is in no journal a later
+/// launch can read, so it cannot be sent twice: when claims cannot be written it is sent from
+/// memory without one (``EventQueueState/unstored``), while events that are in the store wait
+/// for their claim. Whether a line whose write failed landed after all (part of a write can)
+/// is read back from the store first.
+///
 /// A ``FileStore`` folder may be shared by clients in several processes (an app and its
 /// extension): every change happens under the folder's lock, a client reads what the others
 /// added before it claims an event or rewrites the journal, and a claim it finds from a client
@@ -64,6 +70,7 @@ extension DeepLinkClient {
             eventQueue.wholeBytes += lines.count
         } else {
             logger.error("'\(event.name)' cannot be saved (it holds a value JSON cannot store); it is kept in memory only.")
+            eventQueue.unstored.insert(event.id)
         }
         eventQueue.events?.append(event)
         eventQueue.ids.insert(event.id)
@@ -78,7 +85,14 @@ extension DeepLinkClient {
                 logger.warning("The event queue is full (\(capacity)); dropped the oldest: \(dropped.map(\.name).joined(separator: ", ")) (\(total) so far).")
             }
         }
-        if !lines.isEmpty { persist(adding: Data(lines)) }
+        if !lines.isEmpty {
+            // Unsure until its line is known to be in the store, also while it is written: a
+            // replay of the journal on the way keeps it. A failed write may have left part of
+            // it, and a background one is not done yet: it is read back before it matters.
+            let encodable = eventQueue.encoded[event.id] != nil
+            if encodable { eventQueue.unsure.insert(event.id) }
+            if persist(adding: Data(lines)), eventQueue.writer == nil { eventQueue.unsure.remove(event.id) }
+        }
         if isStarted { scheduleFlush() }
     }
 
@@ -90,6 +104,8 @@ extension DeepLinkClient {
         eventQueue.encoded = [:]
         eventQueue.claimed = []
         eventQueue.ownClaims = []
+        eventQueue.unsure = []
+        eventQueue.unstored = []
         writeWhole(syncFirst: false)
     }
 
@@ -108,8 +124,9 @@ extension DeepLinkClient {
     // MARK: - Claims
 
     /// Claims the first `limit` events this client may send (oldest first) and writes the
-    /// claims, all in one write, before returning them; empty when there is none, or when the
-    /// claims could not be written (reported).
+    /// claims, all in one write, before returning them; empty when there is none. When the
+    /// claims cannot be written (reported), the first `limit` events that are not in the store
+    /// are returned instead, claimed in memory only: no later launch can find them.
     func claimNextEvents(upTo limit: Int) -> [ConversionEvent] {
         ensureQueueLoaded()
         let limit = max(1, limit)
@@ -119,9 +136,12 @@ extension DeepLinkClient {
         guard let shared = sharedJournal() else {
             let claimed = eventQueue.claimed
             let events = Array(loadQueue().lazy.filter { !claimed.contains($0.id) }.prefix(limit))
-            guard !events.isEmpty, persist(adding: lines(events), now: true) else { return [] }
+            guard !events.isEmpty else { return [] }
+            // Claimed before the write, so that a whole write due now carries the claims too.
             markClaimed(events)
-            return events
+            if persist(adding: lines(events), now: true) { return events }
+            unmarkClaimed(events)
+            return claimUnstoredEvents(upTo: limit)
         }
         // Another client may have claimed or removed them: decide on what the folder holds now.
         eventQueue.writer?.flush()
@@ -147,7 +167,7 @@ extension DeepLinkClient {
             return []
         case .failed:
             eventQueue.needsWholeWrite = true
-            return []
+            return claimUnstoredEvents(upTo: limit)
         case .written(let events):
             markClaimed(events)
             return events
@@ -159,6 +179,64 @@ extension DeepLinkClient {
             eventQueue.claimed.insert(event.id)
             eventQueue.ownClaims.insert(event.id)
         }
+    }
+
+    private func unmarkClaimed(_ events: [ConversionEvent]) {
+        for event in events {
+            eventQueue.claimed.remove(event.id)
+            eventQueue.ownClaims.remove(event.id)
+        }
+    }
+
+    /// When claims cannot be written: the first `limit` unclaimed events whose `+` line is not
+    /// in the store, claimed in memory. Sending them needs no claim: the store has nothing a
+    /// later launch could send again. (A whole write of the queue while they are on their way
+    /// writes their claims with them.)
+    private func claimUnstoredEvents(upTo limit: Int) -> [ConversionEvent] {
+        settleUnsureEvents()
+        let unstored = eventQueue.unstored
+        guard !unstored.isEmpty else { return [] }
+        let claimed = eventQueue.claimed
+        let events = Array(loadQueue().lazy.filter { unstored.contains($0.id) && !claimed.contains($0.id) }.prefix(limit))
+        guard !events.isEmpty else { return [] }
+        markClaimed(events)
+        logger.debug("Sending \(events.count) events that never reached the store from memory (they need no claim).")
+        return events
+    }
+
+    /// Reads the stored journal back to learn which ``EventQueueState/unsure`` events are in
+    /// it: a whole `+` line with the event's id means it is; the others are
+    /// ``EventQueueState/unstored``. An unfinished last line is not in the store: the next
+    /// launch leaves it out, and nothing finishes it later (a ``FileStore`` cuts it off before
+    /// it adds a line; another store is written whole after a failed write). A journal that
+    /// cannot be read (missing, or not a file) holds none of them.
+    private func settleUnsureEvents() {
+        guard !eventQueue.unsure.isEmpty else { return }
+        eventQueue.writer?.flush()
+        let stored: Data?
+        if let shared = sharedJournal() {
+            stored = try? shared.withExclusiveLock { try shared.readJournal(forKey: Self.eventQueueKey, from: 0) }
+        } else {
+            stored = try? store().data(forKey: Self.eventQueueKey)
+        }
+        let inStore = stored.map { Self.addedIDs(in: [UInt8]($0)) } ?? []
+        for id in eventQueue.unsure where !inStore.contains(id) { eventQueue.unstored.insert(id) }
+        eventQueue.unsure = []
+    }
+
+    /// The ids of every finished `+` line in `bytes`.
+    static func addedIDs(in bytes: [UInt8]) -> Set<UUID> {
+        var ids = Set<UUID>()
+        var start = 0
+        while start < bytes.count, let end = bytes[start...].firstIndex(of: 0x0A) {
+            if bytes[start] == LineKind.add.rawValue, end - start > 36,
+                let id = UUID(uuidString: String(decoding: bytes[(start + 1)..<(start + 37)], as: UTF8.self))
+            {
+                ids.insert(id)
+            }
+            start = end + 1
+        }
+        return ids
     }
 
     /// Gives the claims on `ids` back: the send failed and is tried again later.
@@ -202,6 +280,8 @@ extension DeepLinkClient {
     /// The journal line for an event that left the queue; its JSON is forgotten.
     private func forget(_ id: UUID) -> [UInt8] {
         if let json = eventQueue.encoded.removeValue(forKey: id) { eventQueue.wholeBytes -= json.count + 2 }
+        eventQueue.unsure.remove(id)
+        eventQueue.unstored.remove(id)
         return Self.line(.remove, Array(id.uuidString.utf8))
     }
 
@@ -246,10 +326,13 @@ extension DeepLinkClient {
             let file = wholeJournal()
             if let writer = queueWriter() {
                 writer.submit(file)
+                // In the background: any event may land or not; read back before it matters.
+                wholeWriteOutcome(nil)
                 return now ? writer.flush() : true
             }
             let written = writeHealth().write(file, forKey: Self.eventQueueKey, to: store(), consequence: Self.queueKeptInMemory)
             eventQueue.needsWholeWrite = !written
+            wholeWriteOutcome(written)
             return written
         }
         eventQueue.writer?.flush()
@@ -259,13 +342,33 @@ extension DeepLinkClient {
                 if syncFirst { syncJournal(shared) }
                 let file = FileStore.generationLine() + wholeJournal()
                 guard health.write(file, forKey: Self.eventQueueKey, to: store(), consequence: Self.queueKeptInMemory) else { return false }
-                let state = try? shared.journalState(forKey: Self.eventQueueKey)
-                eventQueue.journalIdentity = state?.identity
-                eventQueue.journalOffset = state?.size ?? 0
+                wroteWholeSharedJournal(shared)
                 return true
             }) ?? false
         eventQueue.needsWholeWrite = !written
+        wholeWriteOutcome(written)
         return written
+    }
+
+    /// After the journal of a shared folder was written whole (under its lock): where it now
+    /// ends, and the background writer may add to it again.
+    private func wroteWholeSharedJournal(_ shared: any SharedJournalStore) {
+        let state = try? shared.journalState(forKey: Self.eventQueueKey)
+        eventQueue.journalIdentity = state?.identity
+        eventQueue.journalOffset = state?.size ?? 0
+        eventQueue.writer?.storeWrittenWhole()
+    }
+
+    /// After a whole write: written, every event JSON can store is in the store; failed (or
+    /// still under way, `nil`), any may be (a store may keep part of a failed write).
+    private func wholeWriteOutcome(_ written: Bool?) {
+        if written == true {
+            eventQueue.unsure = []
+            eventQueue.unstored = eventQueue.unstored.filter { eventQueue.encoded[$0] == nil }
+        } else {
+            eventQueue.unsure.formUnion(eventQueue.ids)
+            eventQueue.unstored = []
+        }
     }
 
     /// The whole queue as journal lines; resets the journal's sizes.
@@ -390,7 +493,11 @@ extension DeepLinkClient {
         }
         guard let state else {
             // Nothing stored (yet, or cleared by another client).
-            if eventQueue.journalIdentity != nil { forgetQueueKeepingOwnClaims() }
+            if eventQueue.journalIdentity != nil {
+                for event in forgetQueueKeepingOwnClaims() where eventQueue.ids.insert(event.id).inserted {
+                    eventQueue.events?.append(event)
+                }
+            }
             eventQueue.journalIdentity = nil
             eventQueue.journalOffset = 0
             return
@@ -401,19 +508,25 @@ extension DeepLinkClient {
             logger.warning("Could not read the stored '\(Self.eventQueueKey)'.")
             return
         }
-        if !incremental { forgetQueueKeepingOwnClaims() }
+        let kept = incremental ? [] : forgetQueueKeepingOwnClaims()
         let consumed = applyJournal([UInt8](bytes), replaying: !incremental)
+        // This client's events that are not in the store are in no journal: they stay.
+        for event in kept where eventQueue.ids.insert(event.id).inserted { eventQueue.events?.append(event) }
         eventQueue.journalIdentity = state.identity
         eventQueue.journalOffset = from + consumed
         if !incremental { eventQueue.storedBytes = bytes.count }
     }
 
-    /// Empties the queue in memory before a whole replay; this client's own claims stay (the
-    /// replay finds them in the journal again).
-    private func forgetQueueKeepingOwnClaims() {
+    /// Empties the queue in memory before a whole replay, and returns the events that may not
+    /// be in the journal (to keep after it); this client's own claims stay (the replay finds
+    /// them in the journal again).
+    private func forgetQueueKeepingOwnClaims() -> [ConversionEvent] {
+        let maybeNotStored = eventQueue.unsure.union(eventQueue.unstored)
+        let kept = maybeNotStored.isEmpty ? [] : (eventQueue.events ?? []).filter { maybeNotStored.contains($0.id) }
         eventQueue.events = []
         eventQueue.ids = []
         eventQueue.claimed = eventQueue.ownClaims
+        return kept
     }
 
     /// Reads a store that is not shared: the whole value, once.
@@ -467,13 +580,18 @@ extension DeepLinkClient {
                 if body.count > 37, body[body.startIndex + 36] == 0x20,
                     let id = UUID(uuidString: String(decoding: body.prefix(36), as: UTF8.self))
                 {
-                    if eventQueue.ids.contains(id) { continue }
+                    if eventQueue.ids.contains(id) {
+                        eventQueue.unsure.remove(id)
+                        continue
+                    }
                     json = body.dropFirst(37)
                 }
                 guard let event = try? decoder.decode(ConversionEvent.self, from: Data(json)) else {
                     damaged += 1
                     continue
                 }
+                eventQueue.unsure.remove(event.id)
+                eventQueue.unstored.remove(event.id)
                 if eventQueue.ids.insert(event.id).inserted {
                     eventQueue.events?.append(event)
                     var stored = Array(event.id.uuidString.utf8)
@@ -492,6 +610,8 @@ extension DeepLinkClient {
                 if eventQueue.ids.remove(id) != nil { eventQueue.events?.removeAll { $0.id == id } }
                 eventQueue.encoded[id] = nil
                 eventQueue.claimed.remove(id)
+                eventQueue.unsure.remove(id)
+                eventQueue.unstored.remove(id)
             case .claim:
                 if eventQueue.ids.contains(id) { eventQueue.claimed.insert(id) }
             case .release:

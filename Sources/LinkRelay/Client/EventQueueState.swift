@@ -23,6 +23,15 @@ struct EventQueueState: Sendable {
     var claimed: Set<UUID> = []
     /// The claims this client holds (the event it is sending).
     var ownClaims: Set<UUID> = []
+    /// Queued events whose `+` line may or may not be in the store: its write failed (perhaps
+    /// after part of it landed), or went to the background writer and was not confirmed yet.
+    /// Read back before it matters (``unstored``).
+    var unsure: Set<UUID> = []
+    /// Queued events whose `+` line is not in the store (read back after a failed write, or
+    /// never written): no later launch can find them, so they need no claim to be sent at most
+    /// once, and are sent from memory when claims cannot be written (a full disk). A whole
+    /// write of the queue puts them in the store.
+    var unstored: Set<UUID> = []
     /// For a folder shared with other processes: the journal file this client has read, and
     /// how far.
     var journalIdentity: String?
@@ -59,6 +68,8 @@ struct EventQueueState: Sendable {
         ids = []
         claimed = []
         ownClaims = []
+        unsure = []
+        unstored = []
         journalIdentity = nil
         journalOffset = 0
         wholeBytes = 0

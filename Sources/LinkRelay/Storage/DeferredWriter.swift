@@ -70,6 +70,16 @@ final class DeferredWriter: Sendable {
         }
     }
 
+    /// The value was written whole by other means, with nothing pending here (after a
+    /// ``flush()``): additions may follow it again.
+    func storeWrittenWhole() {
+        state.withLock { state in
+            guard state.pending == nil else { return }
+            state.needsWholeValue = false
+            state.lastWriteSucceeded = true
+        }
+    }
+
     /// Whether a submission waits to be written.
     var hasPending: Bool { state.withLock { $0.pending != nil } }
 

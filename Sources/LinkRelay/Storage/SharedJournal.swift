@@ -98,13 +98,38 @@ extension FileStore: SharedJournalStore {
         let size = lseek(descriptor, 0, SEEK_END)
         guard size >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var bytes = data
-        if size > 0 {
-            var last: UInt8 = 0
-            if pread(descriptor, &last, 1, size - 1) == 1, last != 0x0A { bytes.insert(0x0A, at: 0) }
-        } else {
-            bytes = Self.generationLine() + bytes
+        // A line a failed write (or a kill) cut short is cut off before adding: finished by the
+        // new lines, it could become a line nobody wrote whole (an event sent from memory, say).
+        let end = try Self.endOfLastLine(descriptor, size: Int(size))
+        if end < size, ftruncate(descriptor, off_t(end)) != 0 { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        if end == 0 { bytes = Self.generationLine() + bytes }
+        do {
+            try Self.writeAll(bytes, to: descriptor)
+        } catch {
+            // All or nothing: lines of a failed write that landed (part of a batch of claims,
+            // say) are taken back, so that the store holds only what the caller was told it does.
+            _ = ftruncate(descriptor, off_t(end))
+            throw error
         }
-        try Self.writeAll(bytes, to: descriptor)
+    }
+
+    /// Where the file's last finished line ends (just past its newline): `size` when the file
+    /// ends in one, 0 when it has none. Reads back from the end, a block at a time.
+    static func endOfLastLine(_ descriptor: Int32, size: Int) throws -> Int {
+        var last: UInt8 = 0
+        guard size > 0 else { return 0 }
+        guard pread(descriptor, &last, 1, off_t(size - 1)) == 1 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        if last == 0x0A { return size }
+        var block = [UInt8](repeating: 0, count: 4096)
+        var end = size - 1
+        while end > 0 {
+            let start = max(0, end - block.count)
+            let count = pread(descriptor, &block, end - start, off_t(start))
+            guard count == end - start else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            if let newline = block[0..<count].lastIndex(of: 0x0A) { return start + newline + 1 }
+            end = start
+        }
+        return 0
     }
 
     func join() -> FolderMembership {
