@@ -223,6 +223,6 @@ struct UnstoredEventTests {
     func addedIDs() {
         let (a, b, c) = (UUID(), UUID(), UUID())
         let journal = "#g\n+\(a.uuidString) {}\n-\(a.uuidString)\n~\(b.uuidString)\n+\(b.uuidString) {}\n+\(c.uuidString) {\"unfinished"
-        #expect(DeepLinkClient.addedIDs(in: Array(journal.utf8)) == [a, b])
+        #expect(EventJournal.addedIDs(in: Array(journal.utf8)) == [a, b])
     }
 }

@@ -44,7 +44,7 @@ extension DeepLinkClient {
     /// also works after ``shutdown()``.
     public func clearData() {
         // A queue write still under way must land before everything is removed, not after.
-        eventQueue.writer?.flush()
+        eventJournal?.writer?.flush()
         // Which previous SDKs were imported stays (it may share the store): what the user asked
         // to erase is not imported again.
         let historyStore = launchHistoryStore()
@@ -60,6 +60,7 @@ extension DeepLinkClient {
         if let checked, !checked.providers.isEmpty { historyStore.save(checked, forKey: CheckedSDKs.key, logger: logger) }
         firstLaunch.reset()
         directLinkReceived.withLock { $0 = false }
+        eventJournal?.reset()
         eventQueue.reset()
         session.reset()
         broadcaster.forgetUndelivered()

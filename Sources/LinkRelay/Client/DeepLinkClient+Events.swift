@@ -68,7 +68,7 @@ extension DeepLinkClient {
     public func flushEvents() async {
         guard !isShutDown else { return }
         guard isStarted else {
-            logger.debug("Events are sent once start() has run; \(loadQueue().count) queued.")
+            logger.debug("Events are sent once start() has run; \(journal().events.count) queued.")
             return
         }
         await startFlush()?.value
@@ -85,16 +85,16 @@ extension DeepLinkClient {
     /// - Throws: ``DeepLinkError`` `.storage` when the queue could not be written (a full disk):
     ///   the events are kept in memory, and written with the next change or call.
     public func saveQueuedEvents() throws {
-        guard !persistQueueNow() else { return }
+        guard !journal().save() else { return }
         throw DeepLinkError(
-            .storage, "The event queue could not be written; its \(loadQueue().count) events are kept in memory only.",
+            .storage, "The event queue could not be written; its \(journal().events.count) events are kept in memory only.",
             backend: backend.id)
     }
 
     /// How many events wait to be sent.
     /// With a folder shared by several processes, the events the others queued (and did not
     /// claim) count too.
-    public var queuedEventCount: Int { currentQueue().count }
+    public var queuedEventCount: Int { journal().currentEvents().count }
 
     // MARK: - Queue
 
@@ -135,7 +135,7 @@ extension DeepLinkClient {
         if let flush = eventQueue.flush { return flush }
         // In a shared folder the others' events are found by the flush itself (its claim reads
         // the journal), so the flush starts whatever this client's memory holds.
-        guard eventTracker != nil, !isShutDown, hasSharedJournal || !loadQueue().isEmpty else { return nil }
+        guard eventTracker != nil, !isShutDown, (journal().shared != nil) || !journal().events.isEmpty else { return nil }
         let generation = eventQueue.generation
         let task = Task { await self.flush(generation: generation) }
         eventQueue.flush = task
@@ -152,7 +152,7 @@ extension DeepLinkClient {
         let batcher = eventBatcher
         // At most once: the claims are in the store before the events leave. No claim, no send.
         while eventQueue.isCurrent(generation), !Task.isCancelled, !isShutDown {
-            let events = claimNextEvents(upTo: batcher == nil ? 1 : currentBatching().maximumBatchSize)
+            let events = journal().claim(upTo: batcher == nil ? 1 : currentBatching().maximumBatchSize)
             guard !events.isEmpty else {
                 // Nothing left to send: no timer needs to start another flush.
                 if batcher != nil { eventQueue.cancelTimer() }
@@ -171,7 +171,7 @@ extension DeepLinkClient {
                 // Sent: recorded as sent even if a shutdown came meanwhile, so it is never sent
                 // twice; after a clear the queue it came from is gone.
                 guard eventQueue.isCurrent(generation) else { return }
-                removeFromQueue(ids)
+                journal().remove(ids)
                 eventQueue.failuresInARow = 0
                 eventQueue.pausedUntil = nil
             } catch {
@@ -185,12 +185,12 @@ extension DeepLinkClient {
                 if kept || tooLarge {
                     if tooLarge { halveBatches(after: events.count) }
                     logger.info("Sending \(what) failed (\(failure.code)); kept for a later flush.")
-                    releaseClaims(on: ids)
+                    journal().release(ids)
                     if batcher != nil { pauseAfterFailure() }
                     return
                 }
                 logger.warning("The provider refused \(what) (\(failure.code)); dropped.")
-                removeFromQueue(ids)
+                journal().remove(ids)
                 publish(.failure(failure))
             }
         }
@@ -248,8 +248,8 @@ extension DeepLinkClient {
             armFlushTimer(at: until, replacing: false)
             return
         }
-        let waiting = loadQueue().count
-        guard hasSharedJournal || waiting > 0 else { return }
+        let waiting = journal().events.count
+        guard (journal().shared != nil) || waiting > 0 else { return }
         if waiting >= batching.flushAt || batching.flushInterval == 0 {
             startFlush()
         } else {

@@ -100,8 +100,7 @@ extension DeepLinkClient {
         where storage.value(String.self, forKey: key) == nil {
             storage.set(value, forKey: key)
         }
-        ensureQueueLoaded()
-        for event in found.queuedEvents where !eventQueue.ids.contains(event.id) {
+        for event in found.queuedEvents where !journal().contains(event.id) {
             append(event)
         }
     }

@@ -58,8 +58,12 @@ public actor DeepLinkClient {
     var resolutions: [UInt64: Task<Void, Never>] = [:]
     /// First launch (see DeepLinkClient+Install.swift).
     var firstLaunch = FirstLaunch()
-    /// Events (see DeepLinkClient+Events.swift).
+    /// Events: the queue as stored (opened on first use, see DeepLinkClient+Queue.swift) and
+    /// its sending (see DeepLinkClient+Events.swift).
+    var eventJournal: EventJournal?
     var eventQueue = EventQueueState()
+    /// The journal's background writer, for `deinit`, which writes what it holds.
+    nonisolated let journalWriter = Locked<DeferredWriter?>(nil)
     /// The link held for sign-in (see DeepLinkClient+AuthenticationGate.swift).
     var gate = PendingLinkGate()
     /// What backend calls are made with.
@@ -151,7 +155,7 @@ public actor DeepLinkClient {
     }
 
     deinit {
-        eventQueue.writer?.flush()
+        journalWriter.withLock { $0 }?.flush()
         Self.release(inbox.close())
         published?.finish()
         broadcaster.finishAll()
@@ -296,6 +300,8 @@ public actor DeepLinkClient {
         for waiter in intake.removeAll() { waiter.resume() }
         for resolution in resolutions.values { resolution.cancel() }
         resolutions.removeAll()
+        // No longer a user of a shared folder: the others may settle claims left behind.
+        eventJournal?.close()
         eventQueue.shutdown()
         published?.finish()
         _ = gate.take()
