@@ -15,10 +15,10 @@ import Testing
 struct CapabilitiesTests {
     static func backends() throws -> [(String, any DeepLinkBackend, BackendCapabilities)] {
         [
-            ("LinkForty", LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!)), .all),
+            ("LinkForty", LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!)), [.linkResolution, .deferredLinks, .eventTracking, .linkCreation]),
             ("LimeLink", LimeLinkBackend(try .init(apiKey: "lk")), [.linkResolution, .deferredLinks]),
             ("Dynalinks", DynalinksBackend(try .init(apiKey: "dyn", linkDomains: ["acme.dynalinks.app"])), [.linkResolution, .deferredLinks]),
-            ("Paylisher", PaylisherBackend(try .init(apiKey: "phc", linkDomains: ["acme.example"])), [.linkResolution, .deferredLinks, .eventTracking]),
+            ("Paylisher", PaylisherBackend(try .init(apiKey: "phc", linkDomains: ["acme.example"])), [.linkResolution, .deferredLinks, .eventTracking, .eventBatching]),
             ("LocalBackend", LocalBackend(.init(schemes: ["acme"])), []),
         ]
     }
@@ -31,13 +31,18 @@ struct CapabilitiesTests {
         }
     }
 
-    @Test("a routing backend offers deferred links and link creation as its primary does, events if any member tracks")
+    @Test("a routing backend offers deferred links and link creation as its primary does, events (and batches) as the member its events go to")
     func routing() throws {
         let linkForty = LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!))
         let limeLink = LimeLinkBackend(try .init(apiKey: "lk"))
         let local = LocalBackend(.init(schemes: ["acme"]))
-        #expect(RoutingBackend(linkForty, [limeLink]).capabilities == .all)
+        let paylisher = PaylisherBackend(try .init(apiKey: "phc", linkDomains: ["acme.example"]))
+        #expect(RoutingBackend(linkForty, [limeLink]).capabilities == [.linkResolution, .deferredLinks, .eventTracking, .linkCreation])
         #expect(RoutingBackend(limeLink, [linkForty]).capabilities == [.linkResolution, .deferredLinks, .eventTracking])
+        // Events go to the first member that tracks them, and travel as it sends them.
+        #expect(RoutingBackend(limeLink, [paylisher, linkForty]).capabilities == [.linkResolution, .deferredLinks, .eventTracking, .eventBatching])
+        #expect(RoutingBackend(limeLink, [paylisher]).eventBatching == paylisher.eventBatching)
+        #expect(RoutingBackend(limeLink, [linkForty]).eventBatching == .oneByOne)
         #expect(RoutingBackend(local, [limeLink]).capabilities == [.linkResolution])
         #expect(RoutingBackend(local, []).capabilities == [])
     }

@@ -12,16 +12,17 @@
 /// }
 /// ```
 ///
-/// | Backend | ``linkResolution`` | ``deferredLinks`` | ``eventTracking`` | ``linkCreation`` |
-/// |---|---|---|---|---|
-/// | LinkForty | yes | yes | yes | yes |
-/// | LimeLink | yes | yes | no | no |
-/// | Dynalinks | yes | yes | no | no |
-/// | Paylisher | yes | yes | yes | no |
-/// | ``LocalBackend`` | no (on the device) | no | no | no |
+/// | Backend | ``linkResolution`` | ``deferredLinks`` | ``eventTracking`` | ``linkCreation`` | ``eventBatching`` |
+/// |---|---|---|---|---|---|
+/// | LinkForty | yes | yes | yes | yes | no |
+/// | LimeLink | yes | yes | no | no | no |
+/// | Dynalinks | yes | yes | no | no | no |
+/// | Paylisher | yes | yes | yes | no | yes |
+/// | ``LocalBackend`` | no (on the device) | no | no | no | no |
 ///
 /// A ``RoutingBackend`` offers what its members do: link resolution if any member resolves,
-/// deferred links and link creation if its primary does, event tracking if any member tracks.
+/// deferred links and link creation if its primary does, event tracking (and batching) as the
+/// member its events go to does.
 public struct BackendCapabilities: OptionSet, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: UInt32
 
@@ -40,14 +41,20 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable, CustomStringCo
     /// ``DeepLinkClient/createLink(_:)`` creates links; without it, it throws `.unsupported`.
     public static let linkCreation = BackendCapabilities(rawValue: 1 << 3)
 
+    /// Events travel in batches (an ``EventBatchingBackend``: Paylisher): the client sends the
+    /// queue several events per request, on its own as the backend's
+    /// ``EventBatchingBackend/eventBatching`` says. Without it, one event per request, each as
+    /// it is tracked. Only with ``eventTracking``.
+    public static let eventBatching = BackendCapabilities(rawValue: 1 << 4)
+
     /// Everything LinkRelay knows of.
-    public static let all: BackendCapabilities = [.linkResolution, .deferredLinks, .eventTracking, .linkCreation]
+    public static let all: BackendCapabilities = [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .eventBatching]
 
     /// The names of what it contains, for logs and the demo: `[linkResolution, eventTracking]`.
     public var description: String {
         let names: [(BackendCapabilities, String)] = [
             (.linkResolution, "linkResolution"), (.deferredLinks, "deferredLinks"), (.eventTracking, "eventTracking"),
-            (.linkCreation, "linkCreation"),
+            (.linkCreation, "linkCreation"), (.eventBatching, "eventBatching"),
         ]
         return "[" + names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + "]"
     }

@@ -77,7 +77,8 @@ public protocol DeepLinkBackend: Sendable {
 
     /// What the provider offers beyond delivering links (``BackendCapabilities``), for the app
     /// to ask before it calls. Default: link resolution and deferred links, with event tracking
-    /// for an ``EventTrackingBackend`` and link creation for a ``LinkCreatingBackend``.
+    /// for an ``EventTrackingBackend``, event batching for an ``EventBatchingBackend`` and link
+    /// creation for a ``LinkCreatingBackend``.
     var capabilities: BackendCapabilities { get }
 }
 
@@ -91,6 +92,7 @@ extension DeepLinkBackend {
     public var capabilities: BackendCapabilities {
         var capabilities: BackendCapabilities = [.linkResolution, .deferredLinks]
         if self is any EventTrackingBackend { capabilities.insert(.eventTracking) }
+        if self is any EventBatchingBackend { capabilities.insert(.eventBatching) }
         if self is any LinkCreatingBackend { capabilities.insert(.linkCreation) }
         return capabilities
     }

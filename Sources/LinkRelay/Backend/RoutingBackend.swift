@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Its ``id`` is the primary's, so persisted values stay where they are when you add or remove
 /// the others.
-public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventObservingBackend {
+public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, EventObservingBackend {
     /// The backend that matches installs and receives events and link requests.
     public let primary: any DeepLinkBackend
     /// The backends tried after the primary, in order.
@@ -44,12 +44,16 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventOb
 
     /// Link resolution if any member resolves links; deferred links and link creation if the
     /// primary offers them (the install match and link requests are the primary's); event
-    /// tracking if any member tracks events (``eventTrackingMember``).
+    /// tracking if any member tracks events, and event batching if that member
+    /// (``eventTrackingMember``) batches.
     public var capabilities: BackendCapabilities {
         let members = [primary] + others
         var capabilities = primary.capabilities.intersection([.deferredLinks, .linkCreation])
         if members.contains(where: { $0.capabilities.contains(.linkResolution) }) { capabilities.insert(.linkResolution) }
-        if members.contains(where: { $0.capabilities.contains(.eventTracking) }) { capabilities.insert(.eventTracking) }
+        if let tracking = eventTrackingMember {
+            capabilities.insert(.eventTracking)
+            if tracking.capabilities.contains(.eventBatching) { capabilities.insert(.eventBatching) }
+        }
         return capabilities
     }
 
@@ -121,6 +125,22 @@ public struct RoutingBackend: EventTrackingBackend, LinkCreatingBackend, EventOb
             throw DeepLinkError(.unsupported, "No member of the routing backend reports events.", backend: id)
         }
         try await tracking.send(event, context: context)
+    }
+
+    /// The batching of ``eventTrackingMember`` when it sends in batches (``capabilities`` then
+    /// has ``BackendCapabilities/eventBatching``); else ``EventBatching/oneByOne``.
+    public var eventBatching: EventBatching {
+        (eventTrackingMember as? any EventBatchingBackend)?.eventBatching ?? .oneByOne
+    }
+
+    /// Sends `events` through ``eventTrackingMember``: in one request when it batches, else
+    /// one request each, in order.
+    public func send(_ events: [ConversionEvent], context: BackendContext) async throws {
+        if let batching = eventTrackingMember as? any EventBatchingBackend {
+            try await batching.send(events, context: context)
+            return
+        }
+        for event in events { try await send(event, context: context) }
     }
 
     public func createLink(_ request: LinkRequest, context: BackendContext) async throws -> CreatedLink {

@@ -198,10 +198,10 @@ extension DeepLinkClient {
 
     // MARK: - Batching
 
-    /// The backend that sends events in batches, when the event tracker does.
+    /// The backend, when it sends events in batches (``BackendCapabilities/eventBatching``).
     var eventBatcher: (any EventBatchingBackend)? {
-        let tracker: any DeepLinkBackend = (backend as? RoutingBackend)?.eventTrackingMember ?? backend
-        return tracker as? any EventBatchingBackend
+        guard backend.capabilities.contains(.eventBatching) else { return nil }
+        return backend as? any EventBatchingBackend
     }
 
     /// The batching in effect: the backend's, clamped, as later halved by 413 answers.
