@@ -152,10 +152,12 @@ extension DeepLinkClient {
         let batcher = eventBatcher
         // At most once: the claims are in the store before the events leave. No claim, no send.
         while eventQueue.isCurrent(generation), !Task.isCancelled, !isShutDown {
-            let events = journal().claim(upTo: batcher == nil ? 1 : currentBatching().maximumBatchSize)
+            let events = journal().claim(upTo: eventQueue.sending.batchSize)
             guard !events.isEmpty else {
                 // Nothing left to send: no timer needs to start another flush.
-                if batcher != nil { eventQueue.cancelTimer() }
+                eventQueue.sending.drained()
+                eventQueue.timer?.cancel()
+                eventQueue.timer = nil
                 return
             }
             let ids = events.map(\.id)
@@ -172,8 +174,7 @@ extension DeepLinkClient {
                 // twice; after a clear the queue it came from is gone.
                 guard eventQueue.isCurrent(generation) else { return }
                 journal().remove(ids)
-                eventQueue.failuresInARow = 0
-                eventQueue.pausedUntil = nil
+                eventQueue.sending.sent()
             } catch {
                 guard eventQueue.isCurrent(generation) else { return }
                 let failure = DeepLinkError.wrapping(error, as: .network, "Sending the event failed.", backend: backend.id)
@@ -183,10 +184,11 @@ extension DeepLinkClient {
                 // 413: the request was too large; smaller batches may pass. One event alone never will.
                 let tooLarge = batcher != nil && failure.code.serverStatus == 413 && events.count > 1
                 if kept || tooLarge {
-                    if tooLarge { halveBatches(after: events.count) }
                     logger.info("Sending \(what) failed (\(failure.code)); kept for a later flush.")
                     journal().release(ids)
-                    if batcher != nil { pauseAfterFailure() }
+                    let before = eventQueue.sending
+                    carryOut(eventQueue.sending.failed(size: events.count, tooLarge: tooLarge, now: clock.uptime))
+                    logSendingChange(from: before)
                     return
                 }
                 logger.warning("The provider refused \(what) (\(failure.code)); dropped.")
@@ -196,7 +198,7 @@ extension DeepLinkClient {
         }
     }
 
-    // MARK: - Batching
+    // MARK: - When to send
 
     /// The backend, when it sends events in batches (``BackendCapabilities/eventBatching``).
     var eventBatcher: (any EventBatchingBackend)? {
@@ -204,68 +206,40 @@ extension DeepLinkClient {
         return backend as? any EventBatchingBackend
     }
 
-    /// The batching in effect: the backend's, clamped, as later halved by 413 answers.
-    private func currentBatching() -> EventBatching {
-        if let batching = eventQueue.batching { return batching }
-        let batching = (eventBatcher?.eventBatching ?? .oneByOne).clamped()
-        eventQueue.batching = batching
-        return batching
-    }
-
-    /// After a 413 for a batch of `size`: batches of at most half that, and `flushAt` halved,
-    /// never below 1.
-    private func halveBatches(after size: Int) {
-        var batching = currentBatching()
-        batching.maximumBatchSize = max(1, min(batching.maximumBatchSize, size) / 2)
-        batching.flushAt = max(1, batching.flushAt / 2)
-        eventQueue.batching = batching
-        logger.warning("The provider found a batch of \(size) events too large; batches are now at most \(batching.maximumBatchSize).")
-    }
-
-    /// Pauses automatic sending after a failed batch, longer for each failure in a row, and
-    /// sets the timer that ends the pause.
-    private func pauseAfterFailure() {
-        eventQueue.failuresInARow += 1
-        let pause = currentBatching().pause(afterFailures: eventQueue.failuresInARow)
-        let until = clock.uptime + pause
-        eventQueue.pausedUntil = until
-        logger.debug("Automatic sending pauses \(pause) s after \(eventQueue.failuresInARow) failed batches in a row.")
-        armFlushTimer(at: until, replacing: true)
-    }
-
-    /// Starts a flush as the backend's batching asks: at once for a backend that does not
-    /// batch; for one that does, once `flushAt` events wait and no pause is on, or else at
-    /// the timer (the pause's end, or `flushInterval` after the oldest waiting event).
+    /// Starts a flush as ``EventSending`` decides: at once for a backend that does not batch;
+    /// for one that does, once `flushAt` events wait and no pause is on, or else at the timer.
     func scheduleFlush() {
-        guard eventBatcher != nil else {
-            startFlush()
-            return
-        }
         guard eventQueue.flush == nil, !isShutDown, eventTracker != nil else { return }
-        let batching = currentBatching()
-        let now = clock.uptime
-        if let until = eventQueue.pausedUntil, until > now {
-            armFlushTimer(at: until, replacing: false)
-            return
-        }
-        let waiting = journal().events.count
-        guard (journal().shared != nil) || waiting > 0 else { return }
-        if waiting >= batching.flushAt || batching.flushInterval == 0 {
-            startFlush()
-        } else {
-            armFlushTimer(at: now + batching.flushInterval, replacing: false)
+        let waiting = eventQueue.sending.batching == nil ? 0 : journal().events.count
+        carryOut(eventQueue.sending.eventsWaiting(waiting, othersMayHaveSome: journal().shared != nil, now: clock.uptime))
+    }
+
+    /// Does what ``EventSending`` asked.
+    private func carryOut(_ action: EventSending.Action) {
+        switch action {
+        case .none: break
+        case .flush: startFlush()
+        case .armTimer(let deadline): armFlushTimer(at: deadline)
         }
     }
 
-    /// Sets the timer that starts a flush at `deadline` (an uptime); an armed timer is kept
-    /// unless `replacing`. An infinite deadline sets none.
-    private func armFlushTimer(at deadline: TimeInterval, replacing: Bool) {
-        guard !isShutDown, deadline.isFinite else { return }
-        if eventQueue.timer != nil, !replacing { return }
-        eventQueue.cancelTimer()
+    /// Logs a 413's smaller batches and a pause, as a failed request changed them.
+    private func logSendingChange(from before: EventSending) {
+        let after = eventQueue.sending
+        if let batching = after.batching, batching.maximumBatchSize < before.batchSize {
+            logger.warning("The provider found a batch of \(before.batchSize) events too large; batches are now at most \(batching.maximumBatchSize).")
+        }
+        if let until = after.pausedUntil {
+            logger.debug("Automatic sending pauses \(until - clock.uptime) s after \(after.failuresInARow) failed batches in a row.")
+        }
+    }
+
+    /// Starts the task that fires the timer at `deadline` (an uptime), replacing the one armed.
+    private func armFlushTimer(at deadline: TimeInterval) {
+        guard !isShutDown else { return }
+        eventQueue.timer?.cancel()
         let generation = eventQueue.generation
         let clock = self.clock
-        eventQueue.timerDeadline = deadline
         // Weak: a client the app let go of is not kept alive until its timer ends.
         eventQueue.timer = Task { [weak self] in
             do {
@@ -278,15 +252,13 @@ extension DeepLinkClient {
     }
 
     private func flushTimerFired(deadline: TimeInterval, generation: UInt64) {
-        guard eventQueue.isCurrent(generation), eventQueue.timerDeadline == deadline else { return }
+        guard eventQueue.isCurrent(generation), eventQueue.sending.timerDeadline == deadline else { return }
         eventQueue.timer = nil
-        eventQueue.timerDeadline = nil
-        guard isStarted else { return }
-        if let until = eventQueue.pausedUntil, until > clock.uptime {
-            armFlushTimer(at: until, replacing: false)
+        guard isStarted else {
+            eventQueue.sending.drained()
             return
         }
-        startFlush()
+        carryOut(eventQueue.sending.timerFired(deadline: deadline, now: clock.uptime))
     }
 
     private func send(_ event: ConversionEvent, through tracker: any EventTrackingBackend) async throws {
