@@ -17,17 +17,14 @@ extension DeepLinkClient {
     @discardableResult
     public func start() async -> AppLaunch {
         guard !isShutDown else { return await launch() }
-        if firstLaunch.run == nil {
-            let generation = firstLaunch.generation
-            firstLaunch.run = Task { await self.runFirstLaunch(generation: generation) }
-            scheduleFlush()
-        }
-        await firstLaunch.run?.value
+        let (run, started) = firstLaunch.startRun { generation in Task { await self.runFirstLaunch(generation: generation) } }
+        if started { scheduleFlush() }
+        await run.value
         return await launch()
     }
 
     /// Whether the client has been started (and not cleared since).
-    var isStarted: Bool { firstLaunch.run != nil }
+    var isStarted: Bool { firstLaunch.isStarted }
 
     /// This launch's install outcome: `.attributed`, `.organic`, `.failed` or `.timedOut`.
     ///
@@ -74,8 +71,7 @@ extension DeepLinkClient {
     /// Warns once, after ``outcomeWaitWarningDelay``, if the outcome is still awaited and
     /// ``start()`` still not called.
     private func remindToStart() {
-        guard !firstLaunch.startReminderScheduled else { return }
-        firstLaunch.startReminderScheduled = true
+        guard firstLaunch.needsStartReminder() else { return }
         let clock = self.clock
         let deadline = clock.uptime + Self.outcomeWaitWarningDelay
         Task { [weak self] in
@@ -85,8 +81,7 @@ extension DeepLinkClient {
     }
 
     private func warnIfNotStarted() {
-        firstLaunch.startReminderScheduled = false
-        guard !isStarted, !isShutDown, firstLaunch.outcome == nil, firstLaunch.hasWaiters else { return }
+        guard firstLaunch.startReminderFired(), !isShutDown else { return }
         logger.warning(
             "installOutcome() has waited \(Self.outcomeWaitWarningDelay) s: start() has not been called, and only start() decides the outcome. "
                 + "Call start() (after your consent step), or read currentInstallOutcome without waiting.")
@@ -111,12 +106,12 @@ extension DeepLinkClient {
     func loadInstallRecord() -> InstallRecord {
         if let record = firstLaunch.record { return record }
         let record = store().load(InstallRecord.self, forKey: InstallRecord.key, logger: logger) ?? InstallRecord()
-        firstLaunch.record = record
+        firstLaunch.remember(record)
         return record
     }
 
     private func saveInstallRecord(_ record: InstallRecord) {
-        firstLaunch.record = record
+        firstLaunch.remember(record)
         store().save(record, forKey: InstallRecord.key, logger: logger)
     }
 

@@ -91,7 +91,7 @@ extension DeepLinkClient {
             var record = loadInstallRecord()
             if !record.deferredLinkDelivered {
                 record.deferredLinkDelivered = true
-                firstLaunch.record = record
+                firstLaunch.remember(record)
                 store().save(record, forKey: InstallRecord.key, logger: logger)
             }
         }

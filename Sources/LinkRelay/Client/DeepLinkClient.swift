@@ -307,8 +307,8 @@ public actor DeepLinkClient {
         eventQueue.shutdown()
         published?.finish()
         _ = gate.take()
-        let outcome = firstLaunch.outcome ?? .failed(shutdownError("The client was shut down before the install outcome was known."))
-        for waiter in firstLaunch.takeWaiters() { waiter.resume(returning: outcome) }
+        let (outcome, waiters) = firstLaunch.close(undecided: .failed(shutdownError("The client was shut down before the install outcome was known.")))
+        for waiter in waiters { waiter.resume(returning: outcome) }
         broadcaster.finishAll()
     }
 

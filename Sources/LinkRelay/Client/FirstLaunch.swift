@@ -7,24 +7,55 @@ import Foundation
 /// moves to a new one, so a run from before it can check ``isCurrent(_:)`` and commit nothing.
 struct FirstLaunch: Sendable {
     /// The stored record, once read.
-    var record: InstallRecord?
+    private(set) var record: InstallRecord?
     /// The run of this generation, shared by every ``DeepLinkClient/start()``.
-    var run: Task<Void, Never>?
+    private(set) var run: Task<Void, Never>?
     /// This launch's outcome, once decided.
-    var outcome: InstallOutcome?
+    private(set) var outcome: InstallOutcome?
     /// What kind of launch this is, once decided (``DeepLinkClient/launch()``).
     var launch: AppLaunch?
     /// The previous SDK of the backend's own provider found on this launch, whose install id
     /// an existing user's outcome keeps.
     var previousSDK: PreviousSDK?
     /// Whether ``DeepLinkClient/installOutcome()``'s reminder to call `start()` is pending.
-    var startReminderScheduled = false
+    private var startReminderScheduled = false
     private var waiters: [UInt64: CheckedContinuation<InstallOutcome, Never>] = [:]
     private var nextWaiter: UInt64 = 0
     private(set) var generation: UInt64 = 0
 
     /// Whether work started in `generation` may still commit.
     func isCurrent(_ generation: UInt64) -> Bool { generation == self.generation }
+
+    /// Whether ``DeepLinkClient/start()`` has run in this generation.
+    var isStarted: Bool { run != nil }
+
+    /// The run of this generation: the one under way, or the one `makeRun` makes for this
+    /// generation now (`started`: the caller then does what starting entails).
+    mutating func startRun(_ makeRun: (_ generation: UInt64) -> Task<Void, Never>) -> (run: Task<Void, Never>, started: Bool) {
+        if let run { return (run, false) }
+        let run = makeRun(generation)
+        self.run = run
+        return (run, true)
+    }
+
+    /// The stored record, read or changed.
+    mutating func remember(_ record: InstallRecord) {
+        self.record = record
+    }
+
+    /// Whether to schedule the reminder that `start()` was not called: not when one is pending.
+    mutating func needsStartReminder() -> Bool {
+        guard !startReminderScheduled else { return false }
+        startReminderScheduled = true
+        return true
+    }
+
+    /// The reminder's time came: whether the warning is still due (not started, no outcome,
+    /// somebody waiting).
+    mutating func startReminderFired() -> Bool {
+        startReminderScheduled = false
+        return !isStarted && outcome == nil && hasWaiters
+    }
 
     /// A new waiter's id.
     mutating func newWaiterID() -> UInt64 {
@@ -34,6 +65,9 @@ struct FirstLaunch: Sendable {
 
     /// Whether anyone awaits the outcome.
     var hasWaiters: Bool { !waiters.isEmpty }
+
+    /// How many await the outcome.
+    var waiterCount: Int { waiters.count }
 
     mutating func addWaiter(_ id: UInt64, _ continuation: CheckedContinuation<InstallOutcome, Never>) {
         waiters[id] = continuation
@@ -65,5 +99,11 @@ struct FirstLaunch: Sendable {
         let taken = Array(waiters.values)
         waiters.removeAll()
         return taken
+    }
+
+    /// At shutdown: the waiters, each with the outcome it gets (the one decided, else
+    /// `undecided`).
+    mutating func close(undecided: @autoclosure () -> InstallOutcome) -> (outcome: InstallOutcome, waiters: [CheckedContinuation<InstallOutcome, Never>]) {
+        (outcome ?? undecided(), takeWaiters())
     }
 }
