@@ -60,22 +60,13 @@ extension DeepLinkClient {
         if let known = session.device { return known }
         let collected = await configuration.deviceInfo.deviceInfo()
         // Another caller may have collected it meanwhile: the first one kept wins.
-        let device = session.device ?? collected
-        session.device = device
-        return device
+        return session.keep(device: collected)
     }
 
     /// The store of the launch history: ``Configuration/launchHistoryStore``, else the
     /// configured store, else LinkRelay's own folder (in memory for this run when there is no
     /// folder).
-    func launchHistoryStore() -> any PersistentStore {
-        if let opened = session.launchHistoryStore { return opened }
-        let store = openStore(
-            configuration.launchHistoryStore ?? configuration.store, else: FileStore.forApp,
-            lost: "the launch history will not survive a restart")
-        session.launchHistoryStore = store
-        return store
-    }
+    func launchHistoryStore() -> any PersistentStore { session.launchHistoryStore() }
 
     /// Applies what an importer found: to a backend of the same provider, its values (unless
     /// the backend has its own) and its unsent events; the identity is kept for the outcome.

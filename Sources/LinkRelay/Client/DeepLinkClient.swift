@@ -67,7 +67,7 @@ public actor DeepLinkClient {
     /// The link held for sign-in (see DeepLinkClient+AuthenticationGate.swift).
     var gate = PendingLinkGate()
     /// What backend calls are made with.
-    var session = BackendSession()
+    var session: BackendSession
     private(set) var isShutDown = false
 
     /// A link the backend claims was handed over during this launch (set in ``handle(_:)``, so
@@ -123,6 +123,7 @@ public actor DeepLinkClient {
         let logger = LinkRelayLogger(sink: configuration.logSink, secrets: backend.secrets, backend: backend.id)
         self.logger = logger
         self.redactor = logger.redactor
+        self.session = BackendSession(configuration: configuration, backendID: backend.id, logger: logger)
         self.broadcaster = EventBroadcaster(
             heldLimit: configuration.undeliveredEventLimit, bufferLimit: configuration.linkBufferLimit, logger: logger)
         self.policy = DestinationPolicy(
@@ -231,53 +232,13 @@ public actor DeepLinkClient {
     /// The context for a backend call. Device information is collected once, on first need.
     func makeContext() async -> BackendContext {
         let device = await deviceInfo()
-        return BackendContext(
-            transport: transport(), clock: clock, logger: logger, device: device,
-            storage: BackendStorage(store: store(), logger: logger), installID: loadInstallRecord().installID,
-            externalUserID: session.externalUserID, sessionAttribution: session.sessionAttribution,
-            enqueueEvent: { [weak self] event in await self?.enqueueBackendEvent(event) })
-    }
-
-    /// The store, opened on first use. When the default folder cannot be found, values are kept
-    /// in memory for this run, with an error log line.
-    func store() -> any PersistentStore {
-        if let opened = session.store { return opened }
-        let backendID = backend.id
-        let store = openStore(configuration.store, else: { try FileStore.forBackend(backendID) }, lost: "nothing will survive a restart")
-        session.store = store
-        return store
-    }
-
-    /// `configured`, else the folder `folder` makes; when there is no folder, values are kept
-    /// in memory for this run, with an error log line saying what is `lost`.
-    func openStore(
-        _ configured: (any PersistentStore)?, else folder: () throws -> FileStore, lost: String
-    ) -> any PersistentStore {
-        if let configured { return configured }
-        do {
-            return try folder()
-        } catch {
-            logger.error("No folder for LinkRelay's files; \(lost).")
-            return EphemeralStore()
+        return session.context(device: device, installID: loadInstallRecord().installID) { [weak self] event in
+            await self?.enqueueBackendEvent(event)
         }
     }
 
-    /// The configured transport (else one `URLSessionTransport`), behind a
-    /// ``LoggingTransport`` when the log takes debug lines.
-    private func transport() -> any HTTPTransport {
-        let base: any HTTPTransport
-        if let transport = configuration.transport {
-            base = transport
-        } else if let created = session.transport {
-            base = created
-        } else {
-            let created = URLSessionTransport()
-            session.transport = created
-            base = created
-        }
-        guard logger.sink.accepts(.debug) else { return base }
-        return LoggingTransport(base: base, logger: logger, clock: clock)
-    }
+    /// The store, opened on first use (see ``BackendSession/store()``).
+    func store() -> any PersistentStore { session.store() }
 
     func publishFailure(_ error: any Error, url: URL?) {
         var failure = DeepLinkError.wrapping(error, as: .network, "The link could not be handled.", backend: backend.id, url: url)
