@@ -152,10 +152,10 @@ extension DeepLinkClient {
         let batcher = eventBatcher
         // At most once: the claims are in the store before the events leave. No claim, no send.
         while eventQueue.isCurrent(generation), !Task.isCancelled, !isShutDown {
-            let events = journal().claim(upTo: eventQueue.sending.batchSize)
+            let events = journal().claim(upTo: withSending { $0.batchSize })
             guard !events.isEmpty else {
                 // Nothing left to send: no timer needs to start another flush.
-                eventQueue.sending.drained()
+                withSending { $0.drained() }
                 eventQueue.timer?.cancel()
                 eventQueue.timer = nil
                 return
@@ -174,7 +174,7 @@ extension DeepLinkClient {
                 // twice; after a clear the queue it came from is gone.
                 guard eventQueue.isCurrent(generation) else { return }
                 journal().remove(ids)
-                eventQueue.sending.sent()
+                withSending { $0.sent() }
             } catch {
                 guard eventQueue.isCurrent(generation) else { return }
                 let failure = DeepLinkError.wrapping(error, as: .network, "Sending the event failed.", backend: backend.id)
@@ -186,8 +186,9 @@ extension DeepLinkClient {
                 if kept || tooLarge {
                     logger.info("Sending \(what) failed (\(failure.code)); kept for a later flush.")
                     journal().release(ids)
-                    let before = eventQueue.sending
-                    carryOut(eventQueue.sending.failed(size: events.count, tooLarge: tooLarge, now: clock.uptime))
+                    let now = clock.uptime
+                    let (before, action) = withSending { sending in (sending, sending.failed(size: events.count, tooLarge: tooLarge, now: now)) }
+                    carryOut(action)
                     logSendingChange(from: before)
                     return
                 }
@@ -206,12 +207,21 @@ extension DeepLinkClient {
         return backend as? any EventBatchingBackend
     }
 
+    /// When to send (``EventSending``), made on first use from the backend's batching: not at
+    /// init, where the capability checks would add to every app launch.
+    func withSending<T>(_ body: (inout EventSending) -> T) -> T {
+        var sending = eventQueue.sending ?? EventSending(batching: eventBatcher?.eventBatching)
+        defer { eventQueue.sending = sending }
+        return body(&sending)
+    }
+
     /// Starts a flush as ``EventSending`` decides: at once for a backend that does not batch;
     /// for one that does, once `flushAt` events wait and no pause is on, or else at the timer.
     func scheduleFlush() {
         guard eventQueue.flush == nil, !isShutDown, eventTracker != nil else { return }
-        let waiting = eventQueue.sending.batching == nil ? 0 : journal().events.count
-        carryOut(eventQueue.sending.eventsWaiting(waiting, othersMayHaveSome: journal().shared != nil, now: clock.uptime))
+        let waiting = withSending { $0.batching } == nil ? 0 : journal().events.count
+        let (othersMayHaveSome, now) = (journal().shared != nil, clock.uptime)
+        carryOut(withSending { $0.eventsWaiting(waiting, othersMayHaveSome: othersMayHaveSome, now: now) })
     }
 
     /// Does what ``EventSending`` asked.
@@ -225,7 +235,7 @@ extension DeepLinkClient {
 
     /// Logs a 413's smaller batches and a pause, as a failed request changed them.
     private func logSendingChange(from before: EventSending) {
-        let after = eventQueue.sending
+        let after = withSending { $0 }
         if let batching = after.batching, batching.maximumBatchSize < before.batchSize {
             logger.warning("The provider found a batch of \(before.batchSize) events too large; batches are now at most \(batching.maximumBatchSize).")
         }
@@ -252,13 +262,14 @@ extension DeepLinkClient {
     }
 
     private func flushTimerFired(deadline: TimeInterval, generation: UInt64) {
-        guard eventQueue.isCurrent(generation), eventQueue.sending.timerDeadline == deadline else { return }
+        guard eventQueue.isCurrent(generation), withSending({ $0.timerDeadline }) == deadline else { return }
         eventQueue.timer = nil
         guard isStarted else {
-            eventQueue.sending.drained()
+            withSending { $0.drained() }
             return
         }
-        carryOut(eventQueue.sending.timerFired(deadline: deadline, now: clock.uptime))
+        let now = clock.uptime
+        carryOut(withSending { $0.timerFired(deadline: deadline, now: now) })
     }
 
     private func send(_ event: ConversionEvent, through tracker: any EventTrackingBackend) async throws {

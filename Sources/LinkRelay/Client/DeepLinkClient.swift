@@ -61,7 +61,7 @@ public actor DeepLinkClient {
     /// Events: the queue as stored (opened on first use, see DeepLinkClient+Queue.swift) and
     /// its sending (see DeepLinkClient+Events.swift).
     var eventJournal: EventJournal?
-    var eventQueue: EventQueueState
+    var eventQueue = EventQueueState()
     /// The journal's background writer, for `deinit`, which writes what it holds.
     nonisolated let journalWriter = Locked<DeferredWriter?>(nil)
     /// The link held for sign-in (see DeepLinkClient+AuthenticationGate.swift).
@@ -131,8 +131,6 @@ public actor DeepLinkClient {
         self.gatedPaths = Set(
             configuration.authenticationRequiredPaths.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) })
         self.intake = LinkIntake(duplicateWindow: configuration.duplicateWindow, limit: configuration.maximumConcurrentResolutions)
-        let batcher = backend.capabilities.contains(.eventBatching) ? backend as? any EventBatchingBackend : nil
-        self.eventQueue = EventQueueState(sending: EventSending(batching: batcher?.eventBatching))
         self.inbox = Inbox(
             limit: configuration.linkBufferLimit,
             isDroppable: { item in

@@ -6,8 +6,8 @@ import Foundation
 /// A flush carries the ``generation`` it started in; after ``reset()``
 /// (``DeepLinkClient/clearData()``) it stops without touching the new queue or the new flush.
 struct EventQueueState: Sendable {
-    /// When to send (``EventSending``).
-    var sending: EventSending
+    /// When to send (``EventSending``); made on first use (``DeepLinkClient/withSending(_:)``).
+    var sending: EventSending?
     /// Whether the warning that the backend reports no events was written (once per client).
     var warnedNoTracker = false
     var flush: Task<Void, Never>?
@@ -25,7 +25,7 @@ struct EventQueueState: Sendable {
         flush = nil
         timer?.cancel()
         timer = nil
-        sending.reset()
+        sending?.reset()
     }
 
     /// Stops the flush under way and the timer (at shutdown).
