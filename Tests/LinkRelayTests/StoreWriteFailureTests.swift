@@ -66,12 +66,7 @@ struct StoreWriteFailureTests {
     }
 
     /// The ids the backend was asked to send, in order (every attempt, failed or not).
-    var sendAttempts: [UUID] {
-        backend.calls.compactMap { call in
-            if case .send(let event) = call { return event.id }
-            return nil
-        }
-    }
+    var sendAttempts: [UUID] { backend.sentEvents.map(\.id) }
 
     /// The `.storage` failures in `stream` up to the first link (a marker the test hands over).
     func storageFailures(until stream: AsyncStream<DeepLinkEvent>) async -> [DeepLinkError] {

@@ -162,13 +162,7 @@ final class EventJournal {
     /// Drops every queued event (in a shared folder, the other journals' too).
     func removeAll() {
         load()
-        queue = []
-        ids = []
-        encoded = [:]
-        claimed = []
-        ownClaims = []
-        unsure = []
-        unstored = []
+        reset()
         writeWhole(syncFirst: false)
     }
 
