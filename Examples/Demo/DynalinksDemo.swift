@@ -32,7 +32,7 @@ enum DynalinksDemo {
 
         DemoOutput.step("First launch, opened by a link while Dynalinks' API has a hiccup")
         simulator.setFault(.status(500, body: #"{"error":"Internal server error"}"#), path: "/api/v1/links/attribute")
-        var events = client.events().makeAsyncIterator()
+        var events = client.linkEvents().makeAsyncIterator()
         client.handle(URL(string: "https://acme.dynalinks.app/product/shoes?ref=push")!)
         await client.start()
         var link: DeepLinkEvent?

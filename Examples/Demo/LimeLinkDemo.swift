@@ -28,7 +28,7 @@ enum LimeLinkDemo {
         print("   LimeLink's page records the phone's screen (in points) and OS version")
 
         DemoOutput.step("First launch: the same app code as with LinkForty")
-        var events = client.events().makeAsyncIterator()
+        var events = client.linkEvents().makeAsyncIterator()
         await client.start()
         DemoOutput.show(await events.next())
         DemoOutput.show(await events.next())

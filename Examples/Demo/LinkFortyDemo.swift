@@ -45,7 +45,7 @@ enum LinkFortyDemo {
         DemoOutput.step("First launch: start() reports the install once; the deferred link arrives through for await")
         simulator.clientIP = "198.51.100.77"
         let first = try launch()
-        var events = first.events().makeAsyncIterator()
+        var events = first.linkEvents().makeAsyncIterator()
         await first.start()
         DemoOutput.show(await events.next())
         DemoOutput.show(await events.next())

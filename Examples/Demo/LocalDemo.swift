@@ -18,7 +18,7 @@ enum LocalDemo {
         print("   handle() returned at once; nobody is subscribed yet")
 
         DemoOutput.step("The app subscribes: the held link arrives first")
-        var events = client.events().makeAsyncIterator()
+        var events = client.linkEvents().makeAsyncIterator()
         DemoOutput.show(await events.next())
 
         DemoOutput.step("A universal link")

@@ -78,7 +78,7 @@ public struct ShopApp {
     /// Subscribes at once, so nothing that arrives before the first launch is missed.
     public init(client: DeepLinkClient) {
         self.client = client
-        self.events = client.events().makeAsyncIterator()
+        self.events = client.linkEvents().makeAsyncIterator()
     }
 
     /// The first launch: starts the client and returns the outcome, with the route of the link

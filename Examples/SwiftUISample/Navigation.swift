@@ -48,7 +48,7 @@
 
         /// Subscribes at once; the navigation lives as long as the app.
         init(client: DeepLinkClient) {
-            let events = client.events()
+            let events = client.linkEvents()
             Task { [weak self] in
                 for await event in events {
                     self?.apply(event)

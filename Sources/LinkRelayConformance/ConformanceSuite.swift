@@ -97,7 +97,7 @@ private struct Context {
 
     /// Starts the client, shuts it down, and returns everything it published.
     func eventsOfFirstLaunch() async -> [DeepLinkEvent] {
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()
         await client.shutdown()
         var received: [DeepLinkEvent] = []
@@ -138,7 +138,7 @@ private struct Context {
             let first = await eventsOfFirstLaunch()
             try expect(first.compactMap(\.link).count == 1, "the first launch delivered \(first.compactMap(\.link).count) links")
             let relaunch = nextLaunch()
-            let events = relaunch.events()
+            let events = relaunch.linkEvents()
             await relaunch.start()
             let outcome = await relaunch.installOutcome()
             await relaunch.shutdown()
@@ -316,7 +316,7 @@ private struct Context {
                     return appSchemes.contains(value.lowercased()) ? scheme : value
                 }
             }
-            let events = client.events()
+            let events = client.linkEvents()
             clock.advance(by: 5)  // past the duplicate window: the same link again is a new tap
             client.handle(world.knownLink)
             var iterator = events.makeAsyncIterator()

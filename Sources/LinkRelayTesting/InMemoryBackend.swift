@@ -12,7 +12,7 @@ import Foundation
 /// ```
 ///
 /// A URL without a script resolves according to ``unscriptedLinks``.
-public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, EventObservingBackend, Sendable {
+public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, LinkEventObservingBackend, Sendable {
     /// What resolving a URL gives.
     public enum Resolution: Sendable {
         /// This link.
@@ -110,7 +110,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, E
     public var calls: [Call] { state.withLock { $0.calls } }
 
     /// Every event the client told this backend it published
-    /// (``/LinkRelay/EventObservingBackend/didPublish(_:at:context:)``), in order.
+    /// (``/LinkRelay/LinkEventObservingBackend/didPublish(_:at:context:)``), in order.
     public var observedEvents: [DeepLinkEvent] { state.withLock { $0.observed } }
 
     /// The links among ``observedEvents``: what the client delivered.

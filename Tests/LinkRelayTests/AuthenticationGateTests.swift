@@ -4,7 +4,7 @@ import Testing
 
 @testable import LinkRelay
 
-@Suite("Authentication gate", .timeLimit(.minutes(1)))
+@Suite("Sign-in hold", .timeLimit(.minutes(1)))
 struct AuthenticationGateTests {
     let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"])
     let clock = ManualClock()
@@ -16,7 +16,7 @@ struct AuthenticationGateTests {
     @Test("a gated path is held and published as authenticationRequired, not as a link")
     func gatedPathIsHeld() async throws {
         let client = gatedClient()
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(url("myapp://wallet/cards"))
         client.handle(url("myapp://home"))
         let received = await events.prefixArray(2)
@@ -54,7 +54,7 @@ struct AuthenticationGateTests {
     @Test("completePendingLink delivers the held link as a link")
     func completeDelivers() async throws {
         let client = gatedClient()
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(url("myapp://wallet"))
         _ = await events.prefixArray(1)
         let completed = await client.completePendingLink()
@@ -67,7 +67,7 @@ struct AuthenticationGateTests {
     @Test("cancelPendingLink drops the held link with an event saying so")
     func cancelDrops() async throws {
         let client = gatedClient()
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(url("myapp://wallet"))
         _ = await events.prefixArray(1)
         #expect(await client.cancelPendingLink()?.path == "/wallet")
@@ -85,7 +85,7 @@ struct AuthenticationGateTests {
             $0.authenticationRequiredPaths = ["wallet"]
             $0.pendingLinkTimeout = 300
         }
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(url("myapp://wallet"))
         _ = await events.prefixArray(1)
         await clock.waitForSleepers(count: 1)
@@ -103,7 +103,7 @@ struct AuthenticationGateTests {
     @Test("a newer gated link replaces the held one, with an event for the replaced one")
     func newerGatedLinkReplaces() async throws {
         let client = gatedClient()
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(url("myapp://wallet/1"))
         client.handle(url("myapp://wallet/2"))
         let received = await events.prefixArray(3)
@@ -137,7 +137,7 @@ struct DestinationPolicyTests {
         let link = url("https://go.acme.app/promo")
         backend.script(link, .link(.fixture(path: "/promo", destination: url(destination))))
         let client = makeClient(backend)
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(link)
         client.handle(url("myapp://after"))
         let received = await events.prefixArray(2)

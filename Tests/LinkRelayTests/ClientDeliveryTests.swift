@@ -25,7 +25,7 @@ struct ClientDeliveryTests {
         let client = makeClient(backend)
         for index in 1...3 { client.handle(url("myapp://item/\(index)")) }
         await client.waitUntilIdle()
-        let first = client.events()
+        let first = client.linkEvents()
         let held = await first.prefixArray(3).compactMap(\.link?.path)
         #expect(held == ["/item/1", "/item/2", "/item/3"])
         let second = client.deepLinks()
@@ -154,11 +154,11 @@ struct ClientDeliveryTests {
     @Test("shutdown finishes every stream and later links are refused")
     func shutdownFinishesStreams() async throws {
         let client = makeClient(backend)
-        let events = client.events()
+        let events = client.linkEvents()
         await client.shutdown()
         #expect(await events.prefixArray(10).isEmpty)
         #expect(client.handle(url("myapp://late")) == false)
-        #expect(await client.events().prefixArray(1).isEmpty)
+        #expect(await client.linkEvents().prefixArray(1).isEmpty)
     }
 
     @Test("handle never blocks on a slow backend and links keep their order")
@@ -182,7 +182,7 @@ struct PublishedEventObservationTests {
     func observesInOrder() async throws {
         let backend = InMemoryBackend(schemes: ["myapp"], hosts: [])
         let client = makeClient(backend) { $0.authenticationRequiredPaths = ["wallet"] }
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(url("myapp://one"))
         client.handle(url("myapp://wallet"))
         _ = await events.prefixArray(2)  // link /one, held /wallet
@@ -217,7 +217,7 @@ struct PublishedEventObservationTests {
 }
 
 /// Resolves locally and never finishes taking in a published event.
-private struct HangingObserverBackend: EventObservingBackend {
+private struct HangingObserverBackend: LinkEventObservingBackend {
     var id: BackendID { "hanging" }
     func canHandle(_ url: URL) -> Bool { true }
     func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
@@ -290,7 +290,7 @@ struct BoundedBufferTests {
         let logger = LinkRelayLogger(
             sink: LogSink(minimumLevel: .warning) { record in warnings.withLock { $0.append(record.message) } }, secrets: [],
             backend: nil)
-        let broadcaster = EventBroadcaster(heldLimit: 0, bufferLimit: 4, logger: logger)
+        let broadcaster = LinkEventBroadcaster(heldLimit: 0, bufferLimit: 4, logger: logger)
         let links = broadcaster.subscribe { event -> DeepLink? in
             if case .link(let link) = event { return link }
             return nil

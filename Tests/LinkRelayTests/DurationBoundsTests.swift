@@ -178,7 +178,7 @@ struct DurationBoundsTests {
         try await client.track("signup")
         await client.flushEvents()
         #expect(backend.sentEvents.map(\.name) == ["signup"])
-        let events = client.events()  // the install outcome is replayed first
+        let events = client.linkEvents()  // the install outcome is replayed first
         client.handle(url("myapp://wallet"))
         var held: DeepLink?
         for await event in events {

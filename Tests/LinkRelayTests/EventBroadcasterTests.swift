@@ -4,14 +4,14 @@ import Testing
 
 @testable import LinkRelay
 
-@Suite("EventBroadcaster", .timeLimit(.minutes(1)))
+@Suite("LinkEventBroadcaster", .timeLimit(.minutes(1)))
 struct EventBroadcasterTests {
     func link(_ path: String) -> DeepLinkEvent { .link(.fixture(path: path)) }
 
     @Test("events held while nobody listens are bounded; the oldest go, with a log line each")
     func heldEventsAreBounded() async {
         let logs = LogCollector()
-        let broadcaster = EventBroadcaster(heldLimit: 2, logger: LinkRelayLogger(sink: logs.sink))
+        let broadcaster = LinkEventBroadcaster(heldLimit: 2, logger: LinkRelayLogger(sink: logs.sink))
         for index in 1...4 { broadcaster.publish(link("/\(index)")) }
         #expect(broadcaster.heldCount == 2)
         let received = await broadcaster.subscribe { $0.link?.path }.prefixArray(2)
@@ -21,7 +21,7 @@ struct EventBroadcasterTests {
 
     @Test("a replayable event is handed to every new subscriber, once")
     func replayableEventIsReplayed() async {
-        let broadcaster = EventBroadcaster(heldLimit: 8, logger: .silent)
+        let broadcaster = LinkEventBroadcaster(heldLimit: 8, logger: .silent)
         let outcome = DeepLinkEvent.install(.organic(nil))
         broadcaster.publish(outcome, replayable: true)
         broadcaster.publish(link("/a"))
@@ -35,7 +35,7 @@ struct EventBroadcasterTests {
 
     @Test("a filtered subscription skips other events")
     func filteredSubscription() async {
-        let broadcaster = EventBroadcaster(heldLimit: 8, logger: .silent)
+        let broadcaster = LinkEventBroadcaster(heldLimit: 8, logger: .silent)
         let links = broadcaster.subscribe { $0.link?.path }
         broadcaster.publish(.failure(DeepLinkError(.network, "x")))
         broadcaster.publish(link("/only"))
@@ -44,7 +44,7 @@ struct EventBroadcasterTests {
 
     @Test("after finishAll, subscriptions end at once and publishing does nothing")
     func finishAllEndsEverything() async {
-        let broadcaster = EventBroadcaster(heldLimit: 8, logger: .silent)
+        let broadcaster = LinkEventBroadcaster(heldLimit: 8, logger: .silent)
         let stream = broadcaster.subscribe { $0 }
         broadcaster.finishAll()
         broadcaster.publish(link("/late"))

@@ -110,7 +110,7 @@ struct EventQueueTests {
     @Test("a 4xx drops the event and publishes a failure; a 5xx keeps it queued")
     func fourHundredDropsFiveHundredKeeps() async throws {
         let client = launch()
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()
         backend.scriptEventSending(.failure(DeepLinkError(.server(status: 503), "busy")))
         try await client.track("kept")
@@ -338,7 +338,7 @@ struct BackendEventTests {
 }
 
 /// Reports each delivered link as an event of its own, and records what it sends.
-final class EnqueuingBackend: EventTrackingBackend, EventObservingBackend {
+final class EnqueuingBackend: EventTrackingBackend, LinkEventObservingBackend {
     let waiters = ConditionWaiters()
     private let sent = Locked<[String]>([])
     var sentNames: [String] { sent.withLock { $0 } }

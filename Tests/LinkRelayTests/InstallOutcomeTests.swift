@@ -44,7 +44,7 @@ struct InstallOutcomeTests {
     func attributedOnce() async throws {
         scriptAttributed()
         let client = launch()
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()
         let outcome = await client.installOutcome()
         #expect(outcome == .attributed(Self.clicked, Self.attribution))
@@ -52,7 +52,7 @@ struct InstallOutcomeTests {
         #expect(received == [.install(outcome), .link(Self.clicked)])
         #expect(received.compactMap(\.link).first?.origin == .deferred)
         // A later subscriber gets the outcome replayed, and no second link.
-        let later = client.events()
+        let later = client.linkEvents()
         #expect(await eventsUntilMarker(client, later) == [.install(outcome)])
         #expect(backend.installMatchCount == 1)
     }
@@ -63,7 +63,7 @@ struct InstallOutcomeTests {
         attribution.linkID = "c2f1a7e4"
         backend.scriptInstall(.success(InstallMatch(attribution: attribution, link: nil)))
         let client = launch()
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()
         let outcome = await client.installOutcome()
         #expect(outcome == .attributedWithoutLink(attribution))
@@ -118,7 +118,7 @@ struct InstallOutcomeTests {
     func organic() async throws {
         backend.scriptInstall(.success(.organic(.organic(installID: "inst-2"))))
         let client = launch()
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()
         #expect(await client.installOutcome() == .organic(.organic(installID: "inst-2")))
         #expect(await eventsUntilMarker(client, events) == [.install(.organic(.organic(installID: "inst-2")))])
@@ -128,7 +128,7 @@ struct InstallOutcomeTests {
     func timedOutThenLate() async throws {
         scriptAttributed(delay: 25)
         let client = launch()
-        let events = client.events()
+        let events = client.linkEvents()
         let started = Task { await client.start() }
         await clock.waitForSleepers(count: 2)  // the backend's 25 s and the 10 s deadline
         clock.advance(by: 10)
@@ -161,7 +161,7 @@ struct InstallOutcomeTests {
         var deferredDeliveries = 0
         for _ in 2...4 {
             let client = launch()
-            let events = client.events()
+            let events = client.linkEvents()
             await client.start()
             deferredDeliveries += await eventsUntilMarker(client, events).compactMap(\.link).count
             #expect(await client.installOutcome() == .attributed(Self.clicked, Self.attribution))
@@ -178,7 +178,7 @@ struct InstallOutcomeTests {
         await first.start()
         await first.shutdown()
         let second = launch()
-        let events = second.events()
+        let events = second.linkEvents()
         await second.start()
         #expect(await second.installOutcome() == .attributed(Self.clicked, Self.attribution))
         #expect(await eventsUntilMarker(second, events).isEmpty)
@@ -188,7 +188,7 @@ struct InstallOutcomeTests {
     func directLinkFirst() async throws {
         scriptAttributed()
         let client = launch()
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(url("myapp://opened/directly"))
         await client.waitUntilIdle()
         await client.start()
@@ -203,7 +203,7 @@ struct InstallOutcomeTests {
         let slow = url("myapp://opened/slowly")
         backend.script(slow, .parsed, delay: 2)
         let client = launch()
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(slow)
         await client.start()  // the match answers while the direct link waits for its backend
         #expect(await client.installOutcome() == .attributed(Self.clicked, Self.attribution))
@@ -217,7 +217,7 @@ struct InstallOutcomeTests {
     func belowThreshold() async throws {
         scriptAttributed(confidence: 60)
         let client = launch { $0.minimumDeferredConfidence = 70 }
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()
         let received = await eventsUntilMarker(client, events)
         #expect(received.compactMap(\.link).isEmpty)
@@ -232,7 +232,7 @@ struct InstallOutcomeTests {
     func deferredDisabled() async throws {
         scriptAttributed()
         let client = launch { $0.deferredDeepLinksEnabled = false }
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()
         #expect(await eventsUntilMarker(client, events).compactMap(\.link).isEmpty)
         #expect(backend.installMatchCount == 1)
@@ -264,7 +264,7 @@ struct InstallOutcomeTests {
         await first.shutdown()
         scriptAttributed()
         let second = launch()
-        let events = second.events()
+        let events = second.linkEvents()
         await second.start()
         #expect(await eventsUntilMarker(second, events) == [.install(.attributed(Self.clicked, Self.attribution)), .link(Self.clicked)])
     }
@@ -285,7 +285,7 @@ struct InstallOutcomeTests {
         await client.clearData()
         #expect(store.keys.isEmpty)
         #expect(await client.queuedEventCount == 0)
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()
         #expect(backend.installMatchCount == 2)
         #expect(await eventsUntilMarker(client, events) == [.install(.attributed(Self.clicked, Self.attribution)), .link(Self.clicked)])

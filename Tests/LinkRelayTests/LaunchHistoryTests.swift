@@ -138,7 +138,7 @@ struct LaunchHistoryTests {
         // Build 2 runs with another backend, in a folder of its own.
         backend.scriptInstall(.success(Self.attributed))
         let client = launch(build: "2", store: InMemoryStore(), historyStore: history)
-        let events = client.events()
+        let events = client.linkEvents()
         let launched = await client.start()
         #expect(launched.kind == .update(from: AppVersion(version: "2.3.0", build: "1")))
         #expect(launched.isExistingUser)
@@ -163,7 +163,7 @@ struct LaunchHistoryTests {
 
         backend.scriptInstall(.success(Self.attributed))
         let client = launch(build: "2", store: InMemoryStore(), historyStore: history) { $0.existingUsers = policy }
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()
         let outcome = await client.installOutcome()
         let links = await linkPaths(client, events)
@@ -240,7 +240,7 @@ struct LaunchHistoryTests {
             $0.previousSDKs = [importer]
             $0.existingUsers = .treatAsNew
         }
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()
         #expect(await client.installOutcome().isAttributed)
         let links = await linkPaths(client, events)
@@ -269,7 +269,7 @@ struct LaunchHistoryTests {
         let reporting = ReportingBackend()
         reporting.inner.scriptInstall(.success(Self.attributed))
         let client = launch(build: "2", store: InMemoryStore(), historyStore: history, backend: reporting)
-        let events = client.events()
+        let events = client.linkEvents()
         #expect(await client.start().isExistingUser)
         #expect(reporting.inner.installMatchCount == 1)
         #expect(await client.installOutcome().attribution?.installID == "inst-1")

@@ -94,7 +94,7 @@ struct LifecycleEdgeTests {
         let link = url("myapp://products/1")
 
         #expect(client.handle(link) == false)
-        #expect(await client.events().prefixArray(1).isEmpty)
+        #expect(await client.linkEvents().prefixArray(1).isEmpty)
         await client.start()
         guard case .failed(let failure) = await client.installOutcome() else {
             Issue.record("expected a failed outcome after shutdown")

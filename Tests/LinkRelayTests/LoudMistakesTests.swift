@@ -33,7 +33,7 @@ struct LoudMistakesTests {
             $0.retryPolicy = .none
             $0.logSink = logs.sink
         }
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(url("https://go.acme.app/a"))
         client.handle(url("https://go.acme.app/b"))
         let published = await failures(client, events)
@@ -51,7 +51,7 @@ struct LoudMistakesTests {
         let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"])
         backend.script(url("myapp://marker"), .parsed)
         let client = makeClient(backend, clock: clock) { $0.retryPolicy = .none }
-        let events = client.events()
+        let events = client.linkEvents()
         switch call {
         case "install":
             backend.scriptInstall(.failure(Self.forbidden))

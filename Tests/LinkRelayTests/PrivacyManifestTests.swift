@@ -86,7 +86,7 @@ struct PrivacyManifestTests {
             let code = try sources(module)
             let sendsDeviceID = code.contains("advertisingID") || code.contains("vendorID")
             #expect(try types(module).contains("NSPrivacyCollectedDataTypeDeviceID") == sendsDeviceID, "\(module)")
-            let reportsEvents = code.contains("EventTrackingBackend") || code.contains("EventObservingBackend")
+            let reportsEvents = code.contains("EventTrackingBackend") || code.contains("LinkEventObservingBackend")
             #expect(try types(module).contains("NSPrivacyCollectedDataTypeProductInteraction") == reportsEvents, "\(module)")
         }
         #expect(try types("Sources/LinkRelay").isEmpty)  // the core sends nothing itself

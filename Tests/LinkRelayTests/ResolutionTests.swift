@@ -126,7 +126,7 @@ struct ResolutionTests {
     @Test("a URL the backend claims but that cannot be parsed is a failure event with the URL")
     func unparsableClaimedURLIsAFailure() async throws {
         let client = makeClient(LocalBackend(.init(hosts: ["go.acme.app"])).claimingEverything)
-        let events = client.events()
+        let events = client.linkEvents()
         let broken = url("https:///no-host")
         client.handle(broken)
         guard case .failure(let error)? = await events.prefixArray(1).first else {

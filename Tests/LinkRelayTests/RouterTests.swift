@@ -177,7 +177,7 @@ struct RouterTests {
         #expect(router.route(.fixture(path: "/a/../products/42")) == .product(42))
         #expect(router.route(.fixture(path: "/products/./42")) == .product(42))
         #expect(router.route(.fixture(path: "/../../wallet")) == .wallet)
-        // The sign-in gate sees the same path: a link dressed as a product still needs sign-in.
+        // The sign-in hold sees the same path: a link dressed as a product still needs sign-in.
         #expect(router.requiresAuthentication(.fixture(path: "/products/../wallet")))
         #expect(router.route(.fixture(path: "/products/42/..")) == .products)
         // Through the real parser: Foundation keeps the dot segments; the router resolves them.
@@ -270,17 +270,17 @@ struct RouterTests {
         #expect(throws: RouteMatch.Mismatch(name: "missing", reason: "is missing from the query")) { try match.requiredQuery("missing", as: String.self) }
     }
 
-    @Test("a route declared requiresAuthentication feeds the client's sign-in gate")
+    @Test("a route declared requiresAuthentication feeds the client's sign-in hold")
     func authentication() async throws {
         let router = try Self.makeRouter()
         #expect(router.requiresAuthentication(.fixture(path: "/wallet")))
         #expect(!router.requiresAuthentication(.fixture(path: "/products/42")))
-        #expect(!router.requiresAuthentication(.fixture(path: "/wallet/cards")))  // no route, no gate
+        #expect(!router.requiresAuthentication(.fixture(path: "/wallet/cards")))  // no route, no hold
 
         let client = makeClient(LocalBackend(.init(schemes: ["myapp"]))) { configuration in
             configuration.authenticationRule = { router.requiresAuthentication($0) }
         }
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(URL(string: "myapp://wallet")!)
         client.handle(URL(string: "myapp://products/42")!)
         let received = await events.prefixArray(2)

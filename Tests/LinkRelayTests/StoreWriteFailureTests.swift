@@ -106,7 +106,7 @@ struct StoreWriteFailureTests {
     func noClaimNoSend() async throws {
         let store = FailingStore()
         let client = launch(store)
-        let events = client.events()
+        let events = client.linkEvents()
         for index in 0..<10 { try await client.track("event-\(index)") }
         store.fail([DeepLinkClient.eventQueueKey])
         await client.start()
@@ -132,7 +132,7 @@ struct StoreWriteFailureTests {
     func deferredWriteFailureSurfaces() async throws {
         let store = FailingStore(deferred: true)
         let client = launch(store)
-        let events = client.events()
+        let events = client.linkEvents()
         store.fail()
         for index in 0..<5 { try await client.track("event-\(index)") }
         let error = await #expect(throws: DeepLinkError.self) { try await client.saveQueuedEvents() }
@@ -176,7 +176,7 @@ struct StoreWriteFailureTests {
         defer { disk.unmount() }
         let padding = String(repeating: "p", count: 400)
         let first = launch(FileStore(directory: disk.folder))
-        let events = first.events()
+        let events = first.linkEvents()
         for index in 0..<60 { try await first.track("event-\(index)", properties: ["padding": .string(padding)]) }
         try await first.saveQueuedEvents()
         // Another file takes the rest of the disk.

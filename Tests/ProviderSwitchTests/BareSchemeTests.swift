@@ -29,7 +29,7 @@ struct BareSchemeTests {
             var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
             configuration.retryPolicy = .none
             let client = DeepLinkClient(backend: backend, configuration: configuration)
-            var events = client.events().makeAsyncIterator()
+            var events = client.linkEvents().makeAsyncIterator()
             guard client.handle(try #require(URL(string: text))) else {
                 Issue.record("\(text) is not taken by \(backend.id)")
                 await client.shutdown()

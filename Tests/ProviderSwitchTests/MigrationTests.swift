@@ -227,7 +227,7 @@ struct MigrationTests {
         let client = launch(world.backend, simulator: sandbox.simulator, store: InMemoryStore(), device: device) {
             $0.previousSDKs = [LinkFortySDKImporter()]
         }
-        let events = client.events()
+        let events = client.linkEvents()
         let launched = await client.start()
         #expect(launched.kind == .existingUser(previousSDK: PreviousSDK(provider: .linkForty, installID: "inst-from-sdk")))
         #expect(await client.installOutcome() == .existingUser(nil))

@@ -35,7 +35,7 @@ struct SecretsTests {
         configuration.authenticationRule = { ShopRoutes.router.requiresAuthentication($0) }
         configuration.logSink = LogSink(minimumLevel: .debug) { record in lines.withLock { $0.append(record.message) } }
         let client = DeepLinkClient(backend: world.backend, configuration: configuration)
-        let events = client.events()
+        let events = client.linkEvents()
         var app = ShopApp(client: client)
 
         // The story, then the same links while the server answers 401 with the client's own

@@ -43,7 +43,7 @@ struct WrongKeyTests {
         let client = client(
             LimeLinkBackend(try .init(apiKey: "lk_wrong", appSchemes: ["shopapp"])), simulator,
             logs: LogSink(minimumLevel: .warning) { record in warnings.withLock { $0.append(record.message) } })
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(URL(string: "https://shop.limelink.org/link/p42")!)
         let failures = await failures(client, events, links: 1)
         let rejected = try #require(failures.first { $0.message.contains("rejected the API key") })
@@ -61,7 +61,7 @@ struct WrongKeyTests {
         _ = server.createLink(path: "/promo", shortenedPath: "Ab3", url: "https://acme.example/promo")
         let client = client(
             DynalinksBackend(try .init(apiKey: "dyn_wrong", linkDomains: ["acme.dynalinks.app"])), simulator, logs: .silent)
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(URL(string: "https://acme.dynalinks.app/promo")!)
         let failures = await failures(client, events, links: 1)
         let rejected = try #require(failures.first { $0.message.contains("rejected the API key") })

@@ -90,7 +90,7 @@ struct DynalinksEndToEndTests {
         simulator.setFault(.status(500, body: #"{"error":"Internal server error"}"#), path: "/api/v1/links/attribute")
 
         let client = try makeClient(simulator)
-        let events = client.events()
+        let events = client.linkEvents()
         client.handle(url("https://acme.dynalinks.app/product/shoes"))
         await client.start()
         var received: [DeepLinkEvent] = []
@@ -128,7 +128,7 @@ struct DynalinksEndToEndTests {
         var delivered = 0
         for _ in 0..<3 {
             let client = try makeClient(simulator, store: store)
-            let events = client.events()
+            let events = client.linkEvents()
             await client.start()
             await client.shutdown()
             for await event in events where event.link != nil { delivered += 1 }

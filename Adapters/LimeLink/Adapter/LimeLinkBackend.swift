@@ -21,7 +21,7 @@ extension BackendID {
 /// own query parameters are kept; stats say `first_run` for the first link of an install; and a
 /// deferred match survives a failed second step. LimeLink has no event or link-creation API, so
 /// `track` and `createLink` throw `.unsupported` with this backend.
-public struct LimeLinkBackend: EventObservingBackend {
+public struct LimeLinkBackend: LinkEventObservingBackend {
     /// Where LimeLink is and which domains and schemes are the app's.
     public let configuration: Configuration
 

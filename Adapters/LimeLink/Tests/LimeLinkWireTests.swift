@@ -362,7 +362,7 @@ struct LimeLinkDeferredTests {
     func unsupported() async throws {
         let backend = try Harness().backend
         #expect(!((backend as any DeepLinkBackend) is any EventTrackingBackend))
-        #expect((backend as any DeepLinkBackend) is any EventObservingBackend)
+        #expect((backend as any DeepLinkBackend) is any LinkEventObservingBackend)
         #expect(!((backend as any DeepLinkBackend) is any LinkCreatingBackend))
     }
 

@@ -17,7 +17,7 @@ extension BackendID {
 /// Where Paylisher's SDK is wrong, this adapter is right: only the app's schemes and domains
 /// (and the short-link hosts) are claimed; a bare single path segment is a campaign key only on a
 /// short-link host; keys are encoded; a campaign payload with a plain string `_id` still decodes.
-public struct PaylisherBackend: EventBatchingBackend, EventObservingBackend {
+public struct PaylisherBackend: EventBatchingBackend, LinkEventObservingBackend {
     /// Where Paylisher is, which links are the app's, and how events travel.
     public let configuration: Configuration
     /// When each link held for sign-in was held, by link id: for "… Completed" and its peers.

@@ -119,7 +119,7 @@ struct PaylisherBatchingTests {
     @Test("a single event refused with 413 can never go: it is dropped and reported, the next one is sent")
     func tooLargeAlone() async throws {
         let client = try await client(EventBatching(maximumBatchSize: 1, flushAt: 1000, flushInterval: .infinity))
-        let events = client.events()
+        let events = client.linkEvents()
         try await track(client, 1...2)
         simulator.setFault(.status(413), path: "/batch", times: 1)
         await client.flushEvents()

@@ -102,7 +102,7 @@ struct PaylisherDeliveryTests {
         server.createCampaign(keyName: "SUMMER", title: "Summer Sale", scheme: "diyetim://products/42")
         try server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", from: istanbulPhone, at: simulator.clock.currentDate)
         let client = try client(simulator, gated: true)
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()
         client.handle(url("diyetim://wallet?campaign=cashback"))
         var iterator = events.makeAsyncIterator()

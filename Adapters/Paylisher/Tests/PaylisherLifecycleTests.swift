@@ -41,7 +41,7 @@ struct PaylisherLifecycleTests {
     @Test("opened (with the campaign), completed after sign-in, cancelled, timed out; the deferred check")
     func catalogue() async throws {
         let client = try client()
-        let events = client.events()
+        let events = client.linkEvents()
         await client.start()  // organic: "Deferred Deep Link Check"
         client.handle(url("diyetim://products/42?keyName=SUMMER&utm_source=ig&utm_medium=paid&campaign=summer25"))
         client.handle(url("diyetim://wallet?campaign=cashback"))

@@ -53,7 +53,7 @@ struct FaultMatrixTests {
         let harness = try await SandboxHarness()
         try await fixture.script(harness.sandbox)
         let client = try harness.client(fixture)
-        var events = client.events().makeAsyncIterator()
+        var events = client.linkEvents().makeAsyncIterator()
         let deadline = DeepLinkClient.Configuration().resolutionTimeout
         try await fault.install(on: fixture.resolvePath, fixture: fixture, harness: harness)
 
@@ -129,7 +129,7 @@ struct FaultMatrixTests {
         try await fixture.script(harness.sandbox)
         let store = InMemoryStore()
         let client = try harness.client(fixture, store: store)
-        var events = client.events().makeAsyncIterator()
+        var events = client.linkEvents().makeAsyncIterator()
         await client.start()
         // Paylisher reports the organic first launch ("Deferred Deep Link Check") of its own.
         await harness.sandbox.simulator.waitForRequests(path: eventPath, count: fixture.eventsAfterStart)

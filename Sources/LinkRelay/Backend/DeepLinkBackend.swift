@@ -107,7 +107,7 @@ extension DeepLinkBackend {
 /// "… Timeout" (`.pendingLinkDropped`), "… Failed", "Deferred Deep Link Match" (`.install`)).
 ///
 /// Only backends that conform are told, so the others cost nothing per event.
-public protocol EventObservingBackend: DeepLinkBackend {
+public protocol LinkEventObservingBackend: DeepLinkBackend {
     /// Called after `event` was published, in order, one call at a time from a task of its own,
     /// each cut off after ``DeepLinkClient/Configuration/requestTimeout``: nothing a backend does
     /// here can delay or undo what the app receives. `date` is when the event was published (the
@@ -117,6 +117,10 @@ public protocol EventObservingBackend: DeepLinkBackend {
     /// retried.
     func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async throws
 }
+
+/// The former name of ``LinkEventObservingBackend``.
+@available(*, deprecated, renamed: "LinkEventObservingBackend")
+public typealias EventObservingBackend = LinkEventObservingBackend
 
 /// A backend that reports ``ConversionEvent``s to its provider.
 public protocol EventTrackingBackend: DeepLinkBackend {

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Its ``id`` is the primary's, so persisted values stay where they are when you add or remove
 /// the others.
-public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, EventObservingBackend {
+public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, LinkEventObservingBackend {
     /// The backend that matches installs and receives events and link requests.
     public let primary: any DeepLinkBackend
     /// The backends tried after the primary, in order.
@@ -104,7 +104,7 @@ public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, EventOb
             case .install, .failure: nil
             }
         let owner = provider.flatMap { id in ([primary] + others).first { $0.id == id } } ?? primary
-        try await (owner as? any EventObservingBackend)?.didPublish(event, at: date, context: context)
+        try await (owner as? any LinkEventObservingBackend)?.didPublish(event, at: date, context: context)
     }
 
     /// The member events go to: the first that reports events, the primary first. `nil` when

@@ -8,7 +8,7 @@ extension DeepLinkClient {
     ///
     /// It never blocks: the URL goes into an inbox, its deadline
     /// (``Configuration/resolutionTimeout``) starts now, and the link is delivered through
-    /// ``events()`` and ``deepLinks()``, in the order links were handed over.
+    /// ``linkEvents()`` and ``deepLinks()``, in the order links were handed over.
     ///
     /// - Returns: whether the backend claims the URL. `false` lets you hand it to another
     ///   handler; such a URL is not delivered. Also `false` after ``shutdown()``.
@@ -209,7 +209,7 @@ extension DeepLinkClient {
     /// destination (where providers such as LimeLink put the route), is gated.
     private func isGatedPath(_ link: DeepLink) -> Bool {
         if let rule = configuration.authenticationRule, rule(link) { return true }
-        guard !gatedPaths.isEmpty else { return false }
+        guard !signInPaths.isEmpty else { return false }
         var candidates = [link.pathSegments]
         if let destination = link.destination, let scheme = destination.scheme?.lowercased(),
             backend.appSchemes.contains(scheme), let parsed = try? LinkParser.parse(destination)
@@ -218,7 +218,7 @@ extension DeepLinkClient {
         }
         return candidates.contains { segments in
             guard let first = segments.first else { return false }
-            return gatedPaths.contains(first) || gatedPaths.contains(segments.joined(separator: "/"))
+            return signInPaths.contains(first) || signInPaths.contains(segments.joined(separator: "/"))
         }
     }
 }

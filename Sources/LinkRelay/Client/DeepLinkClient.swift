@@ -39,7 +39,7 @@ public actor DeepLinkClient {
     public nonisolated let configuration: Configuration
 
     nonisolated let logger: LinkRelayLogger
-    nonisolated let broadcaster: EventBroadcaster
+    nonisolated let broadcaster: LinkEventBroadcaster
     nonisolated let inbox: Inbox
     /// Published events on their way to an observing backend (see ``publish(_:replayable:)``);
     /// `nil` when the backend does not observe them.
@@ -47,7 +47,7 @@ public actor DeepLinkClient {
     nonisolated let clock: any LinkRelayClock
     nonisolated let redactor: Redactor
     let policy: DestinationPolicy
-    let gatedPaths: Set<String>
+    let signInPaths: Set<String>
 
     // The client's state, one value per concern. `clearData()` and `shutdown()` make one call
     // on each; work that outlives an `await` checks its concern's generation before it commits.
@@ -64,8 +64,8 @@ public actor DeepLinkClient {
     var eventQueue = EventQueueState()
     /// The journal's background writer, for `deinit`, which writes what it holds.
     nonisolated let journalWriter = Locked<DeferredWriter?>(nil)
-    /// The link held for sign-in (see DeepLinkClient+AuthenticationGate.swift).
-    var gate = PendingLinkGate()
+    /// The link held for sign-in (see DeepLinkClient+SignInHold.swift).
+    var signInHold = SignInHold()
     /// What backend calls are made with.
     var session: BackendSession
     private(set) var isShutDown = false
@@ -85,7 +85,7 @@ public actor DeepLinkClient {
     /// events with it.
     public var sessionAttribution: Campaign? { session.sessionAttribution }
     /// The link waiting for sign-in, if any (see ``completePendingLink()``).
-    public var pendingLink: DeepLink? { gate.link }
+    public var pendingLink: DeepLink? { signInHold.link }
 
     enum InboxItem: Sendable {
         /// A URL from ``handle(_:)``, stamped with its arrival on the client's clock.
@@ -124,11 +124,11 @@ public actor DeepLinkClient {
         self.logger = logger
         self.redactor = logger.redactor
         self.session = BackendSession(configuration: configuration, backendID: backend.id, logger: logger)
-        self.broadcaster = EventBroadcaster(
+        self.broadcaster = LinkEventBroadcaster(
             heldLimit: configuration.undeliveredEventLimit, bufferLimit: configuration.linkBufferLimit, logger: logger)
         self.policy = DestinationPolicy(
             allowedSchemes: configuration.allowedDestinationSchemes.union(backend.appSchemes))
-        self.gatedPaths = Set(
+        self.signInPaths = Set(
             configuration.authenticationRequiredPaths.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) })
         self.intake = LinkIntake(duplicateWindow: configuration.duplicateWindow, limit: configuration.maximumConcurrentResolutions)
         self.inbox = Inbox(
@@ -140,7 +140,7 @@ public actor DeepLinkClient {
             dropped: { [linkDrops] item in
                 if case .link(let url, _) = item { linkDrops.note(url, logger: logger) }
             })
-        let observer = backend as? any EventObservingBackend
+        let observer = backend as? any LinkEventObservingBackend
         let (publishedStream, publishedContinuation) = AsyncStream<(DeepLinkEvent, Date)>.makeStream(bufferingPolicy: .unbounded)
         self.published = observer == nil ? nil : publishedContinuation
         // A second task tells an observing backend about published events, so that what the
@@ -160,12 +160,12 @@ public actor DeepLinkClient {
         Self.release(inbox.close())
         published?.finish()
         broadcaster.finishAll()
-        _ = gate.take()
+        _ = signInHold.take()
         eventQueue.flush?.cancel()
         for resolution in resolutions.values { resolution.cancel() }
     }
 
-    /// Applies the destination policy and the authentication gate, then publishes: the one path
+    /// Applies the destination policy and the sign-in hold, then publishes: the one path
     /// every link takes, direct or deferred.
     func deliver(_ link: DeepLink, handedOver url: URL) {
         guard !isShutDown else { return }
@@ -184,8 +184,8 @@ public actor DeepLinkClient {
         }
     }
 
-    /// Publishes `event` to the app, then, for an ``EventObservingBackend``, queues it for
-    /// ``EventObservingBackend/didPublish(_:at:context:)``. Every event the client publishes goes
+    /// Publishes `event` to the app, then, for an ``LinkEventObservingBackend``, queues it for
+    /// ``LinkEventObservingBackend/didPublish(_:at:context:)``. Every event the client publishes goes
     /// through here. Callable from any thread: a background write reports its failure here.
     nonisolated func publish(_ event: DeepLinkEvent, replayable: Bool = false) {
         broadcaster.publish(event, replayable: replayable)
@@ -194,7 +194,7 @@ public actor DeepLinkClient {
 
     /// Tells the observing backend about published events, one at a time, each within
     /// `requestTimeout`.
-    private func tell(_ backend: any EventObservingBackend, _ event: DeepLinkEvent, publishedAt date: Date) async {
+    private func tell(_ backend: any LinkEventObservingBackend, _ event: DeepLinkEvent, publishedAt date: Date) async {
         guard !isShutDown else { return }
         let context = await makeContext()
         let timeout = configuration.requestTimeout
@@ -211,18 +211,25 @@ public actor DeepLinkClient {
 
     // MARK: - Events out
 
-    /// A new stream of every event published from now on: links, the install outcome,
-    /// authentication requests and failures.
+    /// A new stream of every link event published from now on: links, the install outcome,
+    /// authentication requests and failures. (The events an app tracks for its provider,
+    /// ``track(_:properties:)``, are another thing: they go to the provider, not to the app.)
     ///
     /// Each call makes a new subscription, registered before it returns; any number may run at
     /// once, and each receives every event exactly once, in order. The first subscriber also
     /// receives the events held while nobody listened. The stream ends when its task is
     /// cancelled or after ``shutdown()``.
-    public nonisolated func events() -> AsyncStream<DeepLinkEvent> {
+    public nonisolated func linkEvents() -> AsyncStream<DeepLinkEvent> {
         broadcaster.subscribe { $0 }
     }
 
-    /// ``events()`` narrowed to the links to open (direct and deferred).
+    /// The former name of ``linkEvents()``.
+    @available(*, deprecated, renamed: "linkEvents()")
+    public nonisolated func events() -> AsyncStream<DeepLinkEvent> {
+        linkEvents()
+    }
+
+    /// ``linkEvents()`` narrowed to the links to open (direct and deferred).
     public nonisolated func deepLinks() -> AsyncStream<DeepLink> {
         broadcaster.subscribe { $0.link }
     }
@@ -265,7 +272,7 @@ public actor DeepLinkClient {
         eventJournal?.close()
         eventQueue.shutdown()
         published?.finish()
-        _ = gate.take()
+        _ = signInHold.take()
         let (outcome, waiters) = firstLaunch.close(undecided: .failed(shutdownError("The client was shut down before the install outcome was known.")))
         for waiter in waiters { waiter.resume(returning: outcome) }
         broadcaster.finishAll()

@@ -3,7 +3,7 @@ import Foundation
 /// A value guarded by a lock: the one place in LinkRelay where mutable state is shared across
 /// threads without an actor.
 ///
-/// The nonisolated entry points of ``DeepLinkClient`` (`handle(_:)`, `events()`) must register
+/// The nonisolated entry points of ``DeepLinkClient`` (`handle(_:)`, `linkEvents()`) must register
 /// work synchronously, from any thread, without awaiting an actor; this type is what lets them.
 /// `Synchronization.Mutex` would do the same but needs iOS 18.
 ///

@@ -1,7 +1,7 @@
-/// What the client tells the app, through ``DeepLinkClient/events()``.
+/// What the client tells the app, through ``DeepLinkClient/linkEvents()``.
 ///
 /// ```swift
-/// for await event in client.events() {
+/// for await event in client.linkEvents() {
 ///     switch event {
 ///     case .link(let link): router.open(link)
 ///     case .authenticationRequired(let link): showLogin(for: link)

@@ -172,7 +172,7 @@ public struct DeepLinkRouter<Route: Sendable>: Sendable {
     }
 
     /// Whether the pattern `link` routes to was declared with `requiresAuthentication`. Give it
-    /// to the client, so the sign-in gate follows your routes:
+    /// to the client, so the sign-in hold follows your routes:
     ///
     /// ```swift
     /// configuration.authenticationRule = { router.requiresAuthentication($0) }
@@ -192,7 +192,7 @@ public struct DeepLinkRouter<Route: Sendable>: Sendable {
     /// The segment lists to try, in order: an app-scheme destination's, the link's, a web
     /// destination's.
     /// Dot segments are resolved first (`/a/../b` is `/b`), as the web server at that URL
-    /// resolves them, so a route and the sign-in gate see the path that would be served.
+    /// resolves them, so a route and the sign-in hold see the path that would be served.
     private func candidateSegments(of link: DeepLink) -> [[String]] {
         let own = RoutePattern.resolvingDotSegments(link.pathSegments)
         guard let destination = link.destination, let scheme = destination.scheme?.lowercased(),

@@ -9,7 +9,7 @@ import LinkRelayTesting
 // free of start-up and set-up.
 //
 //   linkrelay-instructions subscribe LIVE CALLS
-//     a client with LIVE live subscribers; then CALLS times: events() and drop the stream
+//     a client with LIVE live subscribers; then CALLS times: linkEvents() and drop the stream
 //     (a subscribe and an unsubscribe).
 //   linkrelay-instructions deliver LINKS
 //     a client on a LocalBackend with one subscriber; LINKS times, one at a time: handle a link,
@@ -147,9 +147,9 @@ switch scenario {
 case "subscribe":
     guard arguments.count == 3, let live = Int(arguments[1]), let calls = Int(arguments[2]) else { usage() }
     let client = makeClient()
-    let kept = (0..<live).map { _ in client.events() }
+    let kept = (0..<live).map { _ in client.linkEvents() }
     for _ in 0..<calls {
-        let stream = client.events()
+        let stream = client.linkEvents()
         withExtendedLifetime(stream) {}
     }
     // Reported so the work is not optimised away, and so a run shows what it did.

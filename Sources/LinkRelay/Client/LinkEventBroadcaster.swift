@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Publishing must be serial (the client publishes only from its actor); events are yielded
 /// outside the lock, so a subscriber's termination handler may run at any time.
-final class EventBroadcaster: Sendable {
+final class LinkEventBroadcaster: Sendable {
     private struct Subscriber: Sendable {
         let deliver: @Sendable (DeepLinkEvent) -> Void
         let finish: @Sendable () -> Void
@@ -111,7 +111,7 @@ final class EventBroadcaster: Sendable {
         }
         if let dropped {
             logger.warning(
-                "Nobody listens for link events and \(heldLimit) are already held; dropped the oldest: \(EventBroadcaster.summary(of: dropped))"
+                "Nobody listens for link events and \(heldLimit) are already held; dropped the oldest: \(LinkEventBroadcaster.summary(of: dropped))"
             )
         }
         for receiver in receivers { receiver.deliver(event) }

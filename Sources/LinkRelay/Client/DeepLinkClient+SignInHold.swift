@@ -7,7 +7,7 @@ extension DeepLinkClient {
     func hold(_ link: DeepLink) {
         let clock = configuration.clock
         let deadline = clock.uptime + configuration.pendingLinkTimeout
-        let replaced = gate.hold(link) { generation in
+        let replaced = signInHold.hold(link) { generation in
             Task { [weak self] in
                 do {
                     try await clock.sleep(untilUptime: deadline)
@@ -27,7 +27,7 @@ extension DeepLinkClient {
     /// - Returns: the delivered link, or `nil` when none was held.
     @discardableResult
     public func completePendingLink() -> DeepLink? {
-        guard let link = gate.take() else { return nil }
+        guard let link = signInHold.take() else { return nil }
         publish(.link(link))
         return link
     }
@@ -38,13 +38,13 @@ extension DeepLinkClient {
     /// - Returns: the dropped link, or `nil` when none was held.
     @discardableResult
     public func cancelPendingLink() -> DeepLink? {
-        guard let link = gate.take() else { return nil }
+        guard let link = signInHold.take() else { return nil }
         publish(.pendingLinkDropped(link, .cancelled))
         return link
     }
 
     private func expirePendingLink(generation: UInt64) {
-        guard generation == gate.generation, let link = gate.take() else { return }
+        guard generation == signInHold.generation, let link = signInHold.take() else { return }
         logger.info("The link waiting for sign-in expired: \(link.path)")
         publish(.pendingLinkDropped(link, .expired))
     }

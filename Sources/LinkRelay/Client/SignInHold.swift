@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Each hold has its own generation, so the timer of a link already released or replaced
 /// cannot expire the next one.
-struct PendingLinkGate: Sendable {
+struct SignInHold: Sendable {
     private(set) var link: DeepLink?
     private var expiry: Task<Void, Never>?
     private(set) var generation: UInt64 = 0
