@@ -152,7 +152,8 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, L
         HostPattern.claims(url, hosts: hosts, schemes: appSchemes)
     }
 
-    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+    public func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+        let url = link.url
         let script = state.withLock { state -> Script in
             state.calls.append(.resolve(url))
             state.contexts.append(context)
@@ -161,7 +162,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, L
         if script.delay > 0 { try await context.clock.sleep(for: script.delay) }
         switch script.resolution {
         case .link(let link): return link
-        case .parsed: return try LinkParser.parse(url).deepLink(provider: id, resolution: .server)
+        case .parsed: return link.deepLink(provider: id, resolution: .server)
         case .failure(let error): throw error
         }
     }

@@ -33,7 +33,8 @@ struct ConformanceKitTests {
 
         func canHandle(_ url: URL) -> Bool { url.host == "go.acme.app" }
 
-        func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+            let url = link.url
             let code = url.lastPathComponent
             let request = HTTPRequest(
                 method: .get, url: URL(string: "https://api.acme.test/v1/resolve/\(code)")!, headers: ["Authorization": "Bearer \(apiKey)"])
@@ -102,7 +103,8 @@ struct ConformanceKitTests {
             var id: BackendID { "leaky" }
             func canHandle(_ url: URL) -> Bool { true }
             // Errors that are not retried, so the check needs no clock to move.
-            func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+            func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+                let url = link.url
                 throw DeepLinkError(.decoding, "failed with key acme-secret", backend: id, url: url)
             }
             func matchInstall(context: BackendContext) async throws -> InstallMatch {

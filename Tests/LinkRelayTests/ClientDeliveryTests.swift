@@ -220,8 +220,8 @@ struct PublishedEventObservationTests {
 private struct HangingObserverBackend: LinkEventObservingBackend {
     var id: BackendID { "hanging" }
     func canHandle(_ url: URL) -> Bool { true }
-    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
-        try LinkParser.parse(url).deepLink(provider: id, resolution: .server)
+    func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+        link.deepLink(provider: id, resolution: .server)
     }
     func matchInstall(context: BackendContext) async throws -> InstallMatch { .organic() }
     func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async {

@@ -14,7 +14,8 @@ struct DebugLoggingTests {
         let id: BackendID = "keyed"
         var secrets: [String] { [Self.key] }
         func canHandle(_ url: URL) -> Bool { url.host == "go.acme.app" }
-        func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+            let url = link.url
             let request = HTTPRequest(
                 method: .get, url: URL(string: "https://api.acme.test/v1/resolve?key=\(Self.key)&code=\(url.lastPathComponent)")!,
                 headers: ["Authorization": "Bearer \(Self.key)"])

@@ -169,7 +169,7 @@ struct EndlessResponseTests {
 
         func canHandle(_ url: URL) -> Bool { url.scheme == "myapp" }
 
-        func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
             let response = try await context.transport.send(HTTPRequest(method: .get, url: resolver))
             throw DeepLinkError(.decoding, "Unexpected answer (\(response.status)).")
         }

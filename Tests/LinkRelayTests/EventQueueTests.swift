@@ -344,8 +344,8 @@ final class EnqueuingBackend: EventTrackingBackend, LinkEventObservingBackend {
     var sentNames: [String] { sent.withLock { $0 } }
     var id: BackendID { "enqueuing" }
     func canHandle(_ url: URL) -> Bool { url.scheme == "myapp" }
-    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
-        try LinkParser.parse(url).deepLink(provider: id, resolution: .server)
+    func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+        link.deepLink(provider: id, resolution: .server)
     }
     func matchInstall(context: BackendContext) async throws -> InstallMatch { .organic() }
     func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async {

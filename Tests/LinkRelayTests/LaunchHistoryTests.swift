@@ -308,6 +308,6 @@ private struct ReportingBackend: DeepLinkBackend {
     var id: BackendID { inner.id }
     var needsInstallReport: Bool { true }
     func canHandle(_ url: URL) -> Bool { inner.canHandle(url) }
-    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink { try await inner.resolve(url, context: context) }
+    func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink { try await inner.resolve(link, context: context) }
     func matchInstall(context: BackendContext) async throws -> InstallMatch { try await inner.matchInstall(context: context) }
 }

@@ -155,7 +155,7 @@ struct ThrowingBackend: DeepLinkBackend {
     let error: any Error
     var id: BackendID { "throwing" }
     func canHandle(_ url: URL) -> Bool { true }
-    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink { throw error }
+    func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink { throw error }
     func matchInstall(context: BackendContext) async throws -> InstallMatch { throw error }
 }
 
@@ -168,8 +168,8 @@ private struct ClaimAll: DeepLinkBackend {
     let base: LocalBackend
     var id: BackendID { base.id }
     func canHandle(_ url: URL) -> Bool { true }
-    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
-        try await base.resolve(url, context: context)
+    func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+        try await base.resolve(link, context: context)
     }
     func matchInstall(context: BackendContext) async throws -> InstallMatch {
         try await base.matchInstall(context: context)

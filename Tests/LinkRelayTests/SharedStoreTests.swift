@@ -194,7 +194,7 @@ final class BatchRecorder: EventBatchingBackend, Sendable {
     var id: BackendID { "batches" }
     func canHandle(_ url: URL) -> Bool { false }
 
-    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+    func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
         throw DeepLinkError(.unsupported, "No links here.")
     }
 

@@ -108,7 +108,8 @@ final class HangingBackend: DeepLinkBackend {
         await startWaiters.wait(until: count) { [state] in state.withLock { $0.started.count } }
     }
 
-    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+    func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+        let url = link.url
         let (id, answers, started) = state.withLock { state -> (UInt64, Bool, Int) in
             state.nextID += 1
             state.running += 1

@@ -49,8 +49,8 @@ public struct DynalinksBackend: DeepLinkBackend {
 
     /// `POST /links/attribute` with the URL exactly as opened. `{"matched": false}` is an unknown
     /// link: the client delivers it parsed on the device.
-    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
-        let parsed = try LinkParser.parse(url)
+    public func resolve(_ parsed: ParsedLink, context: BackendContext) async throws -> DeepLink {
+        let url = parsed.url
         let result = try await post(
             DynalinksAttributeRequest(url: url.absoluteString), to: DynalinksEndpoints.attribute(configuration.baseURL),
             what: "the link attribution", url: url, context: context)

@@ -56,8 +56,8 @@ public struct LimeLinkBackend: LinkEventObservingBackend {
 
     // MARK: Resolve
 
-    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
-        let parsed = try LinkParser.parse(url)
+    public func resolve(_ parsed: ParsedLink, context: BackendContext) async throws -> DeepLink {
+        let url = parsed.url
         guard let route = LimeLinkEndpoints.route(for: url, providerDomain: configuration.providerDomain) else {
             throw DeepLinkError(.invalidURL, "A LimeLink link needs a host.", backend: id, url: url)
         }

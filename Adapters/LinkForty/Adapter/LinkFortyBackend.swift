@@ -56,8 +56,8 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
 
     // MARK: Resolve (E2/E3)
 
-    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
-        let parsed = try LinkParser.parse(url)
+    public func resolve(_ parsed: ParsedLink, context: BackendContext) async throws -> DeepLink {
+        let url = parsed.url
         guard parsed.origin == .universalLink else {
             // An app-scheme link is what LinkForty's redirect opens: the route itself, read as
             // LinkForty's SDK reads a link on the device.

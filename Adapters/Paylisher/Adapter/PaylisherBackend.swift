@@ -49,8 +49,9 @@ public struct PaylisherBackend: EventBatchingBackend, LinkEventObservingBackend 
 
     /// A keyed link is resolved (short links on their own host, others at the campaign API); a
     /// link without a key is delivered as it is, with no lookup.
-    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
-        let link = try PaylisherMapping.parse(url, configuration: configuration)
+    public func resolve(_ parsed: ParsedLink, context: BackendContext) async throws -> DeepLink {
+        let url = parsed.url
+        let link = try PaylisherMapping.parse(parsed, configuration: configuration)
         guard let key = link.campaignKey else { return PaylisherMapping.deepLink(link, campaign: nil) }
         let endpoint: URL?
         if link.isShortLink, let host = link.parsed.host {
@@ -149,7 +150,7 @@ public struct PaylisherBackend: EventBatchingBackend, LinkEventObservingBackend 
         // As Paylisher's auto-handling does, the matched link's campaign is looked up; a failed
         // lookup leaves the link as matched.
         let matchedLink = PaylisherMapping.deepLink(link, campaign: nil, origin: .deferred)
-        var deepLink = (try? await resolve(enriched, context: context)) ?? matchedLink
+        var deepLink = (try? await resolve(link.parsed, context: context)) ?? matchedLink
         deepLink.origin = .deferred
         deepLink.id = matchedLink.id
         deepLink.resolution = .server

@@ -23,7 +23,12 @@ enum PaylisherMapping {
     /// `myapp://product/1234` do not send a campaign lookup; and the `/campaign/X`, `/c/X` rules
     /// read the normalised path, a custom scheme's host included.
     static func parse(_ url: URL, configuration: PaylisherBackend.Configuration) throws -> Parsed {
-        let parsed = try LinkParser.parse(url)
+        try parse(try LinkParser.parse(url), configuration: configuration)
+    }
+
+    /// ``parse(_:configuration:)`` for a link the client parsed already.
+    static func parse(_ parsed: ParsedLink, configuration: PaylisherBackend.Configuration) throws -> Parsed {
+        let url = parsed.url
         let isWeb = parsed.origin == .universalLink
         let destination: String
         if isWeb {

@@ -15,7 +15,7 @@ enum DeadlineBenchmarks {
     struct OutageBackend: DeepLinkBackend {
         let id: BackendID = "outage"
         func canHandle(_ url: URL) -> Bool { url.host == "go.acme.app" }
-        func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+        func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
             // Real time, so the client's manual clock holds only the client's own timers.
             try await Task.sleep(nanoseconds: 86_400 * 1_000_000_000)
             throw CancellationError()

@@ -10,7 +10,7 @@ import Foundation
 /// struct AcmeBackend: DeepLinkBackend {
 ///     let id: BackendID = "acme"
 ///     func canHandle(_ url: URL) -> Bool { url.host == "go.acme.app" }
-///     func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
+///     func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
 ///         let response = try await context.transport.send(HTTPRequest(method: .get, url: …))
 ///         …
 ///     }
@@ -33,10 +33,12 @@ public protocol DeepLinkBackend: Sendable {
     /// ``DeepLinkClient/handle(_:)``: it must be fast and must not block.
     func canHandle(_ url: URL) -> Bool
 
-    /// Resolves a link with the provider. Throw a ``DeepLinkError`` with code
-    /// ``DeepLinkError/Code-swift.struct/notFound`` for a link the provider does not know; the
-    /// client then delivers the locally parsed link.
-    func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink
+    /// Resolves a link with the provider. `link` is the URL as it was handed over
+    /// (``ParsedLink/url``), already parsed on the device by ``LinkParser``: read what the
+    /// provider needs from it (a short code, a campaign key) without parsing it again. Throw a
+    /// ``DeepLinkError`` with code ``DeepLinkError/Code-swift.struct/notFound`` for a link the
+    /// provider does not know; the client then delivers the locally parsed link.
+    func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink
 
     /// A link this backend answers on the device, with no request (a ``LocalBackend``'s links,
     /// an app-scheme link that is already the route). The client delivers it at once, without a

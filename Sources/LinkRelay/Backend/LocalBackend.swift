@@ -51,8 +51,8 @@ public struct LocalBackend: DeepLinkBackend {
         HostPattern.claims(url, hosts: configuration.hosts, schemes: configuration.schemes)
     }
 
-    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
-        try link(for: url)
+    public func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+        self.link(parsed: link)
     }
 
     /// Every link is answered on the device.
@@ -61,7 +61,11 @@ public struct LocalBackend: DeepLinkBackend {
     }
 
     private func link(for url: URL) throws -> DeepLink {
-        var link = try LinkParser.parse(url).deepLink(provider: id, resolution: .local(.onDevice))
+        link(parsed: try LinkParser.parse(url))
+    }
+
+    private func link(parsed: ParsedLink) -> DeepLink {
+        var link = parsed.deepLink(provider: id, resolution: .local(.onDevice))
         if let name = configuration.destinationParameter, let value = link.parameters[name],
             let destination = URL(string: value), destination.scheme != nil
         {

@@ -84,11 +84,11 @@ public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, LinkEve
         return backend.localLink(for: url, parsed: parsed, reason: reason)
     }
 
-    public func resolve(_ url: URL, context: BackendContext) async throws -> DeepLink {
-        guard let backend = backend(for: url) else {
-            throw DeepLinkError(.invalidURL, "No backend claims this link.", backend: id, url: url)
+    public func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+        guard let backend = backend(for: link.url) else {
+            throw DeepLinkError(.invalidURL, "No backend claims this link.", backend: id, url: link.url)
         }
-        return try await backend.resolve(url, context: context)
+        return try await backend.resolve(link, context: context)
     }
 
     public func matchInstall(context: BackendContext) async throws -> InstallMatch {

@@ -174,7 +174,7 @@ extension DeepLinkClient {
         let backend = self.backend
         do {
             let link = try await request("Resolving the link", deadline: deadline, url: url) { context in
-                try await backend.resolve(url, context: context)
+                try await backend.resolve(parsed, context: context)
             }
             return gated(link)
         } catch {
