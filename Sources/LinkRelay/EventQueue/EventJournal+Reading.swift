@@ -58,11 +58,7 @@ extension EventJournal {
         }
         guard let state else {
             // Nothing stored (yet, or cleared by another client).
-            if journalIdentity != nil {
-                for event in forgetQueueKeepingOwnClaims() where ids.insert(event.id).inserted {
-                    queue?.append(event)
-                }
-            }
+            if journalIdentity != nil { _ = replay([]) }
             journalIdentity = nil
             journalOffset = 0
             return
@@ -73,25 +69,24 @@ extension EventJournal {
             logger.warning("Could not read the stored '\(key)'.")
             return
         }
-        let kept = incremental ? [] : forgetQueueKeepingOwnClaims()
-        let consumed = applyJournal([UInt8](bytes), replaying: !incremental)
-        // This journal's events that are not in the store are in no journal: they stay.
-        for event in kept where ids.insert(event.id).inserted { queue?.append(event) }
+        let consumed = incremental ? applyJournal([UInt8](bytes), replaying: false) : replay([UInt8](bytes))
         journalIdentity = state.identity
         journalOffset = from + consumed
         if !incremental { storedBytes = bytes.count }
     }
 
-    /// Empties the queue in memory before a whole replay, and returns the events that may not
-    /// be in the journal (to keep after it); this journal's own claims stay (the replay finds
-    /// them in the journal again).
-    private func forgetQueueKeepingOwnClaims() -> [ConversionEvent] {
+    /// Replaces the queue in memory with the whole journal `bytes` (empty: nothing stored) and
+    /// returns the bytes consumed. This journal's own claims stay (the replay finds them again),
+    /// and so do its events that may not be in the store: they are in no journal.
+    private func replay(_ bytes: [UInt8]) -> Int {
         let maybeNotStored = unsure.union(unstored)
         let kept = maybeNotStored.isEmpty ? [] : (queue ?? []).filter { maybeNotStored.contains($0.id) }
         queue = []
         ids = []
         claimed = ownClaims
-        return kept
+        let consumed = applyJournal(bytes, replaying: true)
+        for event in kept where ids.insert(event.id).inserted { queue?.append(event) }
+        return consumed
     }
 
     /// Reads a store that is not shared: the whole value, once.
