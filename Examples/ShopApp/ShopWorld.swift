@@ -23,9 +23,15 @@ public struct ShopWorld: Sendable {
     public static let appScheme = "shopapp"
 
     /// The shop's hosts and keys, for an in-process sandbox.
-    public static let settings = SandboxSettings(
-        linkFortyHost: "go.shop.example", limeLinkAPIKey: "lk_key", dynalinksAPIKey: "dyn_key", dynalinksProjectHost: "shop.dynalinks.app",
-        paylisherAPIKey: "phc_key")
+    public static let settings = {
+        var settings = SandboxSettings()
+        settings.linkFortyHost = "go.shop.example"
+        settings.limeLinkAPIKey = "lk_key"
+        settings.dynalinksAPIKey = "dyn_key"
+        settings.dynalinksProjectHost = "shop.dynalinks.app"
+        settings.paylisherAPIKey = "phc_key"
+        return settings
+    }()
 
     public let provider: Provider
     public let backend: any DeepLinkBackend

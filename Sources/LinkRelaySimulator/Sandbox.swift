@@ -16,9 +16,9 @@ import LinkRelayWire
 /// 3. **`Host`**, when it is a provider's host (a device whose DNS points a provider's name at
 ///    the sandbox).
 ///
-/// `/_admin/…` is the admin API (see ``SandboxControl``); anything else is a 404 that says how
+/// `/_admin/…` is the admin API (see ``/LinkRelaySimulatorCore/SandboxControl``); anything else is a 404 that says how
 /// to route.
-public final class Sandbox: SandboxControl {
+public final class Sandbox: SandboxControl, EmulationDirectory {
     /// What the server does with a request.
     public enum Outcome: Sendable, Hashable {
         /// Send this response.
@@ -38,34 +38,35 @@ public final class Sandbox: SandboxControl {
         public var routedURL: URL?
     }
 
-    /// The hosts and keys this sandbox was started with.
+    /// The hosts and keys this sandbox was started with, every provider's defaults filled in.
     public let settings: SandboxSettings
     /// The simulator the emulations run in (faults, client IP, received requests).
     public let simulator: ProviderSimulator
-    /// LinkForty's server, to script links and clicks and read what it received.
-    public let linkForty: LinkFortyEmulation
-    /// LimeLink's server, to script links and clicks and read what it received.
-    public let limeLink: LimeLinkEmulation
-    /// Dynalinks' API, to script links and clicks and read what it received.
-    public let dynalinks: DynalinksEmulation
-    /// Paylisher's servers, to script campaigns and clicks and read what it received.
-    public let paylisher: PaylisherEmulation
+    private let served: [Served]
     private let address = Locked(URL(string: "http://127.0.0.1:8642")!)
 
     /// A sandbox with `settings`, running delays and stamping times on `clock`. Responses are
     /// not size-limited here: an oversized-body fault reaches the client, which must refuse it.
-    /// It keeps the last `requestHistoryLimit` requests for `GET /_admin/requests`.
-    public init(settings: SandboxSettings = SandboxSettings(), clock: any LinkRelayClock = SystemClock(), requestHistoryLimit: Int = 1_000) {
+    /// It keeps the last `requestHistoryLimit` requests for `GET /_admin/requests`, and serves
+    /// `emulations` (default: every provider's, ``emulations``).
+    public init(
+        settings: SandboxSettings = SandboxSettings(), clock: any LinkRelayClock = SystemClock(), requestHistoryLimit: Int = 1_000,
+        emulations: [any SandboxEmulation.Type] = Sandbox.emulations
+    ) {
+        var settings = settings
+        for emulation in emulations { settings.fill(emulation.sandboxSettings) }
         self.settings = settings
         let simulator = ProviderSimulator(clock: clock, maximumResponseSize: .max, requestHistoryLimit: requestHistoryLimit)
         self.simulator = simulator
-        linkForty = simulator.addLinkForty(host: settings.linkFortyHost)
-        limeLink = simulator.addLimeLink(apiKey: settings.limeLinkAPIKey, linkDomain: settings.limeLinkDomain)
-        dynalinks = simulator.addDynalinks(
-            clientAPIKey: settings.dynalinksAPIKey, projectHost: settings.dynalinksProjectHost, apiHost: settings.dynalinksAPIHost)
-        paylisher = simulator.addPaylisher(
-            apiKey: settings.paylisherAPIKey, apiHost: settings.paylisherAPIHost, shortLinkHosts: settings.paylisherShortLinkHosts,
-            analyticsHost: settings.paylisherAnalyticsHost)
+        served = emulations.map { Served($0, settings: settings, simulator: simulator) }
+    }
+
+    /// The running emulation of type `type` (see ``/LinkRelaySimulatorCore/EmulationDirectory``).
+    public func emulation<Emulation: SandboxEmulation>(_ type: Emulation.Type) -> Emulation {
+        guard let emulation = served.lazy.compactMap({ $0.emulation as? Emulation }).first else {
+            preconditionFailure("This sandbox does not serve \(type).")
+        }
+        return emulation
     }
 
     /// The address the sandbox is reached at, for ``describe()``; the server sets it once it
@@ -86,7 +87,7 @@ public final class Sandbox: SandboxControl {
             return Exchange(outcome: .respond(response), handler: "admin", routedURL: nil)
         }
         guard let (provider, routed) = route(request, path: path, query: components?.percentEncodedQuery) else {
-            let routes = SandboxProvider.allCases.map { "/\($0.rawValue)" }.joined(separator: ", ")
+            let routes = served.map { "/\($0.name.rawValue)" }.joined(separator: ", ")
             let message =
                 "Nothing is served here. Prefix the path with a provider (\(routes)), send X-Forwarded-Host with a provider's host (HostRewritingTransport does), or see GET /_admin."
             return Exchange(outcome: .respond(Self.json(SandboxAPI.Failure(error: message), status: 404)), handler: "none", routedURL: nil)
@@ -107,13 +108,12 @@ public final class Sandbox: SandboxControl {
         var host: String?
         var providerPath = path
         var name: String?
-        for provider in SandboxProvider.allCases {
-            let prefix = "/" + provider.rawValue
+        for provider in served {
+            let prefix = "/" + provider.name.rawValue
             guard path == prefix || path.hasPrefix(prefix + "/") else { continue }
             providerPath = String(path.dropFirst(prefix.count))
-            let hosts = Set(settings.hosts(of: provider))
-            host = forwarded.flatMap { HostPattern.matches($0, anyOf: hosts) ? $0 : nil } ?? settings.apiHost(of: provider)
-            name = provider.rawValue
+            host = forwarded.flatMap { HostPattern.matches($0, anyOf: provider.hosts) ? $0 : nil } ?? provider.apiHost
+            name = provider.name.rawValue
             break
         }
         if host == nil {
@@ -121,7 +121,7 @@ public final class Sandbox: SandboxControl {
                 return nil
             }
             host = candidate
-            name = SandboxProvider.allCases.first { HostPattern.matches(candidate, anyOf: Set(settings.hosts(of: $0))) }?.rawValue
+            name = served.first { HostPattern.matches(candidate, anyOf: $0.hosts) }?.name.rawValue
         }
         guard let host, let name,
             let url = URL(string: "https://\(host)\(providerPath.isEmpty ? "/" : providerPath)\(query.map { "?" + $0 } ?? "")")
@@ -148,21 +148,21 @@ public final class Sandbox: SandboxControl {
             case (.get, 0):
                 // The address the caller used, so the base URLs work from where it is.
                 let address = request.headers["Host"].flatMap { URL(string: "http://\($0)") } ?? baseURL
-                return Self.json(Self.description(settings: settings, baseURL: address))
+                return Self.json(description(baseURL: address))
             case (.put, 1) where segments[0] == "faults":
-                try await setFault(try Self.decode(SandboxAPI.FaultRule.self, from: request))
+                try await setFault(try Self.decode(SandboxAPI.FaultRule.self, from: request.body ?? Data()))
                 return HTTPResponse(status: 204)
             case (.delete, 1) where segments[0] == "faults":
                 try await clearFaults()
                 return HTTPResponse(status: 204)
             case (.put, 1) where segments[0] == "client-ip":
-                try await setClientIP(try Self.decode(SandboxAPI.ClientIP.self, from: request).ip)
+                try await setClientIP(try Self.decode(SandboxAPI.ClientIP.self, from: request.body ?? Data()).ip)
                 return HTTPResponse(status: 204)
             case (.get, 1) where segments[0] == "requests":
                 return try requestPage(request)
             case (_, 2):
-                guard let provider = SandboxProvider(rawValue: segments[0]) else { break }
-                return try await admin(request, provider: provider, resource: segments[1])
+                guard let provider = served.first(where: { $0.name.rawValue == segments[0] }) else { break }
+                return try admin(request, provider: provider, resource: segments[1])
             default:
                 break
             }
@@ -175,30 +175,51 @@ public final class Sandbox: SandboxControl {
             SandboxAPI.Failure(error: "No admin route \(request.method) /_admin\(path). See the README's Sandbox section."), status: 404)
     }
 
-    private func admin(_ request: HTTPRequest, provider: SandboxProvider, resource: String) async throws -> HTTPResponse {
+    private func admin(_ request: HTTPRequest, provider: Served, resource: String) throws -> HTTPResponse {
         switch (request.method, resource) {
         case (.post, "links"):
-            switch provider {
-            case .linkForty: try await createLink(try Self.decode(SandboxAPI.LinkFortyLink.self, from: request))
-            case .limeLink: try await createLink(try Self.decode(SandboxAPI.LimeLinkLink.self, from: request))
-            case .dynalinks: try await createLink(try Self.decode(SandboxAPI.DynalinksLink.self, from: request))
-            case .paylisher: try await createCampaign(try Self.decode(SandboxAPI.PaylisherCampaign.self, from: request))
-            }
+            try Self.createLink(on: provider.emulation, json: request.body ?? Data())
             return HTTPResponse(status: 201)
         case (.post, "clicks"):
-            try await recordWebClick(try Self.decode(SandboxAPI.WebClick.self, from: request), on: provider)
+            try recordWebClick(try Self.decode(SandboxAPI.WebClick.self, from: request.body ?? Data()), on: provider)
             return HTTPResponse(status: 201)
         case (.get, "events"):
-            return Self.json(try await receivedEvents(provider))
+            return Self.json(provider.emulation.sandboxEvents)
         default:
             return Self.json(
-                SandboxAPI.Failure(error: "No admin route \(request.method) /_admin/\(provider.rawValue)/\(resource)."), status: 404)
+                SandboxAPI.Failure(error: "No admin route \(request.method) /_admin/\(provider.name.rawValue)/\(resource)."), status: 404)
         }
     }
 
-    private static func decode<Body: Decodable>(_ type: Body.Type, from request: HTTPRequest) throws -> Body {
+    private static func createLink<Emulation: SandboxEmulation>(on emulation: Emulation, json: Data) throws {
+        try emulation.createLink(try decode(Emulation.AdminLink.self, from: json))
+    }
+
+    private static func createLink<Emulation: SandboxEmulation>(on emulation: Emulation, _ link: any SandboxAdminLink) throws {
+        guard let link = link as? Emulation.AdminLink else {
+            throw SandboxAPI.Failure(error: "\(type(of: link)) is not a link body of \(Emulation.sandboxProvider).")
+        }
+        try emulation.createLink(link)
+    }
+
+    private func recordWebClick(_ click: SandboxAPI.WebClick, on provider: Served) throws {
         do {
-            return try JSONDecoder().decode(type, from: request.body ?? Data())
+            try provider.emulation.recordWebClick(click, ip: click.ip ?? simulator.clientIP, at: simulator.clock.currentDate)
+        } catch {
+            throw SandboxAPI.Failure(error: "\(error)")
+        }
+    }
+
+    private func served(_ provider: SandboxProvider) throws -> Served {
+        guard let served = served.first(where: { $0.name == provider }) else {
+            throw SandboxAPI.Failure(error: "The sandbox serves no provider \(provider).")
+        }
+        return served
+    }
+
+    private static func decode<Body: Decodable>(_ type: Body.Type, from body: Data) throws -> Body {
+        do {
+            return try JSONDecoder().decode(type, from: body)
         } catch {
             throw SandboxAPI.Failure(error: "The body is not a valid \(type): \(error)")
         }
@@ -234,79 +255,31 @@ public final class Sandbox: SandboxControl {
         return HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: data)
     }
 
-    static func description(settings: SandboxSettings, baseURL: URL) -> SandboxAPI.Description {
+    private func description(baseURL: URL) -> SandboxAPI.Description {
         let base = baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
         return SandboxAPI.Description(
             baseURL: baseURL, settings: settings,
-            providers: SandboxProvider.allCases.map { provider in
-                .init(name: provider, baseURL: URL(string: base + "/" + provider.rawValue) ?? baseURL, hosts: settings.hosts(of: provider))
+            providers: served.map { provider in
+                .init(name: provider.name, baseURL: URL(string: base + "/" + provider.name.rawValue) ?? baseURL, hosts: provider.hostList)
             })
     }
 
     // MARK: SandboxControl, in process
 
     public func describe() async throws -> SandboxAPI.Description {
-        Self.description(settings: settings, baseURL: baseURL)
+        description(baseURL: baseURL)
     }
 
-    public func createLink(_ link: SandboxAPI.LinkFortyLink) async throws {
-        linkForty.createLink(
-            shortCode: link.shortCode, templateSlug: link.templateSlug, originalURL: link.originalURL ?? "https://example.com/",
-            deepLinkPath: link.deepLinkPath, appScheme: link.appScheme, utmParameters: link.utmParameters,
-            deepLinkParameters: link.deepLinkParameters)
-    }
-
-    public func createLink(_ link: SandboxAPI.LimeLinkLink) async throws {
-        limeLink.createLink(project: link.project, suffix: link.suffix, uri: link.uri)
-    }
-
-    public func createLink(_ link: SandboxAPI.DynalinksLink) async throws {
-        dynalinks.createLink(path: link.path, url: link.url, deepLinkValue: link.deepLinkValue)
-    }
-
-    public func createCampaign(_ campaign: SandboxAPI.PaylisherCampaign) async throws {
-        paylisher.createCampaign(
-            keyName: campaign.keyName, title: campaign.title, scheme: campaign.scheme, iosUniversalUrl: campaign.iosUniversalUrl,
-            jid: campaign.jid)
+    public func createLink<Link: SandboxAdminLink>(_ link: Link) async throws {
+        try Self.createLink(on: try served(Link.sandboxProvider).emulation, link)
     }
 
     public func recordWebClick(_ click: SandboxAPI.WebClick, on provider: SandboxProvider) async throws {
-        let ip = click.ip ?? simulator.clientIP
-        let now = simulator.clock.currentDate
-        do {
-            switch provider {
-            case .linkForty: try linkForty.recordWebClick(url: click.url, from: click.device, ip: ip, at: now)
-            case .limeLink: try limeLink.recordWebClick(url: click.url, from: click.device, ip: ip, at: now)
-            case .dynalinks: try dynalinks.recordWebClick(url: click.url, from: click.device, ip: ip, at: now)
-            case .paylisher:
-                try paylisher.recordWebClick(
-                    url: click.url, campaignKey: click.campaignKey, jid: click.jid, from: click.device, ip: ip, at: now)
-            }
-        } catch {
-            throw SandboxAPI.Failure(error: "\(error)")
-        }
+        try recordWebClick(click, on: try served(provider))
     }
 
     public func receivedEvents(_ provider: SandboxProvider) async throws -> [SandboxAPI.ReceivedEvent] {
-        switch provider {
-        case .linkForty:
-            linkForty.events.map { .init(name: $0.name, properties: $0.data) }
-        case .limeLink:
-            limeLink.statsEvents.map { event in
-                var properties: [String: JSONValue] = ["suffix": .string(event.suffix), "operating_system": .string(event.operatingSystem)]
-                if let handle = event.handle { properties["handle"] = .string(handle) }
-                return .init(name: event.eventType, properties: properties)
-            }
-        case .dynalinks:
-            []
-        case .paylisher:
-            paylisher.events.map { event in
-                var properties = event.properties
-                properties["distinct_id"] = .string(event.distinctID)
-                properties["uuid"] = .string(event.uuid)
-                return .init(name: event.event, properties: properties)
-            }
-        }
+        try served(provider).emulation.sandboxEvents
     }
 
     public func setFault(_ rule: SandboxAPI.FaultRule) async throws {
@@ -326,6 +299,20 @@ public final class Sandbox: SandboxControl {
     }
 }
 
-extension SandboxAPI.Failure: Error, CustomStringConvertible {
-    public var description: String { error }
+/// One provider as the sandbox serves it: its running emulation and where it is reached.
+private struct Served: Sendable {
+    let name: SandboxProvider
+    let apiHost: String
+    /// In the emulation's order, for the description.
+    let hostList: [String]
+    let hosts: Set<String>
+    let emulation: any SandboxEmulation
+
+    init(_ type: any SandboxEmulation.Type, settings: SandboxSettings, simulator: ProviderSimulator) {
+        name = type.sandboxProvider
+        apiHost = type.apiHost(in: settings)
+        hostList = type.hosts(in: settings)
+        hosts = Set(hostList)
+        emulation = type.add(to: simulator, settings: settings)
+    }
 }

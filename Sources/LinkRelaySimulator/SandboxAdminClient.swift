@@ -30,20 +30,8 @@ public struct SandboxAdminClient: SandboxControl {
         try await call(.get, "", answer: SandboxAPI.Description.self)
     }
 
-    public func createLink(_ link: SandboxAPI.LinkFortyLink) async throws {
-        try await call(.post, "/linkforty/links", body: link)
-    }
-
-    public func createLink(_ link: SandboxAPI.LimeLinkLink) async throws {
-        try await call(.post, "/limelink/links", body: link)
-    }
-
-    public func createLink(_ link: SandboxAPI.DynalinksLink) async throws {
-        try await call(.post, "/dynalinks/links", body: link)
-    }
-
-    public func createCampaign(_ campaign: SandboxAPI.PaylisherCampaign) async throws {
-        try await call(.post, "/paylisher/links", body: campaign)
+    public func createLink<Link: SandboxAdminLink>(_ link: Link) async throws {
+        try await call(.post, "/\(Link.sandboxProvider.rawValue)/links", body: link)
     }
 
     public func recordWebClick(_ click: SandboxAPI.WebClick, on provider: SandboxProvider) async throws {

@@ -72,7 +72,7 @@ struct CapabilitiesTests {
     @Test("the demo's purchase row says what the provider received", arguments: ShopWorld.Provider.allCases)
     func purchaseRowIsTrue(_ provider: ShopWorld.Provider) async throws {
         let (sandbox, app) = try await startedShop(provider)
-        let source = try #require(SandboxProvider(rawValue: provider.rawValue.lowercased()))
+        let source = SandboxProvider(rawValue: provider.rawValue)
         let before = try await sandbox.receivedEvents(source).filter { $0.name.lowercased().contains("revenue") || $0.name.contains("purchase") }
         let row = await app.purchase(amount: 29)
         let after = try await sandbox.receivedEvents(source).filter { $0.name.lowercased().contains("revenue") || $0.name.contains("purchase") }

@@ -22,7 +22,8 @@ struct AdapterCase: Sendable {
 
     static let all: [AdapterCase] = {
         var cases: [AdapterCase] = []
-        let settings = SandboxSettings(linkFortyHost: "go.acme.app")
+        var settings = SandboxSettings()
+        settings.linkFortyHost = "go.acme.app"
         func make(_ name: String, _ body: (Sandbox) throws -> (any DeepLinkBackend, URL)) -> AdapterCase {
             let sandbox = Sandbox(settings: settings)
             do {

@@ -6,13 +6,28 @@ import LinkRelaySimulator
 /// Debug build of an app. See the README's Sandbox section.
 @main
 struct SandboxTool {
-    static let usage = """
-        usage: linkrelay-sandbox [--host 127.0.0.1] [--port 8642] [--quiet] [--request-history 1000]
-                                 [--linkforty-host HOST] [--limelink-key KEY] [--limelink-domain DOMAIN]
-                                 [--dynalinks-key KEY] [--dynalinks-project-host HOST] [--paylisher-key KEY]
-                                 [--max-header-bytes 32768] [--max-header-fields 100] [--max-body-bytes 1048576]
-                                 [--idle-timeout 30] [--transfer-timeout 30]   (seconds; inf for none)
-        """
+    /// Every provider's settings, from each emulation, in the order the providers are listed.
+    static var providerSettings: [SandboxSetting] {
+        var settings: [SandboxSetting] = []
+        for emulation in Sandbox.emulations { settings += emulation.sandboxSettings }
+        return settings
+    }
+
+    static var usage: String {
+        var lines = [
+            "usage: linkrelay-sandbox [--host 127.0.0.1] [--port 8642] [--quiet] [--request-history 1000]",
+            "                         [--max-header-bytes 32768] [--max-header-fields 100] [--max-body-bytes 1048576]",
+            "                         [--idle-timeout 30] [--transfer-timeout 30]   (seconds; inf for none)",
+            "                         [provider options]",
+            "provider options:",
+        ]
+        for setting in providerSettings {
+            guard let option = setting.option else { continue }
+            let flag = "  \(option) \(setting.kind == .text ? "KEY" : "HOST")"
+            lines.append(flag.padding(toLength: 34, withPad: " ", startingAt: 0) + "\(setting.summary) (default \(setting.defaultValue.joined(separator: ", ")))")
+        }
+        return lines.joined(separator: "\n")
+    }
 
     static func main() async {
         var host = "127.0.0.1"
@@ -42,18 +57,18 @@ struct SandboxTool {
             case "--request-history":
                 guard let number = Int(value), number >= 0 else { fail("--request-history takes a whole number, 0 or more") }
                 requestHistory = number
-            case "--linkforty-host": settings.linkFortyHost = value.lowercased()
-            case "--limelink-key": settings.limeLinkAPIKey = value
-            case "--limelink-domain": settings.limeLinkDomain = value.lowercased()
-            case "--dynalinks-key": settings.dynalinksAPIKey = value
-            case "--dynalinks-project-host": settings.dynalinksProjectHost = value.lowercased()
-            case "--paylisher-key": settings.paylisherAPIKey = value
             case "--max-header-bytes": limits.maximumHeaderSize = wholeNumber(value, for: argument)
             case "--max-header-fields": limits.maximumHeaderCount = wholeNumber(value, for: argument)
             case "--max-body-bytes": limits.maximumBodySize = wholeNumber(value, for: argument)
             case "--idle-timeout": limits.idleTimeout = seconds(value, for: argument)
             case "--transfer-timeout": limits.transferTimeout = seconds(value, for: argument)
-            default: fail("unknown option \(argument)")
+            default:
+                guard let setting = providerSettings.first(where: { $0.option == argument }) else { fail("unknown option \(argument)") }
+                if setting.kind == .hosts {
+                    settings[values: setting] = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                } else {
+                    settings[setting] = value
+                }
             }
         }
 
