@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 import LinkRelaySimulator
 import LinkRelayTesting
 

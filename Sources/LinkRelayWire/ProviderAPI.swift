@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 
 /// A provider's HTTP API as every adapter calls it: one place that encodes a request body, sends
 /// it, turns an answer that is not a success into the provider's typed error, and decodes a body

@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 import LinkRelayConformance
 import LinkRelaySimulator
 import LinkRelayTesting

@@ -2,7 +2,7 @@ import Foundation
 import LinkRelayTesting
 import Testing
 
-@testable import LinkRelay
+@_spi(Backend) @testable import LinkRelay
 
 /// At debug level the log shows the conversation with the provider: one line per request with
 /// its status and duration, and the client's decisions; never a key.

@@ -2,7 +2,7 @@ import Foundation
 import LinkRelayTesting
 import Testing
 
-@testable import LinkRelay
+@_spi(Backend) @testable import LinkRelay
 
 @Suite("LinkEventBroadcaster", .timeLimit(.minutes(1)))
 struct EventBroadcasterTests {

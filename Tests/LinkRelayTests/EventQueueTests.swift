@@ -2,7 +2,7 @@ import Foundation
 import LinkRelayTesting
 import Testing
 
-@testable import LinkRelay
+@_spi(Backend) @testable import LinkRelay
 
 @Suite("Events, revenue and the queue", .timeLimit(.minutes(1)))
 struct EventQueueTests {

@@ -2,7 +2,7 @@ import Foundation
 import LinkRelayTesting
 import Testing
 
-@testable import LinkRelay
+@_spi(Backend) @testable import LinkRelay
 
 /// An importer that finds what it is given, and counts how often it was asked.
 private struct FoundImporter: PreviousSDKImporter {

@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 
 /// Reads what Dynalinks' iOS SDK left in the app's `UserDefaults` (dynalinks.md §5.2), for an app
 /// that replaces that SDK with LinkRelay:

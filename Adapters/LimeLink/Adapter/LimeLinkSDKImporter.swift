@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 
 /// Reads what LimeLink's iOS SDK left in the app's `UserDefaults` (limelink.md §7), for an app that
 /// replaces that SDK with LinkRelay.

@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 import LinkRelayWire
 
 /// The one place where LinkForty's field names meet LinkRelay's model.

@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 
 /// Reads what LinkForty's iOS SDK left in the app's `UserDefaults` (linkforty.md §7.2), for an app
 /// that replaces that SDK with LinkRelay:

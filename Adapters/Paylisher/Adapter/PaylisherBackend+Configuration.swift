@@ -54,7 +54,7 @@ extension PaylisherBackend {
         /// once `flushAt` wait (20) or every `flushIntervalSeconds` (30), and on
         /// ``/LinkRelay/DeepLinkClient/flushEvents()``; after a failure automatic sending pauses
         /// `min(failures × 5 s, 30 s)`; a 413 halves the batch size and `flushAt`. Stored
-        /// ``/LinkRelay/EventBatching/clamped()``. ``/LinkRelay/EventBatching/oneByOne`` sends each event as it is
+        /// `clamped()`. ``/LinkRelay/EventBatching/oneByOne`` sends each event as it is
         /// tracked.
         public let eventBatching: EventBatching
 

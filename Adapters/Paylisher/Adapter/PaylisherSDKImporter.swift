@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 import LinkRelayWire
 
 /// Reads what Paylisher's iOS SDK left on the device (paylisher.md §11), for an app that replaces

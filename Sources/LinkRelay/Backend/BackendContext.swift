@@ -12,7 +12,7 @@ public struct BackendContext: Sendable {
     /// The device's information, for fingerprints.
     public var device: DeviceInfo
     /// The backend's values that survive restarts.
-    public var storage: BackendStorage
+    @_spi(Backend) public var storage: BackendStorage
     /// The provider's id for this install, once an install match returned one.
     public var installID: String?
     /// The app's id for the signed-in user, if it set one.
@@ -31,7 +31,24 @@ public struct BackendContext: Sendable {
         clock: any LinkRelayClock = SystemClock(),
         logger: LinkRelayLogger = .silent,
         device: DeviceInfo = .unknown,
-        storage: BackendStorage? = nil,
+        installID: String? = nil,
+        externalUserID: String? = nil,
+        sessionAttribution: Campaign? = nil,
+        enqueueEvent: @escaping @Sendable (ConversionEvent) async -> Void = { _ in }
+    ) {
+        self.init(
+            transport: transport, clock: clock, logger: logger, device: device, storage: BackendStorage(store: EphemeralStore(), logger: logger),
+            installID: installID, externalUserID: externalUserID, sessionAttribution: sessionAttribution, enqueueEvent: enqueueEvent)
+    }
+
+    /// A context whose backend values are kept in `storage` (the public initializer keeps them in
+    /// memory).
+    @_spi(Backend) public init(
+        transport: any HTTPTransport,
+        clock: any LinkRelayClock = SystemClock(),
+        logger: LinkRelayLogger = .silent,
+        device: DeviceInfo = .unknown,
+        storage: BackendStorage,
         installID: String? = nil,
         externalUserID: String? = nil,
         sessionAttribution: Campaign? = nil,
@@ -41,7 +58,7 @@ public struct BackendContext: Sendable {
         self.clock = clock
         self.logger = logger
         self.device = device
-        self.storage = storage ?? BackendStorage(store: EphemeralStore(), logger: logger)
+        self.storage = storage
         self.installID = installID
         self.externalUserID = externalUserID
         self.sessionAttribution = sessionAttribution

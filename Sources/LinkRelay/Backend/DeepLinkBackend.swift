@@ -166,7 +166,7 @@ extension EventBatchingBackend {
 }
 
 /// How an ``EventBatchingBackend`` sends: batch size, when sending starts on its own, and how
-/// long it pauses after a failure. Every value is accepted; ``clamped()`` says how.
+/// long it pauses after a failure. Every value is accepted; `clamped()` says how.
 public struct EventBatching: Sendable, Hashable {
     /// The most events one request carries. Values below 1 count as 1.
     public var maximumBatchSize: Int
@@ -201,7 +201,7 @@ public struct EventBatching: Sendable, Hashable {
     public static let oneByOne = EventBatching(maximumBatchSize: 1, flushAt: 1, flushInterval: 0)
 
     /// The values the client uses: counts at least 1, durations NaN or negative as 0.
-    public func clamped() -> EventBatching {
+    @_spi(Backend) public func clamped() -> EventBatching {
         EventBatching(
             maximumBatchSize: max(1, maximumBatchSize), flushAt: max(1, flushAt), flushInterval: flushInterval.clampedDuration,
             pauseStep: pauseStep.clampedDuration, maximumPause: maximumPause.clampedDuration)

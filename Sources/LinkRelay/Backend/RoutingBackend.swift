@@ -110,7 +110,7 @@ public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, LinkEve
     /// The member events go to: the first that reports events, the primary first. `nil` when
     /// none does (then ``DeepLinkClient/track(_:properties:)`` does nothing, with a warning).
     /// The install match is the primary's, so a member whose events need the install id of
-    /// its own install report (``DeepLinkBackend/needsInstallReport``, LinkForty) should be the
+    /// its own install report (`needsInstallReport`, LinkForty) should be the
     /// primary; otherwise its events wait for an id that never comes.
     public var eventTrackingMember: (any EventTrackingBackend)? {
         for member in [primary] + others where member.capabilities.contains(.eventTracking) {

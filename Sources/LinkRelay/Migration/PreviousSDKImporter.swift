@@ -28,7 +28,7 @@ public struct SDKImport: Sendable, Hashable {
     /// What the app and the launch history are told (``AppLaunch/Kind/existingUser(previousSDK:)``).
     /// The client fills in ``PreviousSDK/importedEvents`` and ``PreviousSDK/eventsNotImported``.
     public var sdk: PreviousSDK
-    /// Values for the provider's own backend, written to its ``BackendStorage`` (unless it
+    /// Values for the provider's own backend, written to its `BackendStorage` (unless it
     /// holds a value of its own under that key) when the client's backend is of
     /// ``PreviousSDKImporter/provider``: Paylisher's `distinctId`, for instance.
     public var backendValues: [String: String]
@@ -82,17 +82,17 @@ public struct PreviousSDKStorage: Sendable {
     }
 
     /// Whether the defaults hold any value under `key`.
-    public func hasValue(forKey key: String) -> Bool {
+    @_spi(Backend) public func hasValue(forKey key: String) -> Bool {
         defaults.object(forKey: key) != nil
     }
 
     /// The string under `key`; `nil` when there is none or it is not a string.
-    public func string(forKey key: String) -> String? {
+    @_spi(Backend) public func string(forKey key: String) -> String? {
         defaults.object(forKey: key) as? String
     }
 
     /// The Boolean under `key`; `nil` when there is none or it is not a Boolean (or a number).
-    public func bool(forKey key: String) -> Bool? {
+    @_spi(Backend) public func bool(forKey key: String) -> Bool? {
         switch defaults.object(forKey: key) {
         case let value as Bool: value
         case let value as NSNumber: value.boolValue
@@ -101,18 +101,18 @@ public struct PreviousSDKStorage: Sendable {
     }
 
     /// The number under `key`; `nil` when there is none or it is not a number.
-    public func double(forKey key: String) -> Double? {
+    @_spi(Backend) public func double(forKey key: String) -> Double? {
         (defaults.object(forKey: key) as? NSNumber)?.doubleValue
     }
 
     /// The data under `key`; `nil` when there is none or it is not data.
-    public func data(forKey key: String) -> Data? {
+    @_spi(Backend) public func data(forKey key: String) -> Data? {
         defaults.object(forKey: key) as? Data
     }
 
     /// The app's folder in Application Support (`Application Support/<bundle id>/`), or `nil`
     /// when the folder or the bundle identifier is unknown.
-    public var appFolder: URL? {
+    @_spi(Backend) public var appFolder: URL? {
         guard let identifier = bundleIdentifier ?? Bundle.main.bundleIdentifier, !identifier.isEmpty else { return nil }
         let base =
             applicationSupport
@@ -122,7 +122,7 @@ public struct PreviousSDKStorage: Sendable {
 
     /// The contents of a file of at most `limit` bytes (1 MiB by default); `nil` when it is
     /// missing, unreadable or larger.
-    public func contents(of file: URL, limit: Int = 1 << 20) -> Data? {
+    @_spi(Backend) public func contents(of file: URL, limit: Int = 1 << 20) -> Data? {
         guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
         defer { try? handle.close() }
         guard let data = try? handle.read(upToCount: max(limit, 0) + 1), data.count <= limit else { return nil }
@@ -130,7 +130,7 @@ public struct PreviousSDKStorage: Sendable {
     }
 
     /// The names of the files in `folder`, sorted; empty when it is missing.
-    public func fileNames(in folder: URL) -> [String] {
+    @_spi(Backend) public func fileNames(in folder: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
     }
 }

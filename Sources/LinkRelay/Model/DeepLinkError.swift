@@ -150,7 +150,7 @@ public struct DeepLinkError: Error, Sendable, Hashable, Codable, CustomStringCon
     /// Wraps any error as a `DeepLinkError`: a `DeepLinkError` is returned as it is,
     /// cancellation becomes ``Code/cancelled``, anything else becomes `fallback` with the error
     /// kept as ``underlying`` (its text is not copied into the message, as it may hold secrets).
-    public static func wrapping(
+    @_spi(Backend) public static func wrapping(
         _ error: any Error, as fallback: Code, _ message: String, backend: BackendID? = nil,
         url: URL? = nil
     ) -> DeepLinkError {

@@ -7,7 +7,7 @@ import Foundation
 /// context.storage.set("3f2c…", forKey: "installId")
 /// let installID = context.storage.value(String.self, forKey: "installId")
 /// ```
-public struct BackendStorage: Sendable {
+@_spi(Backend) public struct BackendStorage: Sendable {
     let store: any PersistentStore
     let logger: LinkRelayLogger
 

@@ -3,7 +3,7 @@ import Foundation
 extension HTTPResponse {
     /// The response's `Retry-After`, in seconds: delta-seconds or an HTTP date (relative to
     /// `now`). `nil` when absent or unreadable.
-    public func retryAfter(now: Date) -> TimeInterval? {
+    @_spi(Backend) public func retryAfter(now: Date) -> TimeInterval? {
         guard let value = headers["Retry-After"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else {
             return nil
         }
@@ -21,7 +21,7 @@ extension HTTPResponse {
     /// ``DeepLinkError/Code-swift.struct/server(status:)``; with the status, the `Retry-After`
     /// delay, and `message`. The body is not copied into the message (it may echo secrets);
     /// adapters that read an error body add what they need.
-    public func serverError(
+    @_spi(Backend) public func serverError(
         _ message: String, backend: BackendID, url: URL? = nil, now: Date = Date()
     ) -> DeepLinkError {
         let code: DeepLinkError.Code = status == 401 || status == 403 ? .unauthorized : .server(status: status)
