@@ -156,13 +156,30 @@ public actor DeepLinkClient {
     }
 
     deinit {
+        // What shutdown() closes with a caller waiting (intake and install-outcome waiters, the
+        // shared folder's membership) cannot be open here: a waiter keeps the client alive, and
+        // the journal leaves its folder when it is released with the client.
         journalWriter.withLock { $0 }?.flush()
-        Self.release(inbox.close())
+        Self.close(
+            inbox: inbox, resolutions: &resolutions, eventQueue: &eventQueue, signInHold: &signInHold, published: published,
+            broadcaster: broadcaster)
+    }
+
+    /// What ``shutdown()`` and `deinit` both close, one call per concern: links stop arriving
+    /// (the inbox's barriers are released) and resolving, the event queue stops sending, the
+    /// held link's expiry stops, the observing backend's feed and every subscriber's stream
+    /// finish.
+    private nonisolated static func close(
+        inbox: Inbox, resolutions: inout [UInt64: Task<Void, Never>], eventQueue: inout EventQueueState, signInHold: inout SignInHold,
+        published: AsyncStream<(DeepLinkEvent, Date)>.Continuation?, broadcaster: LinkEventBroadcaster
+    ) {
+        release(inbox.close())
+        for resolution in resolutions.values { resolution.cancel() }
+        resolutions.removeAll()
+        eventQueue.shutdown()
+        _ = signInHold.take()
         published?.finish()
         broadcaster.finishAll()
-        _ = signInHold.take()
-        eventQueue.flush?.cancel()
-        for resolution in resolutions.values { resolution.cancel() }
     }
 
     /// Applies the destination policy and the sign-in hold, then publishes: the one path
@@ -264,18 +281,14 @@ public actor DeepLinkClient {
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
-        Self.release(inbox.close())
+        Self.close(
+            inbox: inbox, resolutions: &resolutions, eventQueue: &eventQueue, signInHold: &signInHold, published: published,
+            broadcaster: broadcaster)
         for waiter in intake.removeAll() { waiter.resume() }
-        for resolution in resolutions.values { resolution.cancel() }
-        resolutions.removeAll()
         // No longer a user of a shared folder: the others may settle claims left behind.
         eventJournal?.close()
-        eventQueue.shutdown()
-        published?.finish()
-        _ = signInHold.take()
         let (outcome, waiters) = firstLaunch.close(undecided: .failed(shutdownError("The client was shut down before the install outcome was known.")))
         for waiter in waiters { waiter.resume(returning: outcome) }
-        broadcaster.finishAll()
     }
 
     /// The error for a call made after ``shutdown()``.
