@@ -1,5 +1,5 @@
 import Foundation
-import LinkRelay
+@_spi(Backend) import LinkRelay
 import LinkRelayDynalinks
 import LinkRelayLimeLink
 import LinkRelayLinkForty
@@ -23,31 +23,28 @@ public struct BackendClaims: Sendable, Equatable, Codable {
         self.links = links
     }
 
-    public static let providers = ["linkforty", "limelink", "dynalinks", "paylisher", "local"]
+    /// The backends the tool can make, one per provider (each adapter's ``CommandLineBackend``
+    /// conformance says how), and `local`.
+    static let backends: [any CommandLineBackend.Type] = [
+        LinkFortyBackend.self, LimeLinkBackend.self, DynalinksBackend.self, PaylisherBackend.self, LocalBackend.self,
+    ]
+
+    /// The providers' names on the command line.
+    public static let providers = backends.map { $0.commandLineName }
 
     /// The real adapter, configured with these domains and schemes, and `apiKey` (a placeholder
     /// when `nil`: the doctor makes no request).
     public func makeBackend(apiKey: String? = nil) throws -> any DeepLinkBackend {
-        let key = apiKey ?? "doctor"
-        let schemes = Set(self.schemes), domains = Set(self.domains)
-        guard let first = self.domains.first ?? (provider == "local" ? "" : nil) else {
+        guard let type = Self.backends.first(where: { $0.commandLineName == provider }) else {
+            throw DoctorError("Unknown provider '\(provider)'. Use one of: \(Self.providers.joined(separator: ", ")).")
+        }
+        guard !domains.isEmpty || !type.needsLinkDomain else {
             throw DoctorError("Name at least one link domain of the \(provider) backend (--domain).")
         }
-        switch provider {
-        case "linkforty":
-            guard let base = URL(string: "https://\(first)") else { throw DoctorError("'\(first)' is not a host name.") }
-            return LinkFortyBackend(try .init(baseURL: base, apiKey: apiKey, linkDomains: domains, appSchemes: schemes))
-        case "limelink":
-            let own = domains.filter { !($0 == "limelink.org" || $0.hasSuffix(".limelink.org")) }
-            return LimeLinkBackend(try .init(apiKey: key, linkDomains: own, appSchemes: schemes))
-        case "dynalinks":
-            return DynalinksBackend(try .init(apiKey: key, linkDomains: domains, appSchemes: schemes))
-        case "paylisher":
-            return PaylisherBackend(try .init(apiKey: key, appSchemes: schemes, linkDomains: domains))
-        case "local":
-            return LocalBackend(.init(schemes: schemes, hosts: domains))
-        default:
-            throw DoctorError("Unknown provider '\(provider)'. Use one of: \(Self.providers.joined(separator: ", ")).")
+        do {
+            return try type.make(domains: domains, schemes: Set(schemes), apiKey: apiKey)
+        } catch let error as DeepLinkError where error.code == .invalidConfiguration {
+            throw DoctorError(error.message)
         }
     }
 
@@ -55,14 +52,7 @@ public struct BackendClaims: Sendable, Equatable, Codable {
     /// one per scheme.
     public var linksToCheck: [URL] {
         if !links.isEmpty { return links }
-        let path: String =
-            switch provider {
-            case "linkforty": "/k3m9x2qa/Xk9_2bQz"
-            case "limelink": "/link/summer"
-            case "dynalinks": "/promo"
-            case "paylisher": "/SUMMER"
-            default: "/products/42"
-            }
+        let path = Self.backends.first { $0.commandLineName == provider }?.typicalLinkPath ?? "/products/42"
         return domains.compactMap { URL(string: "https://\($0)\(path)") } + schemes.compactMap { URL(string: "\($0)://open") }
     }
 }
