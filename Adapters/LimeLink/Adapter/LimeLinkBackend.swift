@@ -47,11 +47,10 @@ public struct LimeLinkBackend: LinkEventObservingBackend {
 
     /// An app-scheme URL with no host (`acme:`, `acme://`, which open the app and nothing
     /// more) names no LimeLink link: it is delivered as it is, without a request.
-    public func resolveOnDevice(_ url: URL) -> DeepLink? {
-        guard url.host?.isEmpty ?? true, let scheme = url.scheme?.lowercased(), configuration.appSchemes.contains(scheme),
-            let parsed = try? LinkParser.parse(url)
-        else { return nil }
-        return localLink(for: url, parsed: parsed, reason: .onDevice)
+    public func resolveOnDevice(_ link: ParsedLink) -> DeepLink? {
+        let url = link.url
+        guard url.host?.isEmpty ?? true, let scheme = url.scheme?.lowercased(), configuration.appSchemes.contains(scheme) else { return nil }
+        return localLink(for: url, parsed: link, reason: .onDevice)
     }
 
     // MARK: Resolve

@@ -194,8 +194,8 @@ struct LimeLinkResolveTests {
             #expect(!backend.canHandle(url(foreign)), "\(foreign)")
         }
         // An app-scheme URL without a host names no LimeLink link: delivered on the device.
-        #expect(backend.resolveOnDevice(url("myapp:///no-host"))?.pathSegments == ["no-host"])
-        #expect(backend.resolveOnDevice(url("myapp://open?x=1")) == nil)
+        #expect(backend.resolveOnDevice(try LinkParser.parse(url("myapp:///no-host")))?.pathSegments == ["no-host"])
+        #expect(backend.resolveOnDevice(try LinkParser.parse(url("myapp://open?x=1"))) == nil)
     }
 }
 

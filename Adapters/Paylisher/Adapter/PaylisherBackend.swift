@@ -69,7 +69,7 @@ public struct PaylisherBackend: EventBatchingBackend, LinkEventObservingBackend 
     /// `keyName`/`key`/`k` or the path (`/campaign/KEY`, `/c/KEY`, a short link's code), the
     /// campaign id, journey and source, the raw destination, and the auth requirement.
     public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
-        guard let link = try? PaylisherMapping.parse(url, configuration: configuration) else {
+        guard let link = try? PaylisherMapping.parse(parsed, configuration: configuration) else {
             return parsed.deepLink(provider: id, resolution: .local(reason))
         }
         var local = PaylisherMapping.deepLink(link, campaign: nil)

@@ -41,10 +41,17 @@ public protocol DeepLinkBackend: Sendable {
     func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink
 
     /// A link this backend answers on the device, with no request (a ``LocalBackend``'s links,
-    /// an app-scheme link that is already the route). The client delivers it at once, without a
-    /// context, a deadline or retries. Return `nil` for links that need
+    /// an app-scheme link that is already the route). `link` is the handed-over URL
+    /// (`link.url`), already parsed by the client. The client delivers the answer at once,
+    /// without a context, a deadline or retries. Return `nil` for links that need
     /// ``resolve(_:context:)``. Called from the client's own task: it must be fast and must not
-    /// block. Default: `nil` for every link.
+    /// block. Default: the URL form, ``resolveOnDevice(_:)-(URL)``, of `link.url`.
+    func resolveOnDevice(_ link: ParsedLink) -> DeepLink?
+
+    /// The form of ``resolveOnDevice(_:)-(ParsedLink)`` that takes the URL, from before the
+    /// client handed backends the parsed link: still asked (through the parsed form's default)
+    /// for a backend that implements it. Implement the parsed form instead. Default: `nil` for
+    /// every link.
     func resolveOnDevice(_ url: URL) -> DeepLink?
 
     /// The link delivered when the provider cannot answer: it failed (after retries), does not
@@ -88,6 +95,7 @@ extension DeepLinkBackend {
     public var appSchemes: Set<String> { [] }
     public var secrets: [String] { [] }
     public func provider(for url: URL) -> BackendID { id }
+    public func resolveOnDevice(_ link: ParsedLink) -> DeepLink? { resolveOnDevice(link.url) }
     public func resolveOnDevice(_ url: URL) -> DeepLink? { nil }
     public var previousSDKImporters: [any PreviousSDKImporter] { [] }
     public var needsInstallReport: Bool { false }

@@ -56,6 +56,11 @@ public struct LocalBackend: DeepLinkBackend {
     }
 
     /// Every link is answered on the device.
+    public func resolveOnDevice(_ link: ParsedLink) -> DeepLink? {
+        self.link(parsed: link)
+    }
+
+    /// Every link that parses is answered on the device.
     public func resolveOnDevice(_ url: URL) -> DeepLink? {
         try? link(for: url)
     }

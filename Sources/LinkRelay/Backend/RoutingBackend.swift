@@ -72,6 +72,10 @@ public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, LinkEve
         backend(for: url) != nil
     }
 
+    public func resolveOnDevice(_ link: ParsedLink) -> DeepLink? {
+        backend(for: link.url)?.resolveOnDevice(link)
+    }
+
     public func resolveOnDevice(_ url: URL) -> DeepLink? {
         backend(for: url)?.resolveOnDevice(url)
     }

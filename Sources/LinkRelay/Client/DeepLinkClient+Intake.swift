@@ -75,7 +75,14 @@ extension DeepLinkClient {
                 logger.debug("Same link again within \(configuration.duplicateWindow) s; delivered once: \(url.absoluteString)")
                 return
             }
-            if let onDevice = backend.resolveOnDevice(url) {
+            let parsed: ParsedLink
+            do {
+                parsed = try parse(url)
+            } catch {
+                intake.enqueue(.failure(DeepLinkError.wrapping(error, as: .invalidURL, "The link could not be parsed.", backend: backend.id, url: url), url: url))
+                return
+            }
+            if let onDevice = backend.resolveOnDevice(parsed) {
                 // Answered without the provider: no context, no deadline, no task. With nothing
                 // ahead of it in the intake, arrival order allows delivering it right away.
                 if intake.count == 0 {
@@ -85,12 +92,7 @@ extension DeepLinkClient {
                 }
                 return
             }
-            do {
-                let parsed = try parse(url)
-                intake.enqueue(url, parsed: parsed, deadline: arrivedAt + configuration.resolutionTimeout)
-            } catch {
-                intake.enqueue(.failure(DeepLinkError.wrapping(error, as: .invalidURL, "The link could not be parsed.", backend: backend.id, url: url), url: url))
-            }
+            intake.enqueue(url, parsed: parsed, deadline: arrivedAt + configuration.resolutionTimeout)
         }
     }
 
@@ -148,11 +150,12 @@ extension DeepLinkClient {
         guard backend.canHandle(url) else {
             throw DeepLinkError(.unsupported, "The backend does not handle this link.", backend: backend.id, url: url)
         }
+        let parsed = try parse(url)
         let link: DeepLink
-        if let onDevice = backend.resolveOnDevice(url) {
+        if let onDevice = backend.resolveOnDevice(parsed) {
             link = gated(onDevice)
         } else {
-            link = try await resolveWithFallback(url, parsed: try parse(url), deadline: clock.uptime + configuration.resolutionTimeout)
+            link = try await resolveWithFallback(url, parsed: parsed, deadline: clock.uptime + configuration.resolutionTimeout)
         }
         if let refusal = policy.refusal(for: link, handedOver: url) { throw refusal }
         return link
