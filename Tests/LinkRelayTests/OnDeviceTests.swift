@@ -71,3 +71,24 @@ struct OnDeviceTests {
         #expect(backend.received.withLock { $0 }.isEmpty)
     }
 }
+
+/// The client finds an observing backend by asking it, not by a dynamic cast (issue 41).
+@Suite("Which backends are told about published events")
+struct LinkEventObserverTests {
+    struct Observing: LinkEventObservingBackend {
+        let id: BackendID = "observing"
+        func canHandle(_ url: URL) -> Bool { true }
+        func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink { link.deepLink(provider: id, resolution: .server) }
+        func matchInstall(context: BackendContext) async throws -> InstallMatch { .organic() }
+        func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async throws {}
+    }
+
+    @Test("an observing backend answers itself, any other nil, and a RoutingBackend itself")
+    func observers() {
+        #expect(Observing().linkEventObserver?.id == "observing")
+        #expect(OnDeviceTests.URLFormBackend().linkEventObserver == nil)
+        #expect(LocalBackend(.init(hosts: ["go.acme.app"])).linkEventObserver == nil)
+        let routing = RoutingBackend(Observing(), [LocalBackend(.init(hosts: ["go.acme.app"]))])
+        #expect(routing.linkEventObserver?.id == routing.id)
+    }
+}

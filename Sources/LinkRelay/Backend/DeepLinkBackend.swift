@@ -89,6 +89,13 @@ public protocol DeepLinkBackend: Sendable {
     /// for an ``EventTrackingBackend``, event batching for an ``EventBatchingBackend`` and link
     /// creation for a ``LinkCreatingBackend``.
     var capabilities: BackendCapabilities { get }
+
+    /// The backend as a ``LinkEventObservingBackend`` when it is one (the client then tells it
+    /// about every event it publishes), `nil` otherwise. Both defaults are right; there is no
+    /// reason to implement it. It is a requirement so the client finds out without a dynamic
+    /// cast, whose first use in a process makes the runtime scan every conformance it knows
+    /// (about 470,000 instructions, on the thread that creates the client).
+    var linkEventObserver: (any LinkEventObservingBackend)? { get }
 }
 
 extension DeepLinkBackend {
@@ -99,6 +106,7 @@ extension DeepLinkBackend {
     public func resolveOnDevice(_ url: URL) -> DeepLink? { nil }
     public var previousSDKImporters: [any PreviousSDKImporter] { [] }
     public var needsInstallReport: Bool { false }
+    public var linkEventObserver: (any LinkEventObservingBackend)? { nil }
     public var capabilities: BackendCapabilities {
         var capabilities: BackendCapabilities = [.linkResolution, .deferredLinks]
         if self is any EventTrackingBackend { capabilities.insert(.eventTracking) }
@@ -126,6 +134,11 @@ public protocol LinkEventObservingBackend: DeepLinkBackend {
     /// report (a 401 or 403 then reaches the app as a rejected API key); it is logged, never
     /// retried.
     func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async throws
+}
+
+extension LinkEventObservingBackend {
+    /// `self`: the client tells this backend about published events.
+    public var linkEventObserver: (any LinkEventObservingBackend)? { self }
 }
 
 /// The former name of ``LinkEventObservingBackend``.

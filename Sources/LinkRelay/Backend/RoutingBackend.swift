@@ -108,7 +108,7 @@ public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, LinkEve
             case .install, .failure: nil
             }
         let owner = provider.flatMap { id in ([primary] + others).first { $0.id == id } } ?? primary
-        try await (owner as? any LinkEventObservingBackend)?.didPublish(event, at: date, context: context)
+        try await owner.linkEventObserver?.didPublish(event, at: date, context: context)
     }
 
     /// The member events go to: the first that reports events, the primary first. `nil` when

@@ -14,7 +14,17 @@ struct DuplicateFilter: Sendable {
     let capacity: Int
     /// When each remembered URL was first seen, by a 64-bit hash of the URL (cheaper to hash and
     /// compare than the URL's text on every link); the text is kept to tell a collision apart.
-    private var firstSeen: [UInt64: (time: TimeInterval, url: String)] = [:]
+    /// Made on first use, not when the client is created (see ``FirstLaunch``'s waiters).
+    private var firstSeenStorage: [UInt64: (time: TimeInterval, url: String)]?
+    private var firstSeen: [UInt64: (time: TimeInterval, url: String)] {
+        _read {
+            if let firstSeenStorage { yield firstSeenStorage } else { yield [:] }
+        }
+        _modify {
+            if firstSeenStorage == nil { firstSeenStorage = [:] }
+            yield &firstSeenStorage!
+        }
+    }
     /// The remembered URLs in arrival order, oldest first from `head`.
     private var order: [(key: UInt64, time: TimeInterval)] = []
     private var head = 0

@@ -19,7 +19,10 @@ struct FirstLaunch: Sendable {
     var previousSDK: PreviousSDK?
     /// Whether ``DeepLinkClient/installOutcome()``'s reminder to call `start()` is pending.
     private var startReminderScheduled = false
-    private var waiters: [UInt64: CheckedContinuation<InstallOutcome, Never>] = [:]
+    /// In the order they started waiting. An array, not a dictionary: creating the client must
+    /// not make the runtime look up `UInt64: Hashable` (a scan of every conformance in the
+    /// process, about 250,000 instructions, see issue 41), and there are only ever a few.
+    private var waiters: [(id: UInt64, continuation: CheckedContinuation<InstallOutcome, Never>)] = []
     private var nextWaiter: UInt64 = 0
     private(set) var generation: UInt64 = 0
 
@@ -70,11 +73,12 @@ struct FirstLaunch: Sendable {
     var waiterCount: Int { waiters.count }
 
     mutating func addWaiter(_ id: UInt64, _ continuation: CheckedContinuation<InstallOutcome, Never>) {
-        waiters[id] = continuation
+        waiters.append((id, continuation))
     }
 
     mutating func removeWaiter(_ id: UInt64) -> CheckedContinuation<InstallOutcome, Never>? {
-        waiters.removeValue(forKey: id)
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+        return waiters.remove(at: index).continuation
     }
 
     /// Records the outcome and returns the waiters to resume with it.
@@ -96,7 +100,7 @@ struct FirstLaunch: Sendable {
 
     /// Takes every waiter, to resume at shutdown.
     mutating func takeWaiters() -> [CheckedContinuation<InstallOutcome, Never>] {
-        let taken = Array(waiters.values)
+        let taken = waiters.map(\.continuation)
         waiters.removeAll()
         return taken
     }

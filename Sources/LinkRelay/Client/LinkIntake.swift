@@ -45,7 +45,18 @@ struct LinkIntake<Waiter: Sendable>: Sendable {
     }
 
     private var duplicates: DuplicateFilter
-    private var slots: [UInt64: Slot] = [:]
+    /// Made on first use, not when the client is created (see ``FirstLaunch``'s waiters: the
+    /// first dictionary keyed by `UInt64` makes the runtime scan every conformance).
+    private var slotStorage: [UInt64: Slot]?
+    private var slots: [UInt64: Slot] {
+        _read {
+            if let slotStorage { yield slotStorage } else { yield [:] }
+        }
+        _modify {
+            if slotStorage == nil { slotStorage = [:] }
+            yield &slotStorage!
+        }
+    }
     /// The oldest slot not yet delivered, the next one a new item gets, and the oldest that may
     /// still be waiting for a resolution slot.
     private var head: UInt64 = 0

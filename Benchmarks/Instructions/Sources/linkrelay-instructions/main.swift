@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-import LinkRelay
+@_spi(Benchmarks) import LinkRelay
 import LinkRelayTesting
 
 // Work for instruction counts (`Benchmarks/count-instructions`): the same scenario run with N
@@ -36,13 +36,19 @@ import LinkRelayTesting
 //   linkrelay-instructions first LINKS
 //     the client and its subscriber set up, then LINKS (0 or 1) links: run with 0 and 1, the
 //     difference is the first link of a process.
+//   linkrelay-instructions launch STEPS
+//     an app's launch: 0, no client; 1, the first client created on the main thread (as
+//     `App.init` does) and its background warm-up finished; 2, the first client, then at once
+//     a link handed over and taken from `for await` (an app launched by a link). The caller's
+//     synchronous part of the first init is `createFirstClient`, counted alone with callgrind's
+//     --toggle-collect.
 //
 // Main is synchronous and waits on a semaphore: valgrind 3.19 crashes in an async main (which
 // parks the main thread in sigsuspend), not in the concurrency pool's threads.
 
 let arguments = Array(ProcessInfo.processInfo.arguments.dropFirst())
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: linkrelay-instructions subscribe LIVE CALLS | deliver LINKS | baseline LINKS | actor-floor LINKS | first LINKS\n".utf8))
+    FileHandle.standardError.write(Data("usage: linkrelay-instructions subscribe LIVE CALLS | deliver LINKS | baseline LINKS | actor-floor LINKS | first LINKS | launch STEPS\n".utf8))
     exit(64)
 }
 
@@ -56,6 +62,22 @@ func makeClient() -> DeepLinkClient {
     configuration.deviceInfo = StaticDeviceInfo()
     configuration.logSink = .silent
     return DeepLinkClient(backend: LocalBackend(.init(hosts: ["go.acme.app"])), configuration: configuration)
+}
+
+/// The first client of the process, created on the calling (main) thread as an app's
+/// `App.init` creates it: its backend and the default configuration (the default store, a
+/// `FileStore` in the app's Application Support folder, opened on first use). Not inlined, so
+/// callgrind can count it alone.
+@inline(never)
+func createFirstClient() -> DeepLinkClient {
+    var configuration = DeepLinkClient.Configuration()
+    configuration.logSink = .silent
+    return DeepLinkClient(backend: LocalBackend(.init(hosts: ["go.acme.app"])), configuration: configuration)
+}
+
+/// Returns once the first client's background warm-up of the link path has finished.
+func warmedUp() async {
+    await DeepLinkClient.linkPathWarmedUp()
 }
 
 /// Runs `work` on the concurrency pool and waits for it. A failure ends the run with it: a
@@ -161,6 +183,8 @@ case "deliver", "first":
     let urls = Array((0..<max(links, 1)).map(link).prefix(links))
     run {
         let client = makeClient()
+        // The first link after the first client's background warm-up, as a user's tap meets it.
+        if scenario == "first" { await warmedUp() }
         var iterator = client.deepLinks().makeAsyncIterator()
         var delivered = 0
         for url in urls {
@@ -171,6 +195,31 @@ case "deliver", "first":
         try expect(delivered, of: urls.count)
         return "delivered \(delivered) of \(urls.count)"
     }
+case "launch":
+    guard arguments.count == 2, let steps = Int(arguments[1]), (0...2).contains(steps) else { usage() }
+    startEveryPoolThread()
+    guard steps > 0 else {
+        print("no client")
+        break
+    }
+    let client = createFirstClient()
+    if steps == 1 {
+        run {
+            await warmedUp()
+            return "first client created, warm-up finished"
+        }
+    } else {
+        let url = link(1)
+        run {
+            var iterator = client.deepLinks().makeAsyncIterator()
+            client.handle(url)
+            try expect(await iterator.next() == nil ? 0 : 1, of: 1)
+            // The process goes on, as an app does: the warm-up finishes and is counted.
+            await warmedUp()
+            return "first client created, then a link delivered"
+        }
+    }
+    withExtendedLifetime(client) {}
 case "baseline":
     guard arguments.count == 2, let links = Int(arguments[1]) else { usage() }
     let urls = (0..<links).map(link)
