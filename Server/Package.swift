@@ -1,0 +1,55 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// LinkRelay Server: the self-hostable backend that speaks LinkForty's SDK protocol. A package of
+// its own, like Sandbox/: the root package keeps zero dependencies.
+let package = Package(
+    name: "LinkRelayServer",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "linkrelay-server", targets: ["linkrelay-server"]),
+        .library(name: "LinkRelayServer", targets: ["LinkRelayServer"]),
+    ],
+    dependencies: [
+        .package(name: "LinkRelay", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        .target(
+            name: "LinkRelayServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "linkrelay-server",
+            dependencies: [
+                "LinkRelayServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "LinkRelayServerTests",
+            dependencies: [
+                "LinkRelayServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "LinkRelay", package: "LinkRelay"),
+                .product(name: "LinkRelayLinkForty", package: "LinkRelay"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,80 @@
+/// The database schema, one numbered step at a time. A step never changes once released: a
+/// database made by an older server is brought up to date by the steps it has not applied, in
+/// order, each in its own transaction, and `schema_migrations` records each one.
+///
+/// Times are whole milliseconds since 1970 (`INTEGER`/`BIGINT`) in both engines; JSON is text.
+public struct Migration: Sendable, Hashable {
+    /// The step's number, from 1, without gaps.
+    public let version: Int
+    /// What the step does, in a few words.
+    public let name: String
+    /// The statements for SQLite.
+    public let sqlite: [String]
+    /// The statements for PostgreSQL.
+    public let postgres: [String]
+
+    /// Every step, in order.
+    public static let all: [Migration] = [
+        Migration(
+            version: 1, name: "projects, keys, links, clicks, installs, events",
+            sqlite: schemaV1(integer: "INTEGER", bigint: "INTEGER"),
+            postgres: schemaV1(integer: "INTEGER", bigint: "BIGINT"))
+    ]
+
+    /// The newest version this server knows.
+    public static var latestVersion: Int { all.last?.version ?? 0 }
+
+    /// The table every engine keeps its applied steps in.
+    static func bookkeeping(bigint: String) -> String {
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at \(bigint) NOT NULL)"
+    }
+
+    private static func schemaV1(integer: String, bigint: String) -> [String] {
+        [
+            """
+            CREATE TABLE projects (
+                id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at \(bigint) NOT NULL)
+            """,
+            """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY, project_id TEXT NOT NULL REFERENCES projects(id),
+                prefix TEXT NOT NULL UNIQUE, secret_hash TEXT NOT NULL, scope TEXT NOT NULL, name TEXT NOT NULL,
+                created_at \(bigint) NOT NULL, revoked_at \(bigint))
+            """,
+            """
+            CREATE TABLE links (
+                id TEXT PRIMARY KEY, project_id TEXT NOT NULL REFERENCES projects(id),
+                template_slug TEXT NOT NULL DEFAULT '', short_code TEXT NOT NULL, original_url TEXT NOT NULL,
+                deep_link_path TEXT, app_scheme TEXT, ios_app_store_url TEXT, android_app_store_url TEXT,
+                web_fallback_url TEXT, utm_parameters TEXT NOT NULL DEFAULT '{}',
+                deep_link_parameters TEXT NOT NULL DEFAULT '{}', targeting_rules TEXT NOT NULL DEFAULT '{}',
+                attribution_window_hours \(integer) NOT NULL DEFAULT 168, is_active \(integer) NOT NULL DEFAULT 1,
+                expires_at \(bigint), created_at \(bigint) NOT NULL,
+                UNIQUE (template_slug, short_code))
+            """,
+            """
+            CREATE TABLE clicks (
+                id TEXT PRIMARY KEY, link_id TEXT NOT NULL REFERENCES links(id), project_id TEXT NOT NULL,
+                clicked_at \(bigint) NOT NULL, ip TEXT, network_prefix TEXT, user_agent TEXT, timezone TEXT,
+                language TEXT, screen_width \(integer), screen_height \(integer), platform TEXT,
+                is_bot \(integer) NOT NULL DEFAULT 0)
+            """,
+            // The deferred match looks clicks up by network and time, never by scanning the newest.
+            "CREATE INDEX clicks_by_network ON clicks (project_id, network_prefix, clicked_at)",
+            """
+            CREATE TABLE installs (
+                id TEXT PRIMARY KEY, project_id TEXT NOT NULL REFERENCES projects(id), link_id TEXT, click_id TEXT,
+                confidence \(integer) NOT NULL, matched_factors TEXT NOT NULL DEFAULT '[]', method TEXT NOT NULL,
+                installed_at \(bigint) NOT NULL, ip TEXT, user_agent TEXT, timezone TEXT, language TEXT,
+                screen_width \(integer), screen_height \(integer), platform TEXT, platform_version TEXT,
+                device_id TEXT, deep_link_data TEXT NOT NULL DEFAULT '{}')
+            """,
+            """
+            CREATE TABLE events (
+                id TEXT PRIMARY KEY, project_id TEXT NOT NULL REFERENCES projects(id),
+                install_id TEXT NOT NULL REFERENCES installs(id), name TEXT NOT NULL,
+                properties TEXT NOT NULL DEFAULT '{}', occurred_at \(bigint) NOT NULL, received_at \(bigint) NOT NULL)
+            """,
+        ]
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Where the server keeps everything: one protocol, two engines (``SQLiteStore``, embedded, the
+/// default; PostgreSQL for production and for several server processes). The same suite of
+/// storage tests runs against both.
+public protocol ServerStore: Sendable {
+    /// Applies every ``Migration`` the database has not applied yet, in order, each in one
+    /// transaction; returns the versions applied now (empty when the database was up to date).
+    /// - Throws: ``StoreError/newerSchema(found:known:)`` for a database a newer server made.
+    func migrate() async throws -> [Int]
+    /// The versions the database has applied, in order.
+    func appliedMigrations() async throws -> [Int]
+
+    /// Creates a project.
+    func createProject(name: String, at date: Date) async throws -> Project
+    /// Every project, oldest first.
+    func projects() async throws -> [Project]
+
+    /// Stores a key's record (its secret only as a hash).
+    func insertKey(_ key: APIKeyRecord) async throws
+    /// The key whose public prefix is `prefix`, revoked or not.
+    func key(prefix: String) async throws -> APIKeyRecord?
+    /// The keys of `project`, oldest first.
+    func keys(project: String) async throws -> [APIKeyRecord]
+    /// Marks the key `id` revoked at `date`; false when there is no such key.
+    func revokeKey(id: String, at date: Date) async throws -> Bool
+
+    /// Closes the connections; nothing may be called afterwards.
+    func close() async throws
+}
+
+extension Date {
+    /// The date as stored: whole milliseconds (what both engines keep), so a record made in
+    /// memory equals the one read back.
+    public var storedPrecision: Date {
+        Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+}
+
+/// A project: the links, keys, installs and events of one app (or one family of apps).
+public struct Project: Sendable, Hashable, Codable {
+    /// A random identifier (`prj_…`).
+    public var id: String
+    /// The name it was created with.
+    public var name: String
+    /// When it was created.
+    public var createdAt: Date
+
+    /// A project; see each property.
+    public init(id: String, name: String, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt.storedPrecision
+    }
+}
+
+/// A storage failure, without the SQL or the values (they may hold secrets).
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure.
+    public enum Kind: Sendable, Hashable {
+        /// The database was made by a newer server (its schema version is higher than this one knows).
+        case newerSchema(found: Int, known: Int)
+        /// A statement failed.
+        case failed
+        /// The database location is not one this server can open.
+        case unusableLocation
+    }
+
+    /// What kind of failure.
+    public var kind: Kind
+    /// A sentence for a log or an operator.
+    public var message: String
+
+    /// A failure of `kind`, described by `message`.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// The database was made by a newer server.
+    public static func newerSchema(found: Int, known: Int) -> StoreError {
+        StoreError(
+            .newerSchema(found: found, known: known),
+            "The database is at schema version \(found); this server knows up to \(known). Run a newer server.")
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import LinkRelayServer
+import Logging
+
+/// `linkrelay-server`: the self-hostable backend that speaks LinkForty's SDK protocol.
+@main
+struct LinkRelayServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "linkrelay-server",
+        abstract: "The LinkRelay Server: links, deferred matches and events, on SQLite or PostgreSQL.",
+        subcommands: [Serve.self, Migrate.self, Keys.self],
+        defaultSubcommand: Serve.self)
+}
+
+struct DatabaseOption: ParsableArguments {
+    @Option(name: .long, help: "sqlite:PATH or postgres://user:password@host:port/database.")
+    var database = "sqlite:linkrelay.sqlite"
+
+    func location() throws -> DatabaseLocation {
+        guard let location = DatabaseLocation(database) else {
+            throw ValidationError("--database takes sqlite:PATH or postgres://user:password@host:port/database.")
+        }
+        return location
+    }
+
+    /// The store, migrated to this server's schema.
+    func openStore(logger: Logger) async throws -> any ServerStore {
+        let store = try await location().open(logger: logger)
+        let applied = try await store.migrate()
+        if !applied.isEmpty { logger.info("Applied schema versions \(applied.map(String.init).joined(separator: ", ")).") }
+        return store
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Runs the server (the default).")
+
+    @OptionGroup var database: DatabaseOption
+    @Option(name: .long, help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(name: .long, help: "The port; 0 for any free port.") var port = 8080
+    @Flag(name: .long, help: "Take the client's address from X-Forwarded-For (behind your own proxy).") var trustProxy = false
+
+    func run() async throws {
+        var logger = Logger(label: "linkrelay.server")
+        logger.logLevel = .info
+        let store = try await database.openStore(logger: logger)
+        switch try await Bootstrap.run(store: store, providedKey: ProcessInfo.processInfo.environment["LINKRELAY_ADMIN_KEY"], at: Date()) {
+        case .alreadySetUp:
+            break
+        case .created(let project, let key, let secret):
+            if let secret {
+                print("First start: made project \(project.id) and its admin key (shown once, store it now):\n  \(secret)")
+            } else {
+                print("First start: made project \(project.id) with the admin key from LINKRELAY_ADMIN_KEY (\(key.prefix)…).")
+            }
+        }
+        let configuration = ServerConfiguration(host: host, port: port, trustProxy: trustProxy)
+        let app = ServerApplication.application(store: store, configuration: configuration, logger: logger) { channel in
+            print("LinkRelay Server listening on http://\(host):\(channel.localAddress?.port ?? port) (\(database.database.hasPrefix("sqlite:") ? database.database : "postgres"))")
+        }
+        try await app.runService()
+        try await store.close()
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Brings the database's schema up to date, then exits.")
+
+    @OptionGroup var database: DatabaseOption
+
+    func run() async throws {
+        let store = try await database.location().open(logger: Logger(label: "linkrelay.server"))
+        let applied = try await store.migrate()
+        print(applied.isEmpty ? "The schema is up to date (version \(Migration.latestVersion))." : "Applied versions \(applied.map(String.init).joined(separator: ", ")).")
+        try await store.close()
+    }
+}
+
+struct Keys: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Creates, lists and revokes API keys.", subcommands: [Create.self, List.self, Revoke.self, Generate.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Makes a key and prints it once.")
+        @OptionGroup var database: DatabaseOption
+        @Option(help: "sdk (install, resolve, events, share links) or admin (everything).") var scope: KeyScope = .sdk
+        @Option(help: "A name for people.") var name = "key"
+        @Option(help: "The project; default the first.") var project: String?
+
+        func run() async throws {
+            let store = try await database.openStore(logger: Logger(label: "linkrelay.server"))
+            let first = try await store.projects().first?.id
+            guard let projectID = project ?? first else {
+                try await store.close()
+                throw ValidationError("There is no project yet: start the server once (it makes one).")
+            }
+            let issued = APIKeys.issue(project: projectID, scope: scope, name: name, at: Date())
+            try await store.insertKey(issued.record)
+            try await store.close()
+            print("\(issued.record.id) \(scope.rawValue) \(name) (shown once, store it now):\n  \(issued.secret)")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lists a project's keys (prefixes only).")
+        @OptionGroup var database: DatabaseOption
+        @Option(help: "The project; default the first.") var project: String?
+
+        func run() async throws {
+            let store = try await database.openStore(logger: Logger(label: "linkrelay.server"))
+            let first = try await store.projects().first?.id
+            guard let projectID = project ?? first else {
+                try await store.close()
+                return
+            }
+            for key in try await store.keys(project: projectID) {
+                print("\(key.id)  \(key.prefix)…  \(key.scope.rawValue)  \(key.name)\(key.revokedAt == nil ? "" : "  revoked")")
+            }
+            try await store.close()
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revokes a key at once.")
+        @OptionGroup var database: DatabaseOption
+        @Argument(help: "The key's id (key_…).") var id: String
+
+        func run() async throws {
+            let store = try await database.openStore(logger: Logger(label: "linkrelay.server"))
+            let found = try await store.revokeKey(id: id, at: Date())
+            try await store.close()
+            guard found else { throw ValidationError("No key \(id).") }
+            print("Revoked \(id).")
+        }
+    }
+
+    struct Generate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Prints a new admin key for LINKRELAY_ADMIN_KEY; stores nothing.")
+
+        func run() {
+            print(APIKeys.issue(project: "", scope: .admin, name: "", at: Date()).secret)
+        }
+    }
+}
+
+extension KeyScope: ExpressibleByArgument {}
