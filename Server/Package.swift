@@ -32,6 +32,7 @@ let package = Package(
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "LinkRelay", package: "LinkRelay"),
             ]
         ),
         .executableTarget(

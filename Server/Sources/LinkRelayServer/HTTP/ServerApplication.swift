@@ -27,12 +27,33 @@ public enum ServerApplication {
     public static let apiVersion = "v1"
 
     /// The router with every route, over `store`.
-    public static func router(store: any ServerStore, clock: @escaping @Sendable () -> Date = Date.init) -> Router<BasicRequestContext> {
-        let router = Router()
+    public static func router(
+        store: any ServerStore, configuration: ServerConfiguration = ServerConfiguration(), clock: @escaping @Sendable () -> Date = Date.init
+    ) -> Router<ServerContext> {
+        let router = Router(context: ServerContext.self)
         router.get("api/sdk/v1/health") { _, _ -> Health in
             Health(status: "healthy", version: apiVersion, timestamp: Self.timestamp(clock()))
         }
+        let links = LinkRoutes(store: store, configuration: configuration, clock: clock)
+        // One parameter name per position: the router's tree needs the first segment named the
+        // same in both forms (a short code alone, or a template slug before the code).
+        router.get("api/sdk/v1/resolve/:first") { request, context in
+            try await links.resolve(request, context, code: context.parameters.require("first"), templateSlug: nil)
+        }
+        router.get("api/sdk/v1/resolve/:first/:second") { request, context in
+            try await links.resolve(
+                request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
+        }
         return router
+    }
+
+    /// A JSON response (keys sorted, slashes unescaped).
+    static func json<Body: Encodable>(_ body: Body, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// The application on `configuration`'s address.
@@ -41,7 +62,7 @@ public enum ServerApplication {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         Application(
-            router: router(store: store),
+            router: router(store: store, configuration: configuration),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "LinkRelay Server"),
             onServerRunning: onServerRunning,
             logger: logger)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import LinkRelay
 import SQLiteNIO
 
 /// The embedded engine: one SQLite file (WAL journal, `synchronous=FULL`, so a committed write
@@ -37,7 +38,10 @@ public final class SQLiteStore: ServerStore {
         do {
             return try await connection.query(sql, binds)
         } catch {
-            throw StoreError(.failed, "A database statement failed (\(Self.verb(of: sql))): \(Self.reason(error)).")
+            let reason = Self.reason(error)
+            throw StoreError(
+                reason.contains("UNIQUE constraint") ? .conflict : .failed,
+                "A database statement failed (\(Self.verb(of: sql))): \(reason).")
         }
     }
 
@@ -173,6 +177,112 @@ public final class SQLiteStore: ServerStore {
         return APIKeyRecord(
             id: id, projectID: project, prefix: prefix, secretHash: hash, scope: scope, name: name, createdAt: date(created),
             revokedAt: row.column("revoked_at")?.integer.map(date))
+    }
+
+    // MARK: Links and clicks
+
+    public func insertLink(_ link: LinkRecord) async throws {
+        try await serial {
+            try await run(
+                """
+                INSERT INTO links (id, project_id, template_slug, short_code, original_url, deep_link_path, app_scheme,
+                    ios_app_store_url, android_app_store_url, web_fallback_url, utm_parameters, deep_link_parameters,
+                    attribution_window_hours, is_active, expires_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(link.id), .text(link.projectID), .text(link.templateSlug), .text(link.shortCode), .text(link.originalURL),
+                    Self.text(link.deepLinkPath), Self.text(link.appScheme), Self.text(link.iosAppStoreURL),
+                    Self.text(link.androidAppStoreURL), Self.text(link.webFallbackURL), .text(try Self.json(link.utmParameters)),
+                    .text(try Self.json(link.deepLinkParameters)), .integer(link.attributionWindowHours), .integer(link.isActive ? 1 : 0),
+                    link.expiresAt.map { .integer(Self.milliseconds($0)) } ?? .null, .integer(Self.milliseconds(link.createdAt)),
+                ])
+        }
+    }
+
+    public func link(project: String, shortCode: String, templateSlug: String?) async throws -> LinkRecord? {
+        try await serial {
+            var sql = Self.linkColumns + " WHERE project_id = ? AND short_code = ?"
+            var binds: [SQLiteData] = [.text(project), .text(shortCode)]
+            if let templateSlug {
+                sql += " AND template_slug = ?"
+                binds.append(.text(templateSlug))
+            }
+            return try await run(sql + " ORDER BY template_slug LIMIT 1", binds).first.flatMap(Self.link)
+        }
+    }
+
+    public func recordClick(_ click: ClickRecord) async throws {
+        try await serial {
+            try await run(
+                """
+                INSERT INTO clicks (id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language,
+                    screen_width, screen_height, platform, is_bot)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(click.id), .text(click.linkID), .text(click.projectID), .integer(Self.milliseconds(click.clickedAt)),
+                    Self.text(click.ip), Self.text(click.networkPrefix), Self.text(click.userAgent), Self.text(click.timezone),
+                    Self.text(click.language), click.screenWidth.map { .integer($0) } ?? .null,
+                    click.screenHeight.map { .integer($0) } ?? .null, Self.text(click.platform), .integer(click.isBot ? 1 : 0),
+                ])
+        }
+    }
+
+    public func clicks(link: String) async throws -> [ClickRecord] {
+        try await serial {
+            try await run(
+                """
+                SELECT id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language, screen_width,
+                    screen_height, platform, is_bot FROM clicks WHERE link_id = ? ORDER BY clicked_at, id
+                """, [.text(link)]
+            ).compactMap { row in
+                guard let id = row.column("id")?.string, let linkID = row.column("link_id")?.string,
+                    let project = row.column("project_id")?.string, let clicked = row.column("clicked_at")?.integer
+                else { return nil }
+                return ClickRecord(
+                    id: id, linkID: linkID, projectID: project, clickedAt: Self.date(clicked), ip: row.column("ip")?.string,
+                    networkPrefix: row.column("network_prefix")?.string, userAgent: row.column("user_agent")?.string,
+                    timezone: row.column("timezone")?.string, language: row.column("language")?.string,
+                    screenWidth: row.column("screen_width")?.integer, screenHeight: row.column("screen_height")?.integer,
+                    platform: row.column("platform")?.string, isBot: row.column("is_bot")?.integer == 1)
+            }
+        }
+    }
+
+    private static let linkColumns = """
+        SELECT id, project_id, template_slug, short_code, original_url, deep_link_path, app_scheme, ios_app_store_url,
+            android_app_store_url, web_fallback_url, utm_parameters, deep_link_parameters, attribution_window_hours, is_active,
+            expires_at, created_at FROM links
+        """
+
+    private static func link(_ row: SQLiteRow) -> LinkRecord? {
+        guard let id = row.column("id")?.string, let project = row.column("project_id")?.string,
+            let slug = row.column("template_slug")?.string, let code = row.column("short_code")?.string,
+            let original = row.column("original_url")?.string, let created = row.column("created_at")?.integer
+        else { return nil }
+        let decoder = JSONDecoder()
+        return LinkRecord(
+            id: id, projectID: project, templateSlug: slug, shortCode: code, originalURL: original,
+            deepLinkPath: row.column("deep_link_path")?.string, appScheme: row.column("app_scheme")?.string,
+            iosAppStoreURL: row.column("ios_app_store_url")?.string, androidAppStoreURL: row.column("android_app_store_url")?.string,
+            webFallbackURL: row.column("web_fallback_url")?.string,
+            utmParameters: (try? decoder.decode([String: String].self, from: Data((row.column("utm_parameters")?.string ?? "{}").utf8))) ?? [:],
+            deepLinkParameters: (try? decoder.decode(
+                [String: JSONValue].self, from: Data((row.column("deep_link_parameters")?.string ?? "{}").utf8))) ?? [:],
+            attributionWindowHours: row.column("attribution_window_hours")?.integer ?? 168,
+            isActive: row.column("is_active")?.integer != 0, expiresAt: row.column("expires_at")?.integer.map(date),
+            createdAt: date(created))
+    }
+
+    private static func text(_ value: String?) -> SQLiteData {
+        value.map(SQLiteData.text) ?? .null
+    }
+
+    private static func json<Value: Encodable>(_ value: Value) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     public func close() async throws {

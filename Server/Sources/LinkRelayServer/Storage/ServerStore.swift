@@ -25,6 +25,16 @@ public protocol ServerStore: Sendable {
     /// Marks the key `id` revoked at `date`; false when there is no such key.
     func revokeKey(id: String, at date: Date) async throws -> Bool
 
+    /// Stores a link.
+    /// - Throws: ``StoreError/Kind/conflict`` when its template slug and code are taken.
+    func insertLink(_ link: LinkRecord) async throws
+    /// The link of `project` with `shortCode` (and `templateSlug`, when given), live or not.
+    func link(project: String, shortCode: String, templateSlug: String?) async throws -> LinkRecord?
+    /// Stores a click; it is on disk when this returns.
+    func recordClick(_ click: ClickRecord) async throws
+    /// The clicks on `link`, oldest first.
+    func clicks(link: String) async throws -> [ClickRecord]
+
     /// Closes the connections; nothing may be called afterwards.
     func close() async throws
 }
@@ -62,6 +72,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case newerSchema(found: Int, known: Int)
         /// A statement failed.
         case failed
+        /// A unique value (a link's code, a key's prefix) is taken.
+        case conflict
         /// The database location is not one this server can open.
         case unusableLocation
     }

@@ -1,0 +1,38 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Each request's context: the connection's peer, for the client's address.
+public struct ServerContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The connection's peer (the client, or the proxy in front of the server).
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// An error answered as JSON, `{"error": "…"}`, with its status: never a stack trace, SQL or a
+/// key.
+public struct APIError: HTTPResponseError, Sendable {
+    public let status: HTTPResponse.Status
+    /// The sentence the client reads.
+    public let message: String
+
+    /// An error with `status` saying `message`.
+    public init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        ServerApplication.json(["error": message], status: status)
+    }
+
+    /// 401: no key, an unknown or revoked one, or one whose scope does not allow the call.
+    static let unauthorized = APIError(.unauthorized, "A valid API key is required (Authorization: Bearer lr_…).")
+    /// 404 for a link: unknown, inactive, expired, or another project's.
+    static let linkNotFound = APIError(.notFound, "Link not found")
+}

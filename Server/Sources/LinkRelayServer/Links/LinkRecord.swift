@@ -1,0 +1,120 @@
+import Foundation
+import LinkRelay
+
+/// A link as stored: where it sends a browser, what the app receives, and how long a click on
+/// it may attribute an install.
+public struct LinkRecord: Sendable, Hashable, Codable {
+    /// A random identifier (a UUID, as LinkForty's `linkId`).
+    public var id: String
+    /// The project that owns it.
+    public var projectID: String
+    /// A template's slug for links of the form `/{templateSlug}/{shortCode}`; empty for `/{shortCode}`.
+    public var templateSlug: String
+    /// The link's code, the last path segment.
+    public var shortCode: String
+    /// Where a browser without the app goes when nothing more specific applies.
+    public var originalURL: String
+    /// The in-app path (`/product/42`).
+    public var deepLinkPath: String?
+    /// The app's URL scheme (`acmeshop`).
+    public var appScheme: String?
+    /// The App Store page.
+    public var iosAppStoreURL: String?
+    /// The Play Store page.
+    public var androidAppStoreURL: String?
+    /// The web page for devices without the app.
+    public var webFallbackURL: String?
+    /// `source`, `medium`, `campaign`, `term`, `content`.
+    public var utmParameters: [String: String]
+    /// What the app receives with the link; any JSON values.
+    public var deepLinkParameters: [String: JSONValue]
+    /// How many hours after a click an install may still be attributed to it (1…2160).
+    public var attributionWindowHours: Int
+    /// Whether the link answers at all.
+    public var isActive: Bool
+    /// When it stops answering.
+    public var expiresAt: Date?
+    /// When it was created.
+    public var createdAt: Date
+
+    /// A link; see each property.
+    public init(
+        id: String = UUID().uuidString.lowercased(), projectID: String, templateSlug: String = "", shortCode: String, originalURL: String,
+        deepLinkPath: String? = nil, appScheme: String? = nil, iosAppStoreURL: String? = nil, androidAppStoreURL: String? = nil,
+        webFallbackURL: String? = nil, utmParameters: [String: String] = [:], deepLinkParameters: [String: JSONValue] = [:],
+        attributionWindowHours: Int = 168, isActive: Bool = true, expiresAt: Date? = nil, createdAt: Date
+    ) {
+        self.id = id
+        self.projectID = projectID
+        self.templateSlug = templateSlug
+        self.shortCode = shortCode
+        self.originalURL = originalURL
+        self.deepLinkPath = deepLinkPath
+        self.appScheme = appScheme
+        self.iosAppStoreURL = iosAppStoreURL
+        self.androidAppStoreURL = androidAppStoreURL
+        self.webFallbackURL = webFallbackURL
+        self.utmParameters = utmParameters
+        self.deepLinkParameters = deepLinkParameters
+        self.attributionWindowHours = min(max(attributionWindowHours, 1), 2160)
+        self.isActive = isActive
+        self.expiresAt = expiresAt?.storedPrecision
+        self.createdAt = createdAt.storedPrecision
+    }
+
+    /// Whether the link answers at `date`: active and not expired.
+    public func isLive(at date: Date) -> Bool {
+        isActive && (expiresAt.map { $0 > date } ?? true)
+    }
+}
+
+/// A tap on a link, with what the device told about itself (the `fp_*` parameters a landing
+/// page or an SDK adds) and the network it came from.
+public struct ClickRecord: Sendable, Hashable, Codable {
+    /// A random identifier (a UUID).
+    public var id: String
+    /// The link tapped.
+    public var linkID: String
+    /// Its project.
+    public var projectID: String
+    /// When.
+    public var clickedAt: Date
+    /// The client's address, when it is a public one.
+    public var ip: String?
+    /// The address's network (IPv4 /24, IPv6 /64), the deferred match's index key.
+    public var networkPrefix: String?
+    /// The `User-Agent` header.
+    public var userAgent: String?
+    /// `fp_tz`.
+    public var timezone: String?
+    /// `fp_lang`, else the first `Accept-Language`.
+    public var language: String?
+    /// `fp_sw`: the screen's width as the app's SDK reports it.
+    public var screenWidth: Int?
+    /// `fp_sh`: the screen's height.
+    public var screenHeight: Int?
+    /// `ios`, `android` or `web`, from the user agent.
+    public var platform: String?
+    /// Whether the user agent is a crawler's: never a match candidate.
+    public var isBot: Bool
+
+    /// A click; see each property.
+    public init(
+        id: String = UUID().uuidString.lowercased(), linkID: String, projectID: String, clickedAt: Date, ip: String?, networkPrefix: String?,
+        userAgent: String?, timezone: String?, language: String?, screenWidth: Int?, screenHeight: Int?, platform: String?, isBot: Bool
+    ) {
+        self.id = id
+        self.linkID = linkID
+        self.projectID = projectID
+        self.clickedAt = clickedAt.storedPrecision
+        self.ip = ip
+        self.networkPrefix = networkPrefix
+        self.userAgent = userAgent
+        self.timezone = timezone
+        self.language = language
+        self.screenWidth = screenWidth
+        self.screenHeight = screenHeight
+        self.platform = platform
+        self.isBot = isBot
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import LinkRelay
+
+/// The SDK's link routes: resolve (`GET /api/sdk/v1/resolve/{code}` and
+/// `/{templateSlug}/{code}`).
+struct LinkRoutes: Sendable {
+    let store: any ServerStore
+    let configuration: ServerConfiguration
+    let clock: @Sendable () -> Date
+
+    /// §5.2–5.3 of LinkForty's protocol: the link of the caller's project, live, answered with
+    /// its fields (falsy ones omitted); the click and its fingerprint are on disk before the
+    /// answer goes out (LinkForty Core writes them after answering, so a crash loses them).
+    func resolve(_ request: Request, _ context: ServerContext, code: String, templateSlug: String?) async throws -> Response {
+        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        let now = clock()
+        guard let link = try await store.link(project: key.projectID, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
+        else { throw APIError.linkNotFound }
+        try await store.recordClick(Fingerprint.click(on: link, request: request, context: context, trustProxy: configuration.trustProxy, at: now))
+        var answer: [String: JSONValue] = [
+            "shortCode": .string(link.shortCode), "linkId": .string(link.id),
+            "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)), "customParameters": .object(link.deepLinkParameters),
+            "clickedAt": .string(ServerApplication.timestamp(now)),
+        ]
+        let optional: [(String, String?)] = [
+            ("deepLinkPath", link.deepLinkPath), ("appScheme", link.appScheme), ("iosUrl", link.iosAppStoreURL),
+            ("androidUrl", link.androidAppStoreURL), ("webUrl", link.webFallbackURL),
+        ]
+        for case (let name, let value?) in optional where !value.isEmpty { answer[name] = .string(value) }
+        return ServerApplication.json(answer)
+    }
+}
+
+/// API keys on requests.
+enum Auth {
+    /// The caller's key: `Authorization: Bearer lr_…`, known, not revoked, of one of `scopes`.
+    /// Anything else is the same 401, so a caller learns nothing about which keys exist.
+    static func require(_ request: Request, store: any ServerStore, scopes: Set<KeyScope>) async throws -> APIKeyRecord {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
+        let secret = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        guard let prefix = APIKeys.prefix(of: secret), let key = try await store.key(prefix: prefix), key.revokedAt == nil,
+            APIKeys.matches(secret, key), scopes.contains(key.scope)
+        else { throw APIError.unauthorized }
+        return key
+    }
+}
+
+/// What a click tells about the device, read from the request.
+enum Fingerprint {
+    static func click(on link: LinkRecord, request: Request, context: ServerContext, trustProxy: Bool, at date: Date) -> ClickRecord {
+        let query = request.uri.queryParameters
+        let forwarded = request.headers.first { $0.name.canonicalName == "x-forwarded-for" }?.value
+        let ip = ClientAddress.of(forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress, trustProxy: trustProxy)
+        let prefix = ip.flatMap(ClientAddress.networkPrefix(of:))
+        let userAgent = request.headers[.userAgent]
+        let acceptLanguage = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        return ClickRecord(
+            linkID: link.id, projectID: link.projectID, clickedAt: date, ip: prefix == nil ? nil : ip, networkPrefix: prefix,
+            userAgent: userAgent, timezone: query.get("fp_tz").flatMap(bounded), language: query.get("fp_lang").flatMap(bounded) ?? acceptLanguage,
+            screenWidth: query.get("fp_sw").flatMap(screenSize), screenHeight: query.get("fp_sh").flatMap(screenSize),
+            platform: platform(userAgent), isBot: isBot(userAgent))
+    }
+
+    /// A value kept only when it is short enough to be what it claims (a time zone, a language).
+    private static func bounded(_ value: String) -> String? {
+        value.isEmpty || value.count > 64 ? nil : value
+    }
+
+    private static func screenSize(_ value: String) -> Int? {
+        Int(value).flatMap { (1...100_000).contains($0) ? $0 : nil }
+    }
+
+    static func platform(_ userAgent: String?) -> String {
+        let agent = userAgent?.lowercased() ?? ""
+        if agent.contains("iphone") || agent.contains("ipad") || agent.contains(" ios") || agent.contains("cfnetwork") { return "ios" }
+        if agent.contains("android") { return "android" }
+        return "web"
+    }
+
+    /// Crawlers and link-preview fetchers: their clicks are kept, never matched.
+    static func isBot(_ userAgent: String?) -> Bool {
+        guard let agent = userAgent?.lowercased(), !agent.isEmpty else { return false }
+        return ["bot", "crawler", "spider", "facebookexternalhit", "slurp", "preview", "whatsapp", "telegram", "discord", "curl/", "wget/"]
+            .contains { agent.contains($0) }
+    }
+}
