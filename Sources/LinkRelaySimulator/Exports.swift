@@ -16,7 +16,7 @@ extension Sandbox {
 
 extension SandboxProvider {
     /// Every provider the Sandbox serves, in the order of ``Sandbox/emulations``.
-    public static var allCases: [SandboxProvider] { Sandbox.emulations.map { $0.sandboxProvider } }
+    public static let allCases: [SandboxProvider] = Sandbox.emulations.map { $0.sandboxProvider }
 }
 
 extension SandboxSettings {

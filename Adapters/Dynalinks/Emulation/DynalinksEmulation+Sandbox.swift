@@ -45,7 +45,7 @@ extension SandboxAPI {
     /// `POST /_admin/dynalinks/links`: a link at `path` on the project host.
     public struct DynalinksLink: SandboxAdminLink, Hashable {
         /// The provider this body is for: `.dynalinks`.
-        public static var sandboxProvider: SandboxProvider { .dynalinks }
+        public static let sandboxProvider: SandboxProvider = .dynalinks
 
         /// The link's path on the project host (`/product/shoes`).
         public var path: String
@@ -65,9 +65,9 @@ extension SandboxAPI {
 
 extension DynalinksEmulation: SandboxEmulation {
     /// `.dynalinks`.
-    public static var sandboxProvider: SandboxProvider { .dynalinks }
+    public static let sandboxProvider: SandboxProvider = .dynalinks
     /// The key, the project host and the API host.
-    public static var sandboxSettings: [SandboxSetting] { [.dynalinksAPIKey, .dynalinksProjectHost, .dynalinksAPIHost] }
+    public static let sandboxSettings: [SandboxSetting] = [.dynalinksAPIKey, .dynalinksProjectHost, .dynalinksAPIHost]
 
     /// The API host.
     public static func apiHost(in settings: SandboxSettings) -> String { settings.dynalinksAPIHost }

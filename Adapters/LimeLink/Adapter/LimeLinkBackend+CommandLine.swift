@@ -2,8 +2,8 @@ import Foundation
 @_spi(Backend) import LinkRelay
 
 @_spi(Backend) extension LimeLinkBackend: CommandLineBackend {
-    public static var commandLineName: String { "limelink" }
-    public static var typicalLinkPath: String { "/link/summer" }
+    public static let commandLineName: String = "limelink"
+    public static let typicalLinkPath: String = "/link/summer"
 
     public static func make(domains: [String], schemes: Set<String>, apiKey: String?) throws -> LimeLinkBackend {
         // LimeLink's own domain is claimed by the adapter; only the app's custom domains are passed.

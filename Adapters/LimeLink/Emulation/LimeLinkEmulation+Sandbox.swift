@@ -36,7 +36,7 @@ extension SandboxAPI {
     /// `POST /_admin/limelink/links`: `https://{project}.{domain}/link/{suffix}` → `uri`.
     public struct LimeLinkLink: SandboxAdminLink, Hashable {
         /// The provider this body is for: `.limeLink`.
-        public static var sandboxProvider: SandboxProvider { .limeLink }
+        public static let sandboxProvider: SandboxProvider = .limeLink
 
         /// The project's subdomain; `nil` for a project-less link on the bare domain.
         public var project: String?
@@ -56,9 +56,9 @@ extension SandboxAPI {
 
 extension LimeLinkEmulation: SandboxEmulation {
     /// `.limeLink`.
-    public static var sandboxProvider: SandboxProvider { .limeLink }
+    public static let sandboxProvider: SandboxProvider = .limeLink
     /// The key and the link domain.
-    public static var sandboxSettings: [SandboxSetting] { [.limeLinkAPIKey, .limeLinkDomain] }
+    public static let sandboxSettings: [SandboxSetting] = [.limeLinkAPIKey, .limeLinkDomain]
 
     /// The link domain, which also serves the API.
     public static func apiHost(in settings: SandboxSettings) -> String { settings.limeLinkDomain }

@@ -2,8 +2,8 @@ import Foundation
 @_spi(Backend) import LinkRelay
 
 @_spi(Backend) extension LinkFortyBackend: CommandLineBackend {
-    public static var commandLineName: String { "linkforty" }
-    public static var typicalLinkPath: String { "/k3m9x2qa/Xk9_2bQz" }
+    public static let commandLineName: String = "linkforty"
+    public static let typicalLinkPath: String = "/k3m9x2qa/Xk9_2bQz"
 
     public static func make(domains: [String], schemes: Set<String>, apiKey: String?) throws -> LinkFortyBackend {
         let first = domains.first ?? ""

@@ -26,7 +26,7 @@ extension SandboxAPI {
     /// `POST /_admin/linkforty/links`.
     public struct LinkFortyLink: SandboxAdminLink, Hashable {
         /// The provider this body is for: `.linkForty`.
-        public static var sandboxProvider: SandboxProvider { .linkForty }
+        public static let sandboxProvider: SandboxProvider = .linkForty
 
         /// The link's short code: the last path segment of `https://{host}/{shortCode}`.
         public var shortCode: String
@@ -61,9 +61,9 @@ extension SandboxAPI {
 
 extension LinkFortyEmulation: SandboxEmulation {
     /// `.linkForty`.
-    public static var sandboxProvider: SandboxProvider { .linkForty }
+    public static let sandboxProvider: SandboxProvider = .linkForty
     /// The host, `SandboxSetting.linkFortyHost`.
-    public static var sandboxSettings: [SandboxSetting] { [.linkFortyHost] }
+    public static let sandboxSettings: [SandboxSetting] = [.linkFortyHost]
 
     /// The link host, which is also the API host.
     public static func apiHost(in settings: SandboxSettings) -> String { settings.linkFortyHost }

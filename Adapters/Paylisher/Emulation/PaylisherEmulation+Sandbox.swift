@@ -56,7 +56,7 @@ extension SandboxAPI {
     /// `POST /_admin/paylisher/links`: a campaign, resolvable by its key.
     public struct PaylisherCampaign: SandboxAdminLink, Hashable {
         /// The provider this body is for: `.paylisher`.
-        public static var sandboxProvider: SandboxProvider { .paylisher }
+        public static let sandboxProvider: SandboxProvider = .paylisher
 
         /// The campaign's key, as links and the resolve endpoint name it (`SUMMER`).
         public var keyName: String
@@ -82,11 +82,11 @@ extension SandboxAPI {
 
 extension PaylisherEmulation: SandboxEmulation {
     /// `.paylisher`.
-    public static var sandboxProvider: SandboxProvider { .paylisher }
+    public static let sandboxProvider: SandboxProvider = .paylisher
     /// The key, the API host, the short-link hosts and the analytics host.
-    public static var sandboxSettings: [SandboxSetting] {
-        [.paylisherAPIKey, .paylisherAPIHost, .paylisherShortLinkHosts, .paylisherAnalyticsHost]
-    }
+    public static let sandboxSettings: [SandboxSetting] = [
+        .paylisherAPIKey, .paylisherAPIHost, .paylisherShortLinkHosts, .paylisherAnalyticsHost,
+    ]
 
     /// The campaign API host.
     public static func apiHost(in settings: SandboxSettings) -> String { settings.paylisherAPIHost }

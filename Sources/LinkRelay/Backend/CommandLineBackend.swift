@@ -21,9 +21,9 @@ import Foundation
 }
 
 @_spi(Backend) extension LocalBackend: CommandLineBackend {
-    public static var commandLineName: String { "local" }
-    public static var typicalLinkPath: String { "/products/42" }
-    public static var needsLinkDomain: Bool { false }
+    public static let commandLineName: String = "local"
+    public static let typicalLinkPath: String = "/products/42"
+    public static let needsLinkDomain: Bool = false
 
     public static func make(domains: [String], schemes: Set<String>, apiKey: String?) throws -> LocalBackend {
         LocalBackend(.init(schemes: schemes, hosts: Set(domains)))

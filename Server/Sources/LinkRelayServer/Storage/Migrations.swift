@@ -22,7 +22,7 @@ public struct Migration: Sendable, Hashable {
     ]
 
     /// The newest version this server knows.
-    public static var latestVersion: Int { all.last?.version ?? 0 }
+    public static let latestVersion: Int = all.last?.version ?? 0
 
     /// The table every engine keeps its applied steps in.
     static func bookkeeping(bigint: String) -> String {
