@@ -2,7 +2,7 @@ import Foundation
 @_spi(Backend) import LinkRelay
 import LinkRelayWire
 
-/// Every provider's emulation (emulations) on one /LinkRelaySimulatorCore/ProviderSimulator, with the routing and the admin
+/// Every provider's emulation (``emulations``) on one ``/LinkRelaySimulatorCore/ProviderSimulator``, with the routing and the admin
 /// API that the `linkrelay-sandbox` server puts on a real socket. It is independent of any HTTP
 /// server: the server hands each request to ``handle(_:)`` and sends back what it answers.
 ///
