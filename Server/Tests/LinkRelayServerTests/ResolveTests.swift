@@ -11,7 +11,7 @@ import Testing
 @Suite("Resolve")
 struct ResolveTests {
     struct World {
-        let store: SQLiteStore
+        let store: SQLStore
         let project: Project
         let sdkKey: String
         let otherProjectKey: String

@@ -7,12 +7,12 @@ import Testing
 @Suite("Storage and migrations")
 struct StorageTests {
     /// A fresh database file in a temporary folder, removed afterwards.
-    static func withStore<T>(_ body: (SQLiteStore, String) async throws -> T) async throws -> T {
+    static func withStore<T>(_ body: (SQLStore, String) async throws -> T) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("data.sqlite").path
-        let store = try await SQLiteStore.open(path: path)
+        let store = try await SQLStore.sqlite(path: path)
         do {
             let result = try await body(store, path)
             try await store.close()
@@ -44,14 +44,14 @@ struct StorageTests {
             _ = try await store.migrate()
             try await store.close()
             // A newer server's step, written as it would be.
-            let newer = try await SQLiteStore.open(path: path)
+            let newer = try await SQLStore.sqlite(path: path)
             _ = try await newer.createProject(name: "kept", at: Date())
             try await newer.recordForeignMigration(version: Migration.latestVersion + 1)
             let error = await #expect(throws: StoreError.self) { try await newer.migrate() }
             #expect(error?.kind == .newerSchema(found: Migration.latestVersion + 1, known: Migration.latestVersion))
             #expect(try await newer.projects().map(\.name) == ["kept"])
             try await newer.close()
-            _ = try await SQLiteStore.open(path: path).close()
+            _ = try await SQLStore.sqlite(path: path).close()
         }
     }
 
@@ -63,7 +63,7 @@ struct StorageTests {
             let issued = APIKeys.issue(project: project.id, scope: .sdk, name: "iOS app", at: Date(timeIntervalSince1970: 1_767_225_601))
             try await store.insertKey(issued.record)
             try await store.close()
-            let reopened = try await SQLiteStore.open(path: path)
+            let reopened = try await SQLStore.sqlite(path: path)
             #expect(try await reopened.migrate() == [])
             #expect(try await reopened.projects() == [project])
             #expect(try await reopened.key(prefix: issued.record.prefix) == issued.record)
@@ -93,7 +93,7 @@ struct StorageTests {
     }
 }
 
-extension SQLiteStore {
+extension SQLStore {
     /// Records a migration this server does not know, as a newer server would have.
     func recordForeignMigration(version: Int) async throws {
         _ = try await appliedMigrations()

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 
 /// The client's address as the deferred match uses it: public or nothing, and its network.
 public enum ClientAddress {
@@ -9,6 +10,12 @@ public enum ClientAddress {
         guard var address = raw?.trimmingCharacters(in: .whitespaces), !address.isEmpty else { return nil }
         if address.lowercased().hasPrefix("::ffff:"), address.contains(".") { address = String(address.dropFirst(7)) }
         return address
+    }
+
+    /// The address `request` came from.
+    static func of(_ request: Request, _ context: ServerContext, trustProxy: Bool) -> String? {
+        let forwarded = request.headers.first { $0.name.canonicalName == "x-forwarded-for" }?.value
+        return of(forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress, trustProxy: trustProxy)
     }
 
     /// The network an address belongs to (IPv4 /24 as `203.0.113`, IPv6 /64 as its first four

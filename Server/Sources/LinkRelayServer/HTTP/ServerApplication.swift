@@ -12,12 +12,26 @@ public struct ServerConfiguration: Sendable {
     /// Whether `X-Forwarded-For` names the client (behind a proxy you run; on loopback in
     /// tests). Off by default: a client could otherwise claim any address.
     public var trustProxy: Bool
+    /// The origin share links are made on (`https://go.acme.app`); `nil` for the request's
+    /// own (`Host`, and `X-Forwarded-Proto` behind a trusted proxy).
+    public var publicBaseURL: URL?
+    /// The deferred match's settings.
+    public var matcher: DeferredMatcher
+    /// How long a connection may be idle (no request, or a request's body stalled) before it is
+    /// closed. Default 30 seconds; clamped to 1 second…1 hour.
+    public var idleTimeout: Duration
 
     /// A configuration; see each property.
-    public init(host: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false, publicBaseURL: URL? = nil,
+        matcher: DeferredMatcher = DeferredMatcher(), idleTimeout: Duration = .seconds(30)
+    ) {
         self.host = host
         self.port = port
         self.trustProxy = trustProxy
+        self.publicBaseURL = publicBaseURL
+        self.matcher = matcher
+        self.idleTimeout = min(max(idleTimeout, .seconds(1)), .seconds(3600))
     }
 }
 
@@ -34,6 +48,7 @@ public enum ServerApplication {
         router.get("api/sdk/v1/health") { _, _ -> Health in
             Health(status: "healthy", version: apiVersion, timestamp: Self.timestamp(clock()))
         }
+        router.middlewares.add(JSONErrorMiddleware())
         let links = LinkRoutes(store: store, configuration: configuration, clock: clock)
         // One parameter name per position: the router's tree needs the first segment named the
         // same in both forms (a short code alone, or a template slug before the code).
@@ -44,7 +59,39 @@ public enum ServerApplication {
             try await links.resolve(
                 request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
         }
+        let attribution = AttributionRoutes(store: store, configuration: configuration, clock: clock)
+        router.post("api/sdk/v1/install") { try await attribution.install($0, $1) }
+        router.post("api/sdk/v1/event") { try await attribution.event($0, $1) }
+        router.get("api/sdk/v1/attribution/:hash") { request, context in
+            try await attribution.attribution(request, context, hash: context.parameters.require("hash"))
+        }
+        let creation = LinkCreation(store: store, configuration: configuration, clock: clock)
+        router.post("api/sdk/v1/links") { try await creation.createForSDK($0, $1) }
+        router.post("api/links") { try await creation.createAsRow($0, $1) }
+        let admin = AdminRoutes(store: store, clock: clock)
+        router.post("api/templates") { try await admin.createTemplate($0, $1) }
+        router.post("api/apps") { try await admin.createApp($0, $1) }
+        router.get(".well-known/apple-app-site-association") { try await admin.appleAppSiteAssociation($0, $1) }
+        router.get("apple-app-site-association") { try await admin.appleAppSiteAssociation($0, $1) }
+        router.get(".well-known/assetlinks.json") { try await admin.assetLinks($0, $1) }
+        let redirect = Redirect(store: store, configuration: configuration, clock: clock)
+        router.get(":first") { request, context in
+            try await redirect.follow(request, context, code: context.parameters.require("first"), templateSlug: nil)
+        }
+        router.get(":first/:second") { request, context in
+            try await redirect.follow(
+                request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
+        }
         return router
+    }
+
+    /// `scheme://host[:port]` of the request: `X-Forwarded-Proto` (behind a trusted proxy) or
+    /// `http`, and `Host`.
+    static func origin(of request: Request, trustProxy: Bool) -> URL {
+        let forwarded = trustProxy ? request.headers.first { $0.name.canonicalName == "x-forwarded-proto" }?.value : nil
+        let scheme = forwarded.flatMap { ["http", "https"].contains($0.lowercased()) ? $0.lowercased() : nil } ?? "http"
+        let host = request.head.authority ?? request.headers.first { $0.name.canonicalName == "host" }?.value ?? "localhost"
+        return URL(string: "\(scheme)://\(host)") ?? URL(string: "http://localhost")!
     }
 
     /// A JSON response (keys sorted, slashes unescaped).
@@ -63,6 +110,7 @@ public enum ServerApplication {
     ) -> some ApplicationProtocol {
         Application(
             router: router(store: store, configuration: configuration),
+            server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "LinkRelay Server"),
             onServerRunning: onServerRunning,
             logger: logger)
@@ -74,6 +122,15 @@ public enum ServerApplication {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
     }
+
+    /// An ISO 8601 date and time, with or without a fraction of a second, `Z` or an offset.
+    static func parseTimestamp(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
 }
 
 /// `GET /api/sdk/v1/health`: `{"status":"healthy","version":"v1","timestamp":"…"}`.
@@ -81,4 +138,31 @@ struct Health: ResponseEncodable, Decodable {
     var status: String
     var version: String
     var timestamp: String
+}
+
+/// Every error as JSON, `{"error": "…"}`: an ``APIError`` as it says, a framework error
+/// (an unknown route, a body too large) with its status, anything else a `500` that names no
+/// detail (the detail goes to the log, which never holds a key or a value).
+struct JSONErrorMiddleware: RouterMiddleware {
+    typealias Context = ServerContext
+
+    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as any HTTPResponseError {
+            let message =
+                switch error.status {
+                case .notFound: "Route \(request.method.rawValue):\(request.uri.path) not found"
+                case .contentTooLarge: "The body is too large."
+                case .methodNotAllowed: "\(request.method.rawValue) is not allowed here."
+                default: error.status.reasonPhrase
+                }
+            throw APIError(error.status, message)
+        } catch {
+            context.logger.error("A request failed: \(String(describing: error))")
+            throw APIError(.internalServerError, "Internal error")
+        }
+    }
 }

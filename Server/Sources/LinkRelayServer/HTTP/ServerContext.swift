@@ -20,15 +20,20 @@ public struct APIError: HTTPResponseError, Sendable {
     public let status: HTTPResponse.Status
     /// The sentence the client reads.
     public let message: String
+    /// The request field at fault, for a `400`.
+    public let field: String?
 
-    /// An error with `status` saying `message`.
-    public init(_ status: HTTPResponse.Status, _ message: String) {
+    /// An error with `status` saying `message`, about `field` when given.
+    public init(_ status: HTTPResponse.Status, _ message: String, field: String? = nil) {
         self.status = status
         self.message = message
+        self.field = field
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        ServerApplication.json(["error": message], status: status)
+        var body = ["error": message]
+        if let field { body["field"] = field }
+        return ServerApplication.json(body, status: status)
     }
 
     /// 401: no key, an unknown or revoked one, or one whose scope does not allow the call.

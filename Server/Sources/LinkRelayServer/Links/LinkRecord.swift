@@ -36,13 +36,42 @@ public struct LinkRecord: Sendable, Hashable, Codable {
     public var expiresAt: Date?
     /// When it was created.
     public var createdAt: Date
+    /// The template it was made from.
+    public var templateID: String?
+    /// A title for people (and the preview's title when ``ogTitle`` is not set).
+    public var title: String?
+    /// A description for people (and the preview's when ``ogDescription`` is not set).
+    public var description: String?
+    /// The app's universal link: where an iPhone goes first.
+    public var iosUniversalLink: String?
+    /// The app's Android App Link.
+    public var androidAppLink: String?
+    /// Who may follow it: `{"countries": [...], "devices": ["ios","android","web"], "languages": [...]}`;
+    /// an empty object for everyone.
+    public var targetingRules: [String: JSONValue]
+    /// The link preview scrapers read (Open Graph).
+    public var ogTitle: String?
+    /// The preview's description.
+    public var ogDescription: String?
+    /// The preview's image.
+    public var ogImageURL: String?
+    /// Whether the redirect adds `lf_click=<click id>` to web targets.
+    public var appendClickID: Bool
+    /// The app's user who asked for the link, for the SDK's de-duplication.
+    public var externalUserID: String?
+    /// The hash of the creating request's content: the same request from the same user gets
+    /// the same link back (`deduplicated: true`).
+    public var dedupeKey: String?
 
     /// A link; see each property.
     public init(
         id: String = UUID().uuidString.lowercased(), projectID: String, templateSlug: String = "", shortCode: String, originalURL: String,
         deepLinkPath: String? = nil, appScheme: String? = nil, iosAppStoreURL: String? = nil, androidAppStoreURL: String? = nil,
         webFallbackURL: String? = nil, utmParameters: [String: String] = [:], deepLinkParameters: [String: JSONValue] = [:],
-        attributionWindowHours: Int = 168, isActive: Bool = true, expiresAt: Date? = nil, createdAt: Date
+        attributionWindowHours: Int = 168, isActive: Bool = true, expiresAt: Date? = nil, createdAt: Date, templateID: String? = nil,
+        title: String? = nil, description: String? = nil, iosUniversalLink: String? = nil, androidAppLink: String? = nil,
+        targetingRules: [String: JSONValue] = [:], ogTitle: String? = nil, ogDescription: String? = nil, ogImageURL: String? = nil,
+        appendClickID: Bool = false, externalUserID: String? = nil, dedupeKey: String? = nil
     ) {
         self.id = id
         self.projectID = projectID
@@ -60,6 +89,18 @@ public struct LinkRecord: Sendable, Hashable, Codable {
         self.isActive = isActive
         self.expiresAt = expiresAt?.storedPrecision
         self.createdAt = createdAt.storedPrecision
+        self.templateID = templateID
+        self.title = title
+        self.description = description
+        self.iosUniversalLink = iosUniversalLink
+        self.androidAppLink = androidAppLink
+        self.targetingRules = targetingRules
+        self.ogTitle = ogTitle
+        self.ogDescription = ogDescription
+        self.ogImageURL = ogImageURL
+        self.appendClickID = appendClickID
+        self.externalUserID = externalUserID
+        self.dedupeKey = dedupeKey
     }
 
     /// Whether the link answers at `date`: active and not expired.

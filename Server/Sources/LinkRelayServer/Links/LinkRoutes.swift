@@ -50,8 +50,7 @@ enum Auth {
 enum Fingerprint {
     static func click(on link: LinkRecord, request: Request, context: ServerContext, trustProxy: Bool, at date: Date) -> ClickRecord {
         let query = request.uri.queryParameters
-        let forwarded = request.headers.first { $0.name.canonicalName == "x-forwarded-for" }?.value
-        let ip = ClientAddress.of(forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress, trustProxy: trustProxy)
+        let ip = ClientAddress.of(request, context, trustProxy: trustProxy)
         let prefix = ip.flatMap(ClientAddress.networkPrefix(of:))
         let userAgent = request.headers[.userAgent]
         let acceptLanguage = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first

@@ -35,7 +35,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     public func open(logger: Logger) async throws -> any ServerStore {
         switch self {
         case .sqlite(let path):
-            return try await SQLiteStore.open(path: path, logger: logger)
+            return try await SQLStore.sqlite(path: path, logger: logger)
         case .postgres:
             throw StoreError(
                 .unusableLocation, "This build of LinkRelay Server stores data in SQLite only; PostgreSQL is not built yet (\(self)).")

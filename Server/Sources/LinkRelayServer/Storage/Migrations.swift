@@ -18,7 +18,11 @@ public struct Migration: Sendable, Hashable {
         Migration(
             version: 1, name: "projects, keys, links, clicks, installs, events",
             sqlite: schemaV1(integer: "INTEGER", bigint: "INTEGER"),
-            postgres: schemaV1(integer: "INTEGER", bigint: "BIGINT"))
+            postgres: schemaV1(integer: "INTEGER", bigint: "BIGINT")),
+        Migration(
+            version: 2, name: "templates, apps, link options, install fingerprints, events once",
+            sqlite: schemaV2(integer: "INTEGER", bigint: "INTEGER"),
+            postgres: schemaV2(integer: "INTEGER", bigint: "BIGINT")),
     ]
 
     /// The newest version this server knows.
@@ -76,5 +80,42 @@ public struct Migration: Sendable, Hashable {
                 properties TEXT NOT NULL DEFAULT '{}', occurred_at \(bigint) NOT NULL, received_at \(bigint) NOT NULL)
             """,
         ]
+    }
+
+    private static func schemaV2(integer: String, bigint: String) -> [String] {
+        let linkColumns = [
+            "template_id TEXT", "title TEXT", "description TEXT", "ios_universal_link TEXT", "android_app_link TEXT", "og_title TEXT",
+            "og_description TEXT", "og_image_url TEXT", "append_click_id \(integer) NOT NULL DEFAULT 0", "external_user_id TEXT",
+            "dedupe_key TEXT",
+        ]
+        let eventColumns = [
+            "dedupe_key TEXT", "attributed_link_id TEXT", "attributed_click_id TEXT", "link_opened_at \(bigint)", "session_id TEXT",
+            "sdk TEXT",
+        ]
+        return linkColumns.map { "ALTER TABLE links ADD COLUMN \($0)" }
+            + eventColumns.map { "ALTER TABLE events ADD COLUMN \($0)" }
+            + [
+                "ALTER TABLE installs ADD COLUMN fingerprint_hash TEXT",
+                "ALTER TABLE installs ADD COLUMN attribution_window_hours \(integer)",
+                // Events made before version 2 each count as their own.
+                "UPDATE events SET dedupe_key = id WHERE dedupe_key IS NULL",
+                "CREATE UNIQUE INDEX events_once ON events (project_id, dedupe_key)",
+                "CREATE INDEX events_by_install ON events (install_id, received_at)",
+                "CREATE INDEX installs_by_fingerprint ON installs (project_id, fingerprint_hash, installed_at)",
+                "CREATE INDEX links_by_dedupe ON links (project_id, dedupe_key)",
+                "CREATE INDEX clicks_by_link ON clicks (link_id, clicked_at)",
+                """
+                CREATE TABLE templates (
+                    id TEXT PRIMARY KEY, project_id TEXT NOT NULL REFERENCES projects(id), slug TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL, ios_app_store_url TEXT, android_app_store_url TEXT, web_fallback_url TEXT,
+                    created_at \(bigint) NOT NULL)
+                """,
+                """
+                CREATE TABLE apps (
+                    id TEXT PRIMARY KEY, project_id TEXT NOT NULL REFERENCES projects(id), platform TEXT NOT NULL,
+                    identifier TEXT NOT NULL, paths TEXT NOT NULL DEFAULT '[]', certificate_fingerprints TEXT NOT NULL DEFAULT '[]',
+                    created_at \(bigint) NOT NULL, UNIQUE (platform, identifier))
+                """,
+            ]
     }
 }

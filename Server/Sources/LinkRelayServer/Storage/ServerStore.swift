@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the server keeps everything: one protocol, two engines (``SQLiteStore``, embedded, the
+/// Where the server keeps everything: one protocol, two engines (``SQLStore/sqlite(path:logger:)``, embedded, the
 /// default; PostgreSQL for production and for several server processes). The same suite of
 /// storage tests runs against both.
 public protocol ServerStore: Sendable {
@@ -25,15 +25,51 @@ public protocol ServerStore: Sendable {
     /// Marks the key `id` revoked at `date`; false when there is no such key.
     func revokeKey(id: String, at date: Date) async throws -> Bool
 
+    /// Stores a template.
+    /// - Throws: ``StoreError/Kind/conflict`` when its slug is taken.
+    func insertTemplate(_ template: TemplateRecord) async throws
+    /// The template of `project` with `id`.
+    func template(project: String, id: String) async throws -> TemplateRecord?
+    /// The template of `project` with `slug`.
+    func template(project: String, slug: String) async throws -> TemplateRecord?
+
     /// Stores a link.
     /// - Throws: ``StoreError/Kind/conflict`` when its template slug and code are taken.
     func insertLink(_ link: LinkRecord) async throws
-    /// The link of `project` with `shortCode` (and `templateSlug`, when given), live or not.
-    func link(project: String, shortCode: String, templateSlug: String?) async throws -> LinkRecord?
-    /// Stores a click; it is on disk when this returns.
+    /// The link with `shortCode` (and `templateSlug`, when given; the link without a template
+    /// first otherwise), of `project` when given, live or not.
+    func link(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord?
+    /// The link of `project` made by the same request before (``LinkRecord/dedupeKey``).
+    func link(project: String, dedupeKey: String) async throws -> LinkRecord?
+    /// The link with `id`.
+    func link(id: String) async throws -> LinkRecord?
+
+    /// Stores a click; it is on disk when this returns (writes of concurrent requests are
+    /// committed together).
     func recordClick(_ click: ClickRecord) async throws
     /// The clicks on `link`, oldest first.
     func clicks(link: String) async throws -> [ClickRecord]
+    /// The deferred match's candidates: `project`'s clicks from `networkPrefix` since `since`,
+    /// bots left out, newest first, at most `limit`, each with its link's attribution window.
+    func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate]
+
+    /// Stores an install; it is on disk when this returns.
+    func recordInstall(_ install: InstallRecord) async throws
+    /// The install of `project` with `id`.
+    func install(project: String, id: String) async throws -> InstallRecord?
+    /// The newest install of `project` with `fingerprintHash`.
+    func latestInstall(project: String, fingerprintHash: String) async throws -> InstallRecord?
+
+    /// Stores an event once: an event with the same ``EventRecord/dedupeKey`` in the project is
+    /// the one stored before, returned as it was. On disk when this returns.
+    func recordEvent(_ event: EventRecord) async throws -> EventOutcome
+    /// The events of `install`, in the order they were received.
+    func events(install: String) async throws -> [EventRecord]
+
+    /// Registers an app (for the association files).
+    func insertApp(_ app: AppRecord) async throws
+    /// Every registered app, oldest first.
+    func apps() async throws -> [AppRecord]
 
     /// Closes the connections; nothing may be called afterwards.
     func close() async throws

@@ -1,0 +1,177 @@
+import Crypto
+import Foundation
+import Hummingbird
+import LinkRelay
+
+/// The SDK's attribution routes: install (E1, the deferred match), event (E4) and the
+/// attribution lookup (E8).
+struct AttributionRoutes: Sendable {
+    let store: any ServerStore
+    let configuration: ServerConfiguration
+    let clock: @Sendable () -> Date
+
+    // MARK: Install
+
+    /// §3 of LinkForty's protocol: the install report, matched against the clicks of its
+    /// network, stored (on disk before the answer), answered as Core answers, with two fields
+    /// more (§12.8): the deferred link's `linkId`, `deepLinkPath` and `appScheme` in
+    /// `deepLinkData`, so a client needs no second request (and makes no second click) to route
+    /// it; and `attributionMethod`.
+    func install(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        let body = try await JSONBody.read(request)
+        let userAgent = try body.string("userAgent", required: true, maxLength: 512)
+        let timezone = try body.string("timezone", maxLength: 64)
+        let language = try body.string("language", maxLength: 64)
+        let screenWidth = try body.integer("screenWidth", in: 0...100_000)
+        let screenHeight = try body.integer("screenHeight", in: 0...100_000)
+        let platform = try body.string("platform", maxLength: 32)
+        let platformVersion = try body.string("platformVersion", maxLength: 32)
+        let deviceID = try body.string("deviceId", maxLength: 128)
+        let window = try body.integer("attributionWindowHours", in: 1...2160)
+        _ = try body.string("sdkName", maxLength: 50)
+        _ = try body.string("sdkVersion", maxLength: 50)
+        let reportedIP = try body.string("ipAddress", maxLength: 64)
+
+        let now = clock()
+        let ip = ClientAddress.of(request, context, trustProxy: configuration.trustProxy)
+        let prefix = ip.flatMap(ClientAddress.networkPrefix(of:))
+        let signals = DeviceSignals(
+            ip: ip, networkPrefix: prefix, userAgent: userAgent, timezone: timezone, language: language, screenWidth: screenWidth,
+            screenHeight: screenHeight)
+        var match: DeferredMatch?
+        if let prefix {
+            let candidates = try await store.matchCandidates(
+                project: key.projectID, networkPrefix: prefix, since: now.addingTimeInterval(-DeferredMatcher.lookback),
+                limit: configuration.matcher.candidateLimit)
+            match = configuration.matcher.best(for: signals, among: candidates, at: now)
+        }
+        let link = try await match.asyncFlatMap { try await store.link(id: $0.click.linkID) }
+        if link == nil { match = nil }
+        var deepLinkData: [String: JSONValue] = [:]
+        if let match, let link { deepLinkData = Self.deepLinkData(link, match: match) }
+        let install = InstallRecord(
+            projectID: key.projectID, linkID: link?.id, clickID: match?.click.id, confidence: match?.confidence ?? 0,
+            matchedFactors: match?.factors ?? [], method: match?.method ?? "none", installedAt: now, ip: ip, userAgent: userAgent,
+            timezone: timezone, language: language, screenWidth: screenWidth, screenHeight: screenHeight, platform: platform,
+            platformVersion: platformVersion, deviceID: deviceID,
+            fingerprintHash: DeferredMatcher.fingerprintHash(
+                ip: ip, userAgent: userAgent, timezone: timezone, language: language, screenWidth: screenWidth, screenHeight: screenHeight,
+                platform: platform, platformVersion: platformVersion),
+            attributionWindowHours: window, deepLinkData: deepLinkData)
+        try await store.recordInstall(install)
+        var answer: [String: JSONValue] = [
+            "installId": .string(install.id), "attributed": .bool(match != nil), "confidenceScore": .int(install.confidence),
+            "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)), "deepLinkData": .object(deepLinkData),
+            "attributionMethod": .string(install.method),
+        ]
+        if let reportedIP { answer["clientReportedIp"] = .string(reportedIP) }
+        return ServerApplication.json(answer)
+    }
+
+    /// Core's `deepLinkData` (§3.4), plus `linkId`, `deepLinkPath` and `appScheme`.
+    static func deepLinkData(_ link: LinkRecord, match: DeferredMatch) -> [String: JSONValue] {
+        var data: [String: JSONValue] = [
+            "shortCode": .string(link.shortCode), "originalUrl": .string(link.originalURL), "linkId": .string(link.id),
+            "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)), "targetingRules": .object(link.targetingRules),
+            "deepLinkParameters": .object(link.deepLinkParameters), "clickedAt": .string(ServerApplication.timestamp(match.click.clickedAt)),
+            "confidenceScore": .int(match.confidence), "matchedFactors": .array(match.factors.map(JSONValue.string)),
+        ]
+        for (name, value) in [
+            ("iosUrl", link.iosAppStoreURL), ("androidUrl", link.androidAppStoreURL), ("webFallbackUrl", link.webFallbackURL),
+            ("deepLinkPath", link.deepLinkPath), ("appScheme", link.appScheme),
+        ] {
+            data[name] = value.map(JSONValue.string) ?? .null
+        }
+        if !link.templateSlug.isEmpty { data["templateSlug"] = .string(link.templateSlug) }
+        return data
+    }
+
+    // MARK: Events
+
+    /// §6 of LinkForty's protocol: an event of one of the project's installs, stored once. A
+    /// client that retries sends the same install, name, timestamp and data, so its retry is
+    /// the event stored before (answered with that event's id and `"duplicate": true`); an
+    /// event without a `timestamp` cannot be told from a second one, so it is always new. On
+    /// disk before the answer. The answer carries Core's `eventId` and `acknowledged`, and the
+    /// `success` LinkForty's iOS SDK 1.1.3 decodes (without it that SDK re-queues every event
+    /// it sent, and sends it again).
+    func event(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        let body = try await JSONBody.read(request)
+        let installID = try body.string("installId", required: true, maxLength: 64) ?? ""
+        let name = try body.string("eventName", required: true, maxLength: 256) ?? ""
+        let data = try body.object("eventData") ?? [:]
+        let timestamp = try body.date("timestamp")
+        let attributedLinkID = try body.string("attributedLinkId", maxLength: 64)
+        let attributedClickID = try body.string("attributedClickId", maxLength: 64)
+        let linkOpenedAt = try body.date("linkOpenedAt")
+        let sessionID = try body.string("sessionId", maxLength: 64)
+        let sdk = [try body.string("sdkName", maxLength: 50), try body.string("sdkVersion", maxLength: 50)].compactMap { $0 }
+        guard try await store.install(project: key.projectID, id: installID) != nil else {
+            throw APIError(.notFound, "Install event not found")
+        }
+        let now = clock()
+        let id = UUID().uuidString.lowercased()
+        let dedupeKey = timestamp.map { Self.dedupeKey(installID: installID, name: name, timestamp: $0, data: data) } ?? "new:" + id
+        let outcome = try await store.recordEvent(
+            EventRecord(
+                id: id, projectID: key.projectID, installID: installID, name: name, properties: data, occurredAt: timestamp ?? now,
+                receivedAt: now, dedupeKey: dedupeKey, attributedLinkID: attributedLinkID, attributedClickID: attributedClickID,
+                linkOpenedAt: linkOpenedAt, sessionID: sessionID, sdk: sdk.isEmpty ? nil : sdk.joined(separator: "/")))
+        let duplicate = if case .duplicate = outcome { true } else { false }
+        return ServerApplication.json([
+            "eventId": .string(outcome.record.id), "acknowledged": true, "success": true, "duplicate": .bool(duplicate),
+        ] as [String: JSONValue])
+    }
+
+    /// The hex SHA-256 of the install, name, time (to the millisecond) and data (keys sorted).
+    static func dedupeKey(installID: String, name: String, timestamp: Date, data: [String: JSONValue]) -> String {
+        let text = [installID, name, String(SQLTime.milliseconds(timestamp)), JSONText.encode(data)].joined(separator: "\u{0}")
+        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: Attribution lookup
+
+    /// E8: the newest install of the caller's project with LinkForty's fingerprint hash.
+    func attribution(_ request: Request, _ context: ServerContext, hash: String) async throws -> Response {
+        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        guard hash.count == 64, hash.allSatisfy(\.isHexDigit),
+            let install = try await store.latestInstall(project: key.projectID, fingerprintHash: hash.lowercased())
+        else { throw APIError(.notFound, "No install event found for this fingerprint") }
+        let link = try await install.linkID.asyncFlatMap { try await store.link(id: $0) }
+        var answer: [String: JSONValue] = [
+            "fingerprint": .string(install.fingerprintHash), "attributed": .bool(install.linkID != nil),
+            "installEvent": [
+                "id": .string(install.id), "installedAt": .string(ServerApplication.timestamp(install.installedAt)),
+                "firstOpenAt": .string(ServerApplication.timestamp(install.installedAt)), "confidenceScore": .int(install.confidence),
+                "deepLinkRetrieved": .bool(install.linkID != nil), "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)),
+                "attributionMethod": .string(install.method),
+            ],
+            "clickEvent": .null, "linkData": .null,
+        ]
+        if let clickID = install.clickID, let clicked = install.deepLinkData["clickedAt"] {
+            answer["clickEvent"] = ["id": .string(clickID), "clickedAt": clicked]
+        }
+        if let link {
+            answer["linkData"] = .object(
+                [
+                    "shortCode": .string(link.shortCode), "originalUrl": .string(link.originalURL),
+                    "iosUrl": link.iosAppStoreURL.map(JSONValue.string) ?? .null,
+                    "androidUrl": link.androidAppStoreURL.map(JSONValue.string) ?? .null,
+                    "webFallbackUrl": link.webFallbackURL.map(JSONValue.string) ?? .null,
+                    "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)),
+                    "deepLinkParameters": .object(link.deepLinkParameters),
+                ])
+        }
+        return ServerApplication.json(answer)
+    }
+}
+
+extension Optional {
+    /// `map` with an asynchronous, throwing transform.
+    func asyncFlatMap<U>(_ transform: (Wrapped) async throws -> U?) async rethrows -> U? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

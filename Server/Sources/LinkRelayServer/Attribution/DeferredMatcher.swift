@@ -1,0 +1,172 @@
+import Crypto
+import Foundation
+
+/// What a device tells about itself: an install report, or a click's fingerprint.
+public struct DeviceSignals: Sendable, Hashable {
+    /// Its public address, when it has one.
+    public var ip: String?
+    /// The address's network (``ClientAddress/networkPrefix(of:)``).
+    public var networkPrefix: String?
+    /// The user agent.
+    public var userAgent: String?
+    /// The IANA time zone.
+    public var timezone: String?
+    /// The language (`en_US`, `en-GB`).
+    public var language: String?
+    /// The screen's width, in the SDK's units (points × scale).
+    public var screenWidth: Int?
+    /// The screen's height.
+    public var screenHeight: Int?
+
+    /// Signals; see each property.
+    public init(
+        ip: String? = nil, networkPrefix: String? = nil, userAgent: String? = nil, timezone: String? = nil, language: String? = nil,
+        screenWidth: Int? = nil, screenHeight: Int? = nil
+    ) {
+        self.ip = ip
+        self.networkPrefix = networkPrefix
+        self.userAgent = userAgent
+        self.timezone = timezone
+        self.language = language
+        self.screenWidth = screenWidth
+        self.screenHeight = screenHeight
+    }
+
+    /// A click's signals.
+    public init(_ click: ClickRecord) {
+        self.init(
+            ip: click.ip, networkPrefix: click.networkPrefix, userAgent: click.userAgent, timezone: click.timezone, language: click.language,
+            screenWidth: click.screenWidth, screenHeight: click.screenHeight)
+    }
+}
+
+/// An install attributed to a click.
+public struct DeferredMatch: Sendable, Hashable {
+    /// The click.
+    public var click: ClickRecord
+    /// 70…100 on LinkForty's scale.
+    public var confidence: Int
+    /// The factors that matched, in LinkForty's order.
+    public var factors: [String]
+    /// Whether the network was shared by so many devices that its address weighed half.
+    public var sharedNetwork: Bool
+
+    /// `fingerprint`, or `fingerprint_shared_network` when the address weighed half.
+    public var method: String { sharedNetwork ? "fingerprint_shared_network" : "fingerprint" }
+}
+
+/// The deferred match: LinkForty Core's factors, weights and threshold, so a confidence means
+/// what it means to LinkForty's users (§4.3: `ip` 40, `user_agent` 30, `timezone` 10,
+/// `language` 10, `screen` 10; attributed at 70 or more; the newest click wins a tie), over
+/// candidates found by network and time instead of the newest 1,000 clicks of every link.
+///
+/// Two things Core does not do:
+/// - **A shared network weighs less.** When the install's network shows clicks from
+///   ``sharedNetworkDevices`` or more distinct devices within their windows (a carrier's NAT, an
+///   office, a campus), the same address says little, so `ip` counts 20 instead of 40: a match
+///   then needs the user agent and two more factors, or every other factor.
+/// - **Bots never become candidates** (their clicks are stored with `is_bot`, and the
+///   candidate query leaves them out).
+public struct DeferredMatcher: Sendable {
+    /// The score an install needs (LinkForty's `CONFIDENCE_THRESHOLD`).
+    public static let threshold = 70
+    /// The oldest click considered, whatever a link's window: 2,160 hours (90 days), LinkForty's bound.
+    public static let lookback: TimeInterval = 2160 * 3600
+
+    /// Distinct devices in one network (within their clicks' windows) from which the address
+    /// weighs half. At least 2. Default 20.
+    public var sharedNetworkDevices: Int
+    /// The most candidates read for one install (the newest of its network). Default 10,000.
+    public var candidateLimit: Int
+
+    /// A matcher; values below their minimum are raised to it.
+    public init(sharedNetworkDevices: Int = 20, candidateLimit: Int = 10_000) {
+        self.sharedNetworkDevices = max(sharedNetworkDevices, 2)
+        self.candidateLimit = max(candidateLimit, 1)
+    }
+
+    /// The best click for `install` among `candidates` (newest first) at `now`, or `nil`.
+    public func best(for install: DeviceSignals, among candidates: [MatchCandidate], at now: Date) -> DeferredMatch? {
+        let live = candidates.filter { candidate in
+            now.timeIntervalSince(candidate.click.clickedAt) <= TimeInterval(candidate.windowHours) * 3600
+        }
+        var devices = Set<String>()
+        for candidate in live where devices.count < sharedNetworkDevices { devices.insert(Self.deviceSignature(candidate.click)) }
+        let shared = devices.count >= sharedNetworkDevices
+        var best: DeferredMatch?
+        for candidate in live {
+            let (score, factors) = Self.score(install, DeviceSignals(candidate.click), ipWeight: shared ? 20 : 40)
+            // Strictly greater: on a tie the earlier candidate, the newer click, stays.
+            if score >= Self.threshold, score > (best?.confidence ?? 0) {
+                best = DeferredMatch(click: candidate.click, confidence: score, factors: factors, sharedNetwork: shared)
+            }
+        }
+        return best
+    }
+
+    /// Core's score of `install` against `click`: each factor only when both sides have it.
+    public static func score(_ install: DeviceSignals, _ click: DeviceSignals, ipWeight: Int = 40) -> (Int, [String]) {
+        var score = 0
+        var factors: [String] = []
+        if let a = install.networkPrefix, let b = click.networkPrefix, a == b {
+            score += ipWeight
+            factors.append("ip")
+        }
+        if let a = install.userAgent, let b = click.userAgent, normalizedUserAgent(a) == normalizedUserAgent(b) {
+            score += 30
+            factors.append("user_agent")
+        }
+        if let a = install.timezone, let b = click.timezone, a == b {
+            score += 10
+            factors.append("timezone")
+        }
+        if let a = install.language, let b = click.language, a.count >= 2, b.count >= 2, a.prefix(2).lowercased() == b.prefix(2).lowercased() {
+            score += 10
+            factors.append("language")
+        }
+        if let width = install.screenWidth, let height = install.screenHeight, let otherWidth = click.screenWidth,
+            let otherHeight = click.screenHeight, width != 0, height != 0, width == otherWidth, height == otherHeight
+        {
+            score += 10
+            factors.append("screen")
+        }
+        return (score, factors)
+    }
+
+    /// Core's user-agent key: `platform|browser`, lower-cased, each the leftmost of its tokens
+    /// (versions ignored; an app's `Name/1.0 iOS/17.4` and `CFNetwork` agents are both `|`).
+    public static func normalizedUserAgent(_ agent: String) -> String {
+        "\(leftmost(["iPhone", "iPad", "Android", "Windows", "Macintosh", "Linux"], in: agent))|\(leftmost(["Chrome", "Safari", "Firefox", "Edge", "Opera"], in: agent))"
+    }
+
+    private static func leftmost(_ tokens: [String], in text: String) -> String {
+        var best: (String.Index, String)?
+        for token in tokens {
+            if let range = text.range(of: token, options: .caseInsensitive), best.map({ range.lowerBound < $0.0 }) ?? true {
+                best = (range.lowerBound, token.lowercased())
+            }
+        }
+        return best?.1 ?? ""
+    }
+
+    /// What tells two devices of one network apart.
+    static func deviceSignature(_ click: ClickRecord) -> String {
+        [
+            click.userAgent ?? "", click.timezone ?? "", click.language.map { String($0.prefix(2)).lowercased() } ?? "",
+            click.screenWidth.map(String.init) ?? "", click.screenHeight.map(String.init) ?? "",
+        ].joined(separator: "|")
+    }
+
+    /// LinkForty's fingerprint hash: the hex SHA-256 of
+    /// `ip|userAgent|timezone|language|screenWidth|screenHeight|platform|platformVersion`.
+    public static func fingerprintHash(
+        ip: String?, userAgent: String?, timezone: String?, language: String?, screenWidth: Int?, screenHeight: Int?, platform: String?,
+        platformVersion: String?
+    ) -> String {
+        let text = [
+            ip ?? "", userAgent ?? "", timezone ?? "", language ?? "", screenWidth.map(String.init) ?? "", screenHeight.map(String.init) ?? "",
+            platform ?? "", platformVersion ?? "",
+        ].joined(separator: "|")
+        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Hummingbird
+import LinkRelay
+import NIOCore
+
+/// A request's JSON object, read within a size limit, and its fields, each checked with a
+/// `400` naming the field when it is not what the endpoint takes.
+///
+/// More forgiving than LinkForty Core where Core is wrong: a `null` is an absent value (Core
+/// answers a `null` optional with a 500, which its SDKs then retry three times), and a bad
+/// field is a `400` (Core's validation failures are 500s).
+struct JSONBody {
+    /// The largest body an SDK endpoint reads: 64 KiB.
+    static let sdkLimit = 64 * 1024
+
+    let object: [String: JSONValue]
+
+    /// The body of `request` as a JSON object.
+    /// - Throws: ``APIError`` 413 beyond `limit` bytes, 400 when it is not a JSON object.
+    static func read(_ request: Request, limit: Int = sdkLimit) async throws -> JSONBody {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, "The body is larger than \(limit) bytes.")
+        }
+        guard buffer.readableBytes > 0 else { throw APIError(.badRequest, "The body is empty; a JSON object is expected.") }
+        guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: buffer)) else {
+            throw APIError(.badRequest, "The body is not a JSON object.")
+        }
+        return JSONBody(object: object)
+    }
+
+    /// A field's value, `nil` when absent or `null`.
+    private func value(_ name: String) -> JSONValue? {
+        guard let value = object[name], value != .null else { return nil }
+        return value
+    }
+
+    /// A string of at most `maxLength` characters (at least one when `required`).
+    func string(_ name: String, required: Bool = false, maxLength: Int = 256) throws -> String? {
+        guard let value = value(name) else {
+            if required { throw APIError.field(name, "is required (a string)") }
+            return nil
+        }
+        guard case .string(let text) = value else { throw APIError.field(name, "must be a string") }
+        if required, text.isEmpty { throw APIError.field(name, "must not be empty") }
+        guard text.count <= maxLength else { throw APIError.field(name, "is longer than \(maxLength) characters") }
+        return text
+    }
+
+    /// A whole number within `range` (a JSON number with no fraction).
+    func integer(_ name: String, in range: ClosedRange<Int>, required: Bool = false) throws -> Int? {
+        guard let value = value(name) else {
+            if required { throw APIError.field(name, "is required (a number)") }
+            return nil
+        }
+        let number: Int
+        switch value {
+        case .int(let integer): number = integer
+        case .double(let double) where double.isFinite && double.rounded() == double && abs(double) < 1e15: number = Int(double)
+        default: throw APIError.field(name, "must be a whole number")
+        }
+        guard range.contains(number) else { throw APIError.field(name, "must be between \(range.lowerBound) and \(range.upperBound)") }
+        return number
+    }
+
+    /// A JSON object.
+    func object(_ name: String) throws -> [String: JSONValue]? {
+        guard let value = value(name) else { return nil }
+        guard case .object(let object) = value else { throw APIError.field(name, "must be an object") }
+        return object
+    }
+
+    /// An object whose values are all strings (of at most `maxLength`), keys among `keys` when given.
+    func stringMap(_ name: String, keys: Set<String>? = nil, maxLength: Int = 2048) throws -> [String: String]? {
+        guard let object = try object(name) else { return nil }
+        var result: [String: String] = [:]
+        for (key, value) in object {
+            if let keys, !keys.contains(key) { throw APIError.field(name, "has an unknown key '\(key.prefix(40))' (allowed: \(keys.sorted().joined(separator: ", ")))") }
+            if value == .null { continue }
+            guard case .string(let text) = value, text.count <= maxLength else { throw APIError.field(name, "must hold strings") }
+            result[key] = text
+        }
+        return result
+    }
+
+    /// A boolean.
+    func bool(_ name: String) throws -> Bool? {
+        guard let value = value(name) else { return nil }
+        guard case .bool(let flag) = value else { throw APIError.field(name, "must be true or false") }
+        return flag
+    }
+
+    /// An absolute `http`/`https` URL of at most 2,048 characters.
+    func webURL(_ name: String, required: Bool = false) throws -> String? {
+        guard let text = try string(name, required: required, maxLength: 2048) else { return nil }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+            throw APIError.field(name, "must be an absolute http or https URL")
+        }
+        return text
+    }
+
+    /// An ISO 8601 date (`2026-03-02T08:05:00Z`, with or without a fraction, `Z` or an offset).
+    func date(_ name: String) throws -> Date? {
+        guard let text = try string(name, maxLength: 64) else { return nil }
+        guard let date = ServerApplication.parseTimestamp(text) else { throw APIError.field(name, "must be an ISO 8601 date (2026-03-02T08:05:00Z)") }
+        return date
+    }
+}
+
+extension APIError {
+    /// 400 for the field `name`: `{"error": "<name> <problem>.", "field": "<name>"}`.
+    static func field(_ name: String, _ problem: String) -> APIError {
+        APIError(.badRequest, "\(name) \(problem).", field: name)
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Hummingbird
+import LinkRelay
+
+/// What an admin key manages besides links: templates and the apps the association files
+/// name; and the association files themselves.
+struct AdminRoutes: Sendable {
+    let store: any ServerStore
+    let clock: @Sendable () -> Date
+
+    /// `POST /api/templates`: `{"name", "slug"?, "iosAppStoreUrl"?, "androidAppStoreUrl"?, "webFallbackUrl"?}`;
+    /// a slug is made (8 of `a–z0–9`, as Core's) when none is given; a taken one is a 409.
+    func createTemplate(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let key = try await Auth.require(request, store: store, scopes: [.admin])
+        let body = try await JSONBody.read(request)
+        let name = try body.string("name", required: true, maxLength: 256) ?? ""
+        let slug = try body.string("slug", maxLength: 20)
+        if let slug, !Self.isValidSlug(slug) {
+            throw APIError.field("slug", "must be 1 to 20 characters of a-z 0-9 _ - and not a reserved word")
+        }
+        var template = TemplateRecord(
+            projectID: key.projectID, slug: slug ?? Self.randomSlug(), name: name, iosAppStoreURL: try body.webURL("iosAppStoreUrl"),
+            androidAppStoreURL: try body.webURL("androidAppStoreUrl"), webFallbackURL: try body.webURL("webFallbackUrl"), createdAt: clock())
+        for attempt in 1...10 {
+            do {
+                try await store.insertTemplate(template)
+                return ServerApplication.json(template, status: .created)
+            } catch let error as StoreError where error.kind == .conflict {
+                if slug != nil { throw APIError(.conflict, "The slug '\(template.slug)' is taken.", field: "slug") }
+                if attempt == 10 { break }
+                template.slug = Self.randomSlug()
+            }
+        }
+        throw APIError(.serviceUnavailable, "No free slug was found; try again.")
+    }
+
+    /// `POST /api/apps`: `{"platform": "ios", "appId": "TEAMID.bundle.id", "paths"?: ["/*"]}` or
+    /// `{"platform": "android", "packageName": "…", "sha256CertFingerprints": ["AB:CD:…"]}`.
+    func createApp(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let key = try await Auth.require(request, store: store, scopes: [.admin])
+        let body = try await JSONBody.read(request)
+        let app: AppRecord
+        switch try body.string("platform", required: true, maxLength: 16) {
+        case "ios":
+            let appID = try body.string("appId", required: true, maxLength: 256) ?? ""
+            let parts = appID.split(separator: ".", maxSplits: 1)
+            guard parts.count == 2, parts[0].count == 10, parts[0].allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
+                throw APIError.field("appId", "must be TEAMID.bundle.id (a 10-character team id, then the bundle id)")
+            }
+            let paths = try Self.strings(body, "paths") ?? ["/*"]
+            guard paths.allSatisfy({ $0.hasPrefix("/") || $0 == "*" }) else { throw APIError.field("paths", "must start with /") }
+            app = AppRecord(projectID: key.projectID, platform: .ios, identifier: appID, paths: paths, createdAt: clock())
+        case "android":
+            let package = try body.string("packageName", required: true, maxLength: 256) ?? ""
+            guard package.split(separator: ".").count >= 2 else { throw APIError.field("packageName", "must be a package name (com.acme.shop)") }
+            let fingerprints = try Self.strings(body, "sha256CertFingerprints") ?? []
+            guard !fingerprints.isEmpty,
+                fingerprints.allSatisfy({ $0.count == 95 && $0.split(separator: ":").allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) } })
+            else { throw APIError.field("sha256CertFingerprints", "must list SHA-256 fingerprints (AB:CD:… , 32 pairs)") }
+            app = AppRecord(
+                projectID: key.projectID, platform: .android, identifier: package, certificateFingerprints: fingerprints.map { $0.uppercased() },
+                createdAt: clock())
+        default:
+            throw APIError.field("platform", "must be ios or android")
+        }
+        do {
+            try await store.insertApp(app)
+        } catch let error as StoreError where error.kind == .conflict {
+            throw APIError(.conflict, "The app \(app.identifier) is registered already.", field: app.platform == .ios ? "appId" : "packageName")
+        }
+        return ServerApplication.json(app, status: .created)
+    }
+
+    /// `/.well-known/apple-app-site-association`: every registered iOS app, with its paths, in
+    /// both the current (`components`) and the older (`paths`) form.
+    func appleAppSiteAssociation(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let apps = try await store.apps().filter { $0.platform == .ios }
+        let details: [JSONValue] = apps.map { app in
+            [
+                "appIDs": [.string(app.identifier)], "appID": .string(app.identifier),
+                "components": .array(app.paths.map { ["/": .string($0)] }), "paths": .array(app.paths.map(JSONValue.string)),
+            ]
+        }
+        return ServerApplication.json(["applinks": ["apps": [], "details": .array(details)]] as [String: JSONValue])
+    }
+
+    /// `/.well-known/assetlinks.json`: every registered Android app.
+    func assetLinks(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let apps = try await store.apps().filter { $0.platform == .android }
+        let statements: [JSONValue] = apps.map { app in
+            [
+                "relation": ["delegate_permission/common.handle_all_urls"],
+                "target": [
+                    "namespace": "android_app", "package_name": .string(app.identifier),
+                    "sha256_cert_fingerprints": .array(app.certificateFingerprints.map(JSONValue.string)),
+                ],
+            ]
+        }
+        return ServerApplication.json(statements)
+    }
+
+    private static func strings(_ body: JSONBody, _ name: String) throws -> [String]? {
+        guard let value = body.object[name], value != .null else { return nil }
+        guard case .array(let items) = value, items.count <= 100 else { throw APIError.field(name, "must be a list of at most 100 strings") }
+        return try items.map { item in
+            guard let text = item.stringValue, (1...512).contains(text.count) else { throw APIError.field(name, "must be a list of strings") }
+            return text
+        }
+    }
+
+    static func isValidSlug(_ slug: String) -> Bool {
+        (1...20).contains(slug.count) && !LinkCreation.reservedSegments.contains(slug)
+            && slug.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
+    }
+
+    static func randomSlug() -> String {
+        APIKeys.randomString(8, alphabet: Array("abcdefghijklmnopqrstuvwxyz0123456789"))
+    }
+}

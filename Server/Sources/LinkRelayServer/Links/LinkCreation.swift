@@ -1,0 +1,191 @@
+import Crypto
+import Foundation
+import Hummingbird
+import LinkRelay
+
+/// Making links: `POST /api/sdk/v1/links` (what LinkForty's SDKs call without a template) and
+/// `POST /api/links` (Core's endpoint; with a template from the SDKs, everything from an admin).
+///
+/// Where Core is wrong, this is right, and says so:
+/// - a `customCode` that is taken is a `409` naming the field (Core silently hands out a
+///   random code instead, so the link the app announced does not exist);
+/// - an unknown `templateId` is a `404` (Core fails on the foreign key with a 500, which the
+///   SDKs retry three times);
+/// - `originalUrl` is optional (the SDKs never send it; Core requires it, so their
+///   `createLink` always fails against Core): it falls back to the web fallback, then to the
+///   template's.
+/// - a request with an `externalUserId` that repeats an earlier one of the same user (same
+///   template, path, parameters, UTM, URLs) gets that link back with `"deduplicated": true`,
+///   the rule LinkForty documents for its Cloud.
+struct LinkCreation: Sendable {
+    let store: any ServerStore
+    let configuration: ServerConfiguration
+    let clock: @Sendable () -> Date
+
+    /// Path segments a short code or a template slug may not take: the server's own routes.
+    static let reservedSegments: Set<String> = ["api", ".well-known", "health", "favicon.ico", "robots.txt"]
+
+    /// `POST /api/sdk/v1/links`: `{"url", "shortCode", "linkId", "deduplicated"}`.
+    func createForSDK(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        let (link, deduplicated) = try await create(try await JSONBody.read(request), key: key, admin: key.scope == .admin)
+        return ServerApplication.json([
+            "url": .string(shareURL(link, request: request).absoluteString), "shortCode": .string(link.shortCode), "linkId": .string(link.id),
+            "deduplicated": .bool(deduplicated),
+        ] as [String: JSONValue])
+    }
+
+    /// `POST /api/links`: the link's row as Core answers it (snake_case, with the camelCase
+    /// copies and `clickCount`), plus `url`.
+    func createAsRow(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        let (link, deduplicated) = try await create(try await JSONBody.read(request), key: key, admin: key.scope == .admin)
+        var row = Self.row(link)
+        row["url"] = .string(shareURL(link, request: request).absoluteString)
+        row["deduplicated"] = .bool(deduplicated)
+        return ServerApplication.json(row, status: deduplicated ? .ok : .created)
+    }
+
+    /// The link a body asks for, stored, or the one it repeats. An SDK key may set what an app
+    /// shares (parameters, path, UTM, title, code); the destinations, targeting and preview are
+    /// an admin's (an SDK key's values for them are refused, not ignored).
+    func create(_ body: JSONBody, key: APIKeyRecord, admin: Bool) async throws -> (LinkRecord, Bool) {
+        if !admin {
+            for name in [
+                "iosAppStoreUrl", "androidAppStoreUrl", "appScheme", "iosUniversalLink", "androidAppLink", "targetingRules", "isActive",
+                "ogTitle", "ogDescription", "ogImageUrl", "appendClickId", "expiresAt",
+            ] where body.object[name] != nil && body.object[name] != .null {
+                throw APIError(.forbidden, "\(name) needs an admin key.", field: name)
+            }
+        }
+        var template: TemplateRecord?
+        if let id = try body.string("templateId", maxLength: 64) {
+            guard let found = try await store.template(project: key.projectID, id: id) else {
+                throw APIError(.notFound, "templateId names no template of this project.", field: "templateId")
+            }
+            template = found
+        }
+        if let slug = try body.string("templateSlug", maxLength: 64) {
+            if let template, template.slug != slug {
+                throw APIError.field("templateSlug", "is not the slug of templateId's template")
+            }
+            if template == nil {
+                guard let found = try await store.template(project: key.projectID, slug: slug) else {
+                    throw APIError(.notFound, "templateSlug names no template of this project.", field: "templateSlug")
+                }
+                template = found
+            }
+        }
+        let customCode = try body.string("customCode", maxLength: 64)
+        if let customCode, !Self.isValidCode(customCode) {
+            throw APIError.field("customCode", "must be 1 to 20 characters of A-Z a-z 0-9 _ - and not a reserved word")
+        }
+        let webFallback = try body.webURL("webFallbackUrl")
+        let originalURL = try body.webURL("originalUrl") ?? webFallback ?? template?.webFallbackURL ?? ""
+        let deepLinkPath = try body.string("deepLinkPath", maxLength: 2048)
+        if let deepLinkPath, !deepLinkPath.hasPrefix("/") { throw APIError.field("deepLinkPath", "must start with /") }
+        let appScheme = try body.string("appScheme", maxLength: 64)
+        if let appScheme, !Self.isValidScheme(appScheme) { throw APIError.field("appScheme", "must match ^[a-z][a-z0-9+.-]*$") }
+        let parameters = try body.object("deepLinkParameters") ?? [:]
+        let utm = try body.stringMap("utmParameters", keys: ["source", "medium", "campaign", "term", "content"]) ?? [:]
+        let targeting = try body.object("targetingRules") ?? [:]
+        try Self.validateTargeting(targeting)
+        let externalUserID = try body.string("externalUserId", maxLength: 256)
+        var link = LinkRecord(
+            projectID: key.projectID, templateSlug: template?.slug ?? "", shortCode: customCode ?? Self.randomCode(),
+            originalURL: originalURL, deepLinkPath: deepLinkPath, appScheme: appScheme,
+            iosAppStoreURL: try body.webURL("iosAppStoreUrl") ?? template?.iosAppStoreURL,
+            androidAppStoreURL: try body.webURL("androidAppStoreUrl") ?? template?.androidAppStoreURL,
+            webFallbackURL: webFallback ?? template?.webFallbackURL, utmParameters: utm, deepLinkParameters: parameters,
+            attributionWindowHours: try body.integer("attributionWindowHours", in: 1...2160) ?? 168, isActive: try body.bool("isActive") ?? true,
+            expiresAt: try body.date("expiresAt"), createdAt: clock(), templateID: template?.id, title: try body.string("title", maxLength: 512),
+            description: try body.string("description", maxLength: 2048), iosUniversalLink: try body.webURL("iosUniversalLink"),
+            androidAppLink: try body.webURL("androidAppLink"), targetingRules: targeting, ogTitle: try body.string("ogTitle", maxLength: 512),
+            ogDescription: try body.string("ogDescription", maxLength: 2048), ogImageURL: try body.webURL("ogImageUrl"),
+            appendClickID: try body.bool("appendClickId") ?? false, externalUserID: externalUserID)
+        if let externalUserID {
+            let key = Self.dedupeKey(link, externalUserID: externalUserID, customCode: customCode)
+            if let earlier = try await store.link(project: link.projectID, dedupeKey: key) { return (earlier, true) }
+            link.dedupeKey = key
+        }
+        for attempt in 1...10 {
+            do {
+                try await store.insertLink(link)
+                return (link, false)
+            } catch let error as StoreError where error.kind == .conflict {
+                if customCode != nil {
+                    throw APIError(.conflict, "The short code '\(link.shortCode)' is taken.", field: "customCode")
+                }
+                if attempt == 10 { break }
+                link.shortCode = Self.randomCode()
+            }
+        }
+        throw APIError(.serviceUnavailable, "No free short code was found; try again.")
+    }
+
+    /// `https://{host}/{code}` or `https://{host}/{template}/{code}`: the configured public
+    /// URL, else the request's own origin.
+    func shareURL(_ link: LinkRecord, request: Request) -> URL {
+        let base = configuration.publicBaseURL ?? ServerApplication.origin(of: request, trustProxy: configuration.trustProxy)
+        let path = (link.templateSlug.isEmpty ? "" : link.templateSlug + "/") + link.shortCode
+        return base.appendingPathComponent(path)
+    }
+
+    /// Eight characters of `A–Z a–z 0–9 _ -` (LinkForty's alphabet), from the secure generator.
+    static func randomCode() -> String {
+        APIKeys.randomString(8, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"))
+    }
+
+    static func isValidCode(_ code: String) -> Bool {
+        (1...20).contains(code.count) && !reservedSegments.contains(code.lowercased())
+            && code.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }
+    }
+
+    static func isValidScheme(_ scheme: String) -> Bool {
+        guard let first = scheme.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
+        return scheme.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+.-".unicodeScalars.contains($0) }
+    }
+
+    static func validateTargeting(_ rules: [String: JSONValue]) throws {
+        for (name, value) in rules {
+            guard ["countries", "devices", "languages"].contains(name) else {
+                throw APIError.field("targetingRules", "has an unknown rule '\(name.prefix(40))' (allowed: countries, devices, languages)")
+            }
+            guard case .array(let items) = value, items.allSatisfy({ $0.stringValue != nil }) else {
+                throw APIError.field("targetingRules", "\(name) must be a list of strings")
+            }
+            if name == "devices", !items.allSatisfy({ ["ios", "android", "web"].contains($0.stringValue ?? "") }) {
+                throw APIError.field("targetingRules", "devices takes ios, android and web")
+            }
+        }
+    }
+
+    /// The hash of what makes two requests of one user the same link.
+    static func dedupeKey(_ link: LinkRecord, externalUserID: String, customCode: String?) -> String {
+        let parts: [String] = [
+            externalUserID, link.templateSlug, customCode ?? "", link.originalURL, link.deepLinkPath ?? "", JSONText.encode(link.deepLinkParameters),
+            JSONText.encode(link.utmParameters), link.title ?? "", link.description ?? "",
+        ]
+        return SHA256.hash(data: Data(parts.joined(separator: "\u{0}").utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The link as Core's `POST /api/links` answers it.
+    static func row(_ link: LinkRecord) -> [String: JSONValue] {
+        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+        let utm = JSONValue.object(link.utmParameters.mapValues(JSONValue.string))
+        return [
+            "id": .string(link.id), "short_code": .string(link.shortCode), "original_url": .string(link.originalURL),
+            "template_id": text(link.templateID), "template_slug": link.templateSlug.isEmpty ? .null : .string(link.templateSlug),
+            "title": text(link.title), "description": text(link.description), "ios_app_store_url": text(link.iosAppStoreURL),
+            "android_app_store_url": text(link.androidAppStoreURL), "web_fallback_url": text(link.webFallbackURL),
+            "app_scheme": text(link.appScheme), "ios_universal_link": text(link.iosUniversalLink), "android_app_link": text(link.androidAppLink),
+            "deep_link_path": text(link.deepLinkPath), "deep_link_parameters": .object(link.deepLinkParameters), "utm_parameters": utm,
+            "targeting_rules": .object(link.targetingRules), "is_active": .bool(link.isActive),
+            "expires_at": link.expiresAt.map { .string(ServerApplication.timestamp($0)) } ?? .null,
+            "attribution_window_hours": .int(link.attributionWindowHours), "og_title": text(link.ogTitle),
+            "og_description": text(link.ogDescription), "og_image_url": text(link.ogImageURL), "append_click_id": .bool(link.appendClickID),
+            "created_at": .string(ServerApplication.timestamp(link.createdAt)), "utmParameters": utm,
+            "targetingRules": .object(link.targetingRules), "deepLinkParameters": .object(link.deepLinkParameters), "clickCount": 0,
+        ]
+    }
+}

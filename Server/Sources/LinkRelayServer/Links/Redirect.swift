@@ -1,0 +1,202 @@
+import Foundation
+import Hummingbird
+import LinkRelay
+import NIOCore
+
+/// The browser's side of a link: `GET /{code}` and `GET /{templateSlug}/{code}` (E9).
+///
+/// - A phone's browser first gets a tiny page that adds what the deferred match compares
+///   (`fp_tz`, `fp_lang`, and `fp_sw`/`fp_sh` in the SDKs' units, pixels = points × scale) to
+///   the same URL and loads it; only that second request is the click (a browser without
+///   JavaScript comes back with `lf_fp=0`). LinkForty Core records only what a landing page
+///   happened to add, so a plain tap on a link scores at most 60 there and never matches.
+/// - The click is on disk before the answer (Core writes it after answering).
+/// - Crawlers and link-preview fetchers get the link's preview (Open Graph); their clicks
+///   are kept as bots and never match an install.
+/// - Then, as Core: targeting (devices, languages, and countries when a proxy names the
+///   country in `CF-IPCountry` or `X-Country-Code`; there is no GeoIP database here), the
+///   interstitial that tries the app's scheme and falls back after 1.5 s, or a `302` to the
+///   universal/app link, the store or the web, with `utm_*`, the link's parameters and
+///   `lf_click` on web targets.
+struct Redirect: Sendable {
+    let store: any ServerStore
+    let configuration: ServerConfiguration
+    let clock: @Sendable () -> Date
+
+    func follow(_ request: Request, _ context: ServerContext, code: String, templateSlug: String?) async throws -> Response {
+        let now = clock()
+        guard !LinkCreation.reservedSegments.contains((templateSlug ?? code).lowercased()),
+            let link = try await store.link(project: nil, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
+        else { throw APIError.linkNotFound }
+        let userAgent = request.headers[.userAgent]
+        let platform = Fingerprint.platform(userAgent)
+        if Fingerprint.isBot(userAgent) {
+            try await store.recordClick(Fingerprint.click(on: link, request: request, context: context, trustProxy: configuration.trustProxy, at: now))
+            return Self.html(Self.previewPage(link, url: request.uri.path))
+        }
+        guard Self.isTargeted(link.targetingRules, platform: platform, request: request) else { throw APIError.linkNotFound }
+        let query = request.uri.queryParameters
+        let collected = query.contains { $0.key.hasPrefix("fp_") || $0.key == "lf_fp" }
+        if platform != "web", !collected {
+            return Self.html(Self.collectingPage(path: request.uri.path, query: request.uri.query))
+        }
+        let click = Fingerprint.click(on: link, request: request, context: context, trustProxy: configuration.trustProxy, at: now)
+        try await store.recordClick(click)
+        let targets = Self.targets(link, platform: platform, userAgent: userAgent ?? "")
+        let web = targets.fallback.map { Self.decorated($0, link: link, clickID: click.id) }
+        if let scheme = targets.scheme {
+            return Self.html(Self.interstitial(link, scheme: scheme, fallback: web))
+        }
+        guard let web else { return Self.html(Self.previewPage(link, url: request.uri.path)) }
+        return Response(status: .found, headers: [.location: web, .cacheControl: "no-store"])
+    }
+
+    /// Where a device goes: the app's scheme URL to try (for the interstitial), then the URL to
+    /// go to (directly, or after the try).
+    static func targets(_ link: LinkRecord, platform: String, userAgent: String) -> (scheme: String?, fallback: String?) {
+        func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
+        let original = nonEmpty(link.originalURL)
+        let web = nonEmpty(link.webFallbackURL) ?? original
+        guard platform == "ios" || platform == "android" else { return (nil, web) }
+        let appLink = platform == "ios" ? link.iosUniversalLink : link.androidAppLink
+        if let appLink = nonEmpty(appLink) { return (nil, appLink) }
+        let store = nonEmpty(platform == "ios" ? link.iosAppStoreURL : link.androidAppStoreURL)
+        // In an app's own browser (Instagram, Facebook, Google…) the store often cannot open:
+        // the web page first there, the store first elsewhere (Core's order).
+        let inApp = ["GSA/", "FBAN", "FBAV", "Instagram", "Twitter", "LinkedIn", "MicroMessenger", "Outlook"].contains { userAgent.contains($0) }
+        let fallback = inApp ? (nonEmpty(link.webFallbackURL) ?? store ?? original) : (store ?? web)
+        if let scheme = nonEmpty(link.appScheme), let path = nonEmpty(link.deepLinkPath) {
+            var components = URLComponents()
+            components.scheme = scheme
+            components.host = ""
+            components.percentEncodedPath = path.hasPrefix("/") ? path : "/" + path
+            let items = link.deepLinkParameters.sorted { $0.key < $1.key }.compactMap { name, value in
+                value.scalarDescription.map { URLQueryItem(name: name, value: $0) }
+            }
+            if !items.isEmpty { components.queryItems = items }
+            // `scheme:///path` → `scheme://path`, the form apps register.
+            let text = components.string.map { $0.replacingOccurrences(of: "\(scheme):///", with: "\(scheme)://") }
+            return (text, fallback)
+        }
+        return (nil, fallback)
+    }
+
+    /// An http(s) target with the link's `utm_*`, its parameters and `lf_click` added (values
+    /// already on the target win).
+    static func decorated(_ target: String, link: LinkRecord, clickID: String) -> String {
+        guard var components = URLComponents(string: target), let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return target }
+        var items = components.queryItems ?? []
+        let present = Set(items.map(\.name))
+        var added: [URLQueryItem] = link.utmParameters.sorted { $0.key < $1.key }.compactMap { key, value in
+            value.isEmpty ? nil : URLQueryItem(name: "utm_\(key)", value: value)
+        }
+        added += link.deepLinkParameters.sorted { $0.key < $1.key }.compactMap { name, value in
+            value.scalarDescription.map { URLQueryItem(name: name, value: $0) }
+        }
+        if link.appendClickID { added.append(URLQueryItem(name: "lf_click", value: clickID)) }
+        items += added.filter { !present.contains($0.name) }
+        components.queryItems = items.isEmpty ? nil : items
+        return components.string ?? target
+    }
+
+    static func isTargeted(_ rules: [String: JSONValue], platform: String, request: Request) -> Bool {
+        func list(_ name: String) -> [String]? {
+            guard case .array(let items)? = rules[name], !items.isEmpty else { return nil }
+            return items.compactMap { $0.stringValue?.lowercased() }
+        }
+        if let devices = list("devices"), !devices.contains(platform) { return false }
+        if let languages = list("languages") {
+            let primary = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first?
+                .trimmingCharacters(in: .whitespaces).prefix(2).lowercased()
+            guard let primary, languages.contains(where: { $0.prefix(2) == primary }) else { return false }
+        }
+        if let countries = list("countries") {
+            let header = request.headers.first { ["cf-ipcountry", "x-country-code"].contains($0.name.canonicalName) }?.value
+            if let country = header?.lowercased(), !countries.contains(country) { return false }
+        }
+        return true
+    }
+
+    // MARK: Pages
+
+    static func html(_ page: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: page)))
+    }
+
+    /// Text safe inside HTML and attribute values.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// A string as a JavaScript literal that cannot end its `<script>`.
+    static func script(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+    }
+
+    static func collectingPage(path: String, query: String?) -> String {
+        let separator = (query?.isEmpty ?? true) ? "?" : "&"
+        let noScript = path + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "") + separator + "lf_fp=0"
+        return """
+            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+            <noscript><meta http-equiv="refresh" content="0;url=\(escape(noScript))"></noscript>
+            <script>
+            (function () {
+              var u = new URL(window.location.href), r = window.devicePixelRatio || 1, z = "";
+              try { z = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) {}
+              u.searchParams.set("fp_tz", z);
+              u.searchParams.set("fp_lang", navigator.language || "");
+              u.searchParams.set("fp_sw", String(Math.round(screen.width * r)));
+              u.searchParams.set("fp_sh", String(Math.round(screen.height * r)));
+              window.location.replace(u.toString());
+            })();
+            </script></head><body></body></html>
+            """
+    }
+
+    static func interstitial(_ link: LinkRecord, scheme: String, fallback: String?) -> String {
+        let title = escape(link.ogTitle ?? link.title ?? "Opening the app…")
+        let fallbackScript = fallback.map { "setTimeout(function () { window.location.replace(\(script($0))); }, 1500);" } ?? ""
+        let fallbackLink = fallback.map { "<p><a href=\"\(escape($0))\">Continue</a></p>" } ?? ""
+        return """
+            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+            <title>\(title)</title></head><body>
+            <p>\(title)</p><p><a href="\(escape(scheme))">Open in the app</a></p>\(fallbackLink)
+            <script>window.location.href = \(script(scheme)); \(fallbackScript)</script>
+            </body></html>
+            """
+    }
+
+    static func previewPage(_ link: LinkRecord, url: String) -> String {
+        let title = escape(link.ogTitle ?? link.title ?? link.shortCode)
+        let description = (link.ogDescription ?? link.description).map { escape($0) }
+        var meta = [
+            "<meta property=\"og:title\" content=\"\(title)\">", "<meta property=\"og:url\" content=\"\(escape(url))\">",
+            "<meta property=\"og:type\" content=\"website\">",
+        ]
+        if let description { meta.append("<meta property=\"og:description\" content=\"\(description)\">") }
+        if let image = link.ogImageURL {
+            meta.append("<meta property=\"og:image\" content=\"\(escape(image))\">")
+            meta.append("<meta name=\"twitter:card\" content=\"summary_large_image\">")
+        }
+        return """
+            <!doctype html><html><head><meta charset="utf-8"><title>\(title)</title>
+            \(meta.joined(separator: "\n"))
+            </head><body><h1>\(title)</h1>\(description.map { "<p>\($0)</p>" } ?? "")</body></html>
+            """
+    }
+}

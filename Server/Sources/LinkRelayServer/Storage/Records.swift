@@ -1,0 +1,232 @@
+import Foundation
+import LinkRelay
+
+/// A template: a slug that groups links (`/{slug}/{code}`) and the defaults its links fall back
+/// to.
+public struct TemplateRecord: Sendable, Hashable, Codable {
+    /// A random identifier (a UUID, as LinkForty's `templateId`).
+    public var id: String
+    /// Its project.
+    public var projectID: String
+    /// The first path segment of its links: 8 characters of `a–z0–9` when made for you.
+    public var slug: String
+    /// A name for people.
+    public var name: String
+    /// The App Store page its links use when they name none.
+    public var iosAppStoreURL: String?
+    /// The Play Store page its links use when they name none.
+    public var androidAppStoreURL: String?
+    /// The web page its links use when they name none.
+    public var webFallbackURL: String?
+    /// When it was created.
+    public var createdAt: Date
+
+    /// A template; see each property.
+    public init(
+        id: String = UUID().uuidString.lowercased(), projectID: String, slug: String, name: String, iosAppStoreURL: String? = nil,
+        androidAppStoreURL: String? = nil, webFallbackURL: String? = nil, createdAt: Date
+    ) {
+        self.id = id
+        self.projectID = projectID
+        self.slug = slug
+        self.name = name
+        self.iosAppStoreURL = iosAppStoreURL
+        self.androidAppStoreURL = androidAppStoreURL
+        self.webFallbackURL = webFallbackURL
+        self.createdAt = createdAt.storedPrecision
+    }
+}
+
+/// An app the links open: what `/.well-known/apple-app-site-association` and
+/// `/.well-known/assetlinks.json` are made of.
+public struct AppRecord: Sendable, Hashable, Codable {
+    /// Which store.
+    public enum Platform: String, Sendable, Hashable, Codable {
+        case ios
+        case android
+    }
+
+    /// A random identifier (`app_…`; made when `nil` is given).
+    public var id: String
+    /// Its project.
+    public var projectID: String
+    /// Which store.
+    public var platform: Platform
+    /// `TEAMID.bundle.id` on iOS; the package name on Android.
+    public var identifier: String
+    /// iOS: the paths the app opens (`/*` by default).
+    public var paths: [String]
+    /// Android: the SHA-256 fingerprints of the signing certificates (`AB:CD:…`).
+    public var certificateFingerprints: [String]
+    /// When it was registered.
+    public var createdAt: Date
+
+    /// An app; see each property.
+    public init(
+        id: String? = nil, projectID: String, platform: Platform, identifier: String,
+        paths: [String] = [], certificateFingerprints: [String] = [], createdAt: Date
+    ) {
+        self.id = id ?? "app_" + APIKeys.randomString(16, alphabet: APIKeys.base62)
+        self.projectID = projectID
+        self.platform = platform
+        self.identifier = identifier
+        self.paths = paths
+        self.certificateFingerprints = certificateFingerprints
+        self.createdAt = createdAt.storedPrecision
+    }
+}
+
+/// A click the deferred match may attribute an install to, with its link's window.
+public struct MatchCandidate: Sendable, Hashable {
+    /// The click.
+    public var click: ClickRecord
+    /// Its link's attribution window, in hours.
+    public var windowHours: Int
+
+    /// A candidate; see each property.
+    public init(click: ClickRecord, windowHours: Int) {
+        self.click = click
+        self.windowHours = windowHours
+    }
+}
+
+/// An install report and what the deferred match made of it.
+public struct InstallRecord: Sendable, Hashable, Codable {
+    /// A random identifier (a UUID: LinkForty's `installId`).
+    public var id: String
+    /// Its project.
+    public var projectID: String
+    /// The link the install is attributed to.
+    public var linkID: String?
+    /// The click it is attributed to.
+    public var clickID: String?
+    /// 0 (organic), else 70…100, LinkForty's scale.
+    public var confidence: Int
+    /// The factors that matched, in LinkForty's order (`ip`, `user_agent`, `timezone`, `language`, `screen`).
+    public var matchedFactors: [String]
+    /// `fingerprint`, `fingerprint_shared_network` (the network is shared by many devices, so
+    /// its address weighed less) or `none`.
+    public var method: String
+    /// When it was reported.
+    public var installedAt: Date
+    /// The reporting device's public address.
+    public var ip: String?
+    /// The `userAgent` it reported.
+    public var userAgent: String?
+    /// Its time zone.
+    public var timezone: String?
+    /// Its language.
+    public var language: String?
+    /// Its screen's width.
+    public var screenWidth: Int?
+    /// Its screen's height.
+    public var screenHeight: Int?
+    /// `iOS`, `Android`…
+    public var platform: String?
+    /// The system's version.
+    public var platformVersion: String?
+    /// The identifier the app passed, if any.
+    public var deviceID: String?
+    /// LinkForty's fingerprint hash (SHA-256 of `ip|userAgent|timezone|language|width|height|platform|version`).
+    public var fingerprintHash: String
+    /// The window the SDK asked for (stored, not used: each link's own window decides).
+    public var attributionWindowHours: Int?
+    /// The deferred link's data as answered.
+    public var deepLinkData: [String: JSONValue]
+
+    /// An install; see each property.
+    public init(
+        id: String = UUID().uuidString.lowercased(), projectID: String, linkID: String?, clickID: String?, confidence: Int,
+        matchedFactors: [String], method: String, installedAt: Date, ip: String?, userAgent: String?, timezone: String?, language: String?,
+        screenWidth: Int?, screenHeight: Int?, platform: String?, platformVersion: String?, deviceID: String?, fingerprintHash: String,
+        attributionWindowHours: Int?, deepLinkData: [String: JSONValue]
+    ) {
+        self.id = id
+        self.projectID = projectID
+        self.linkID = linkID
+        self.clickID = clickID
+        self.confidence = confidence
+        self.matchedFactors = matchedFactors
+        self.method = method
+        self.installedAt = installedAt.storedPrecision
+        self.ip = ip
+        self.userAgent = userAgent
+        self.timezone = timezone
+        self.language = language
+        self.screenWidth = screenWidth
+        self.screenHeight = screenHeight
+        self.platform = platform
+        self.platformVersion = platformVersion
+        self.deviceID = deviceID
+        self.fingerprintHash = fingerprintHash
+        self.attributionWindowHours = attributionWindowHours
+        self.deepLinkData = deepLinkData
+    }
+}
+
+/// An in-app event.
+public struct EventRecord: Sendable, Hashable, Codable {
+    /// A random identifier (a UUID: LinkForty's `eventId`).
+    public var id: String
+    /// Its project.
+    public var projectID: String
+    /// The install that sent it.
+    public var installID: String
+    /// Its name (`revenue` for revenue).
+    public var name: String
+    /// Its data.
+    public var properties: [String: JSONValue]
+    /// When it happened, as the app said.
+    public var occurredAt: Date
+    /// When the server stored it.
+    public var receivedAt: Date
+    /// What makes two sends one event: the hash of the install, name, time and data. A client
+    /// that retries sends the same four, so the retry is stored once.
+    public var dedupeKey: String
+    /// Last-click stamps (§12.7), stored as sent.
+    public var attributedLinkID: String?
+    /// The click the app says led to it.
+    public var attributedClickID: String?
+    /// When that link was opened.
+    public var linkOpenedAt: Date?
+    /// The app's session.
+    public var sessionID: String?
+    /// The SDK that sent it (`name/version`), for diagnostics.
+    public var sdk: String?
+
+    /// An event; see each property.
+    public init(
+        id: String = UUID().uuidString.lowercased(), projectID: String, installID: String, name: String, properties: [String: JSONValue],
+        occurredAt: Date, receivedAt: Date, dedupeKey: String, attributedLinkID: String? = nil, attributedClickID: String? = nil,
+        linkOpenedAt: Date? = nil, sessionID: String? = nil, sdk: String? = nil
+    ) {
+        self.id = id
+        self.projectID = projectID
+        self.installID = installID
+        self.name = name
+        self.properties = properties
+        self.occurredAt = occurredAt.storedPrecision
+        self.receivedAt = receivedAt.storedPrecision
+        self.dedupeKey = dedupeKey
+        self.attributedLinkID = attributedLinkID
+        self.attributedClickID = attributedClickID
+        self.linkOpenedAt = linkOpenedAt?.storedPrecision
+        self.sessionID = sessionID
+        self.sdk = sdk
+    }
+}
+
+/// What storing an event did.
+public enum EventOutcome: Sendable, Hashable {
+    /// It is new, and stored.
+    case stored(EventRecord)
+    /// The same event was stored before; this is that one.
+    case duplicate(of: EventRecord)
+
+    /// The event as stored.
+    public var record: EventRecord {
+        switch self {
+        case .stored(let record), .duplicate(of: let record): record
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import Logging
+import SQLiteNIO
+
+/// A value bound to a statement or read from a row: the three kinds the schema uses (times are
+/// whole milliseconds, flags 0 or 1, JSON text), the same in both engines.
+public enum SQLValue: Sendable, Hashable {
+    case text(String)
+    case integer(Int)
+    case null
+
+    /// `text`, or `nil`.
+    public var string: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+
+    /// `integer`, or `nil`.
+    public var int: Int? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+
+    /// A text value, or `null` for `nil`.
+    static func text(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
+    /// An integer value, or `null` for `nil`.
+    static func integer(_ value: Int?) -> SQLValue { value.map(SQLValue.integer) ?? .null }
+    /// A time as whole milliseconds, or `null` for `nil`.
+    static func time(_ date: Date?) -> SQLValue { date.map { .integer(SQLTime.milliseconds($0)) } ?? .null }
+}
+
+/// One row of a result, by column name.
+public struct SQLRow: Sendable {
+    let values: [String: SQLValue]
+
+    subscript(_ column: String) -> SQLValue { values[column] ?? .null }
+
+    func string(_ column: String) -> String? { self[column].string }
+    func int(_ column: String) -> Int? { self[column].int }
+    func date(_ column: String) -> Date? { int(column).map(SQLTime.date) }
+}
+
+/// Which SQL the statements are written in where the engines differ.
+public enum SQLDialect: Sendable {
+    case sqlite
+    case postgres
+}
+
+/// One connection, held for a sequence of statements (nothing else runs on it meanwhile).
+protocol SQLConnection {
+    /// Runs one statement, `?` placeholders bound in order.
+    /// - Throws: ``StoreError`` naming the kind of statement and the database's reason, never a value.
+    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+}
+
+/// An engine: where connections come from.
+protocol SQLEngine: Sendable {
+    var dialect: SQLDialect { get }
+    /// Runs `body` on a connection of its own.
+    func withConnection<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T
+    /// Closes every connection.
+    func close() async throws
+}
+
+extension SQLConnection {
+    @discardableResult
+    func run(_ sql: String, _ binds: [SQLValue] = []) async throws -> [SQLRow] {
+        try await query(sql, binds)
+    }
+}
+
+extension SQLEngine {
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        try await withConnection { connection in
+            try await connection.run(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN")
+            do {
+                let result = try await body(connection)
+                try await connection.run("COMMIT")
+                return result
+            } catch {
+                _ = try? await connection.run("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Runs one statement on a connection of its own.
+    @discardableResult
+    func run(_ sql: String, _ binds: [SQLValue] = []) async throws -> [SQLRow] {
+        try await withConnection { try await $0.run(sql, binds) }
+    }
+}
+
+/// Times as the database keeps them.
+enum SQLTime {
+    /// Whole milliseconds since 1970, bounded (a `Date` far outside ±10,000 years is clamped;
+    /// NaN is 0).
+    static func milliseconds(_ date: Date) -> Int {
+        let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        guard value.isFinite else { return 0 }
+        return Int(min(max(value, -315_537_897_600_000), 315_537_897_600_000))
+    }
+
+    static func date(_ milliseconds: Int) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
+    }
+}
+
+/// The words a failed statement's error may show: its first two words (`INSERT INTO`), never
+/// its values.
+func statementVerb(_ sql: String) -> String {
+    sql.trimmingCharacters(in: .whitespacesAndNewlines).split(whereSeparator: \.isWhitespace).prefix(2).joined(separator: " ")
+}
+
+// MARK: SQLite
+
+/// SQLite: one file (WAL journal, `synchronous=FULL`, so a committed write survives a crash or a
+/// power cut), one connection, statement sequences one at a time.
+final class SQLiteEngine: SQLEngine {
+    private let connection: SQLiteConnection
+    private let lock = AsyncLock()
+
+    var dialect: SQLDialect { .sqlite }
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    static func open(path: String, logger: Logger) async throws -> SQLiteEngine {
+        let storage: SQLiteConnection.Storage = path == ":memory:" ? .memory : .file(path: path)
+        let connection: SQLiteConnection
+        do {
+            connection = try await SQLiteConnection.open(storage: storage, logger: logger)
+        } catch {
+            throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path).")
+        }
+        let engine = SQLiteEngine(connection: connection)
+        if path != ":memory:" { try await engine.run("PRAGMA journal_mode=WAL") }
+        try await engine.run("PRAGMA synchronous=FULL")
+        try await engine.run("PRAGMA foreign_keys=ON")
+        try await engine.run("PRAGMA busy_timeout=5000")
+        return engine
+    }
+
+    func withConnection<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        try await lock.withLock { try await body(Handle(connection: connection)) }
+    }
+
+    func close() async throws {
+        try await connection.close()
+    }
+
+    private struct Handle: SQLConnection {
+        let connection: SQLiteConnection
+
+        func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+            let rows: [SQLiteRow]
+            do {
+                rows = try await connection.query(
+                    sql,
+                    binds.map { value -> SQLiteData in
+                        switch value {
+                        case .text(let text): .text(text)
+                        case .integer(let integer): .integer(integer)
+                        case .null: .null
+                        }
+                    })
+            } catch {
+                let reason = (error as? SQLiteError)?.message ?? "\(type(of: error))"
+                throw StoreError(
+                    reason.contains("UNIQUE constraint") ? .conflict : .failed,
+                    "A database statement failed (\(statementVerb(sql))): \(reason).")
+            }
+            return rows.map { row in
+                var values: [String: SQLValue] = [:]
+                for column in row.columns {
+                    switch column.data {
+                    case .text(let text): values[column.name] = .text(text)
+                    case .integer(let integer): values[column.name] = .integer(integer)
+                    case .float(let double): values[column.name] = double.isFinite ? .integer(Int(max(min(double, 9e18), -9e18))) : .null
+                    case .blob, .null: values[column.name] = .null
+                    }
+                }
+                return SQLRow(values: values)
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LinkRelay
+import Testing
+
+@testable import LinkRelayServer
+
+/// `POST /api/sdk/v1/install` and `GET /api/sdk/v1/attribution/{hash}` over a real socket.
+@Suite("Install")
+struct InstallTests {
+    @Test("a resolve from the phone, then its install: attributed at 100, with the route, stored, on disk before the answer")
+    func attributed() async throws {
+        try await ServerWorld.with { world in
+            let link = try await world.link("Xk9_2bQz")
+            try await world.app().test(.live) { client in
+                try await client.execute(
+                    uri: "/api/sdk/v1/resolve/Xk9_2bQz" + HTTPTest.fingerprintQuery, method: .get,
+                    headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", userAgent: HTTPTest.sdkUserAgent)
+                ) { #expect($0.status == .ok) }
+                world.clock.advance(hours: 2)
+                try await client.execute(
+                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.99", json: true),
+                    body: HTTPTest.body(HTTPTest.installBody)
+                ) { response async throws in
+                    #expect(response.status == .ok)
+                    let answer = try HTTPTest.object(response.body)
+                    #expect(answer["attributed"] == true && answer["confidenceScore"] == 100)
+                    #expect(answer["matchedFactors"] == ["ip", "user_agent", "timezone", "language", "screen"])
+                    #expect(answer["attributionMethod"] == "fingerprint")
+                    guard case .object(let data)? = answer["deepLinkData"], case .string(let installID)? = answer["installId"] else {
+                        Issue.record("no deepLinkData or installId: \(answer)")
+                        return
+                    }
+                    #expect(data["shortCode"] == "Xk9_2bQz" && data["linkId"] == .string(link.id))
+                    #expect(data["deepLinkPath"] == "/product/42" && data["appScheme"] == "acmeshop", "the route, so no second request")
+                    #expect(data["iosUrl"] == "https://apps.apple.com/app/id1" && data["androidUrl"] == .null)
+                    #expect(data["webFallbackUrl"] == "https://acme.example/p/42" && data["originalUrl"] == "https://acme.example/p/42")
+                    #expect(data["deepLinkParameters"] == ["productId": "42"] && data["utmParameters"] == ["source": "mail"])
+                    #expect(data["confidenceScore"] == 100 && data["targetingRules"] == [:])
+                    let clicks = try await world.store.clicks(link: link.id)
+                    #expect(data["clickedAt"] == .string(ServerApplication.timestamp(clicks[0].clickedAt)))
+                    let stored = try await world.store.install(project: world.project.id, id: installID)
+                    #expect(stored?.linkID == link.id && stored?.clickID == clicks[0].id && stored?.confidence == 100)
+                    #expect(stored?.ip == "203.0.113.99" && stored?.attributionWindowHours == 168)
+                }
+            }
+        }
+    }
+
+    @Test("organic: Core's shape, deepLinkData {} and confidence 0; each report is a new install")
+    func organic() async throws {
+        try await ServerWorld.with { world in
+            try await world.link("Xk9_2bQz")
+            try await world.app().test(.live) { client in
+                var ids: Set<String> = []
+                for ip in ["198.51.100.4", "127.0.0.1", "10.0.0.2"] {
+                    try await client.execute(
+                        uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: ip, json: true),
+                        body: HTTPTest.body(HTTPTest.installBody)
+                    ) { response async throws in
+                        #expect(response.status == .ok)
+                        let answer = try HTTPTest.object(response.body)
+                        #expect(answer["attributed"] == false && answer["confidenceScore"] == 0 && answer["matchedFactors"] == [])
+                        #expect(answer["deepLinkData"] == [:] && answer["attributionMethod"] == "none")
+                        if case .string(let id)? = answer["installId"] { ids.insert(id) }
+                    }
+                }
+                #expect(ids.count == 3)
+            }
+        }
+    }
+
+    @Test("the project's own clicks only: another project's install from the same phone is organic")
+    func projectsAreIsolated() async throws {
+        try await ServerWorld.with { world in
+            try await world.link("Xk9_2bQz")
+            try await world.app().test(.live) { client in
+                try await client.execute(
+                    uri: "/api/sdk/v1/resolve/Xk9_2bQz" + HTTPTest.fingerprintQuery, method: .get,
+                    headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", userAgent: HTTPTest.sdkUserAgent)
+                ) { #expect($0.status == .ok) }
+                try await client.execute(
+                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.otherProjectKey, ip: "203.0.113.7", json: true),
+                    body: HTTPTest.body(HTTPTest.installBody)
+                ) { response async throws in
+                    #expect(try HTTPTest.object(response.body)["attributed"] == false)
+                }
+            }
+        }
+    }
+
+    @Test("a link's window past: organic; the window is the link's, not the body's attributionWindowHours")
+    func windowIsTheLinks() async throws {
+        try await ServerWorld.with { world in
+            try await world.link("short", window: 1)
+            try await world.app().test(.live) { client in
+                try await client.execute(
+                    uri: "/api/sdk/v1/resolve/short" + HTTPTest.fingerprintQuery, method: .get,
+                    headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", userAgent: HTTPTest.sdkUserAgent)
+                ) { #expect($0.status == .ok) }
+                world.clock.advance(hours: 1.5)
+                var body = HTTPTest.installBody
+                body["attributionWindowHours"] = 2160
+                try await client.execute(
+                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", json: true),
+                    body: HTTPTest.body(body)
+                ) { response async throws in
+                    #expect(try HTTPTest.object(response.body)["attributed"] == false)
+                }
+            }
+        }
+    }
+
+    @Test("the attribution lookup finds the newest install by LinkForty's fingerprint hash, in the caller's project only")
+    func attributionLookup() async throws {
+        try await ServerWorld.with { world in
+            try await world.link("Xk9_2bQz")
+            try await world.app().test(.live) { client in
+                try await client.execute(
+                    uri: "/api/sdk/v1/resolve/Xk9_2bQz" + HTTPTest.fingerprintQuery, method: .get,
+                    headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", userAgent: HTTPTest.sdkUserAgent)
+                ) { #expect($0.status == .ok) }
+                var installID: JSONValue?
+                try await client.execute(
+                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", json: true),
+                    body: HTTPTest.body(HTTPTest.installBody)
+                ) { installID = try HTTPTest.object($0.body)["installId"] }
+                let hash = DeferredMatcher.fingerprintHash(
+                    ip: "203.0.113.7", userAgent: "Acme Shop/2.3.0 iOS/17.4.1", timezone: "America/New_York", language: "en_US",
+                    screenWidth: 1179, screenHeight: 2556, platform: "iOS", platformVersion: "17.4.1")
+                try await client.execute(uri: "/api/sdk/v1/attribution/\(hash)", method: .get, headers: HTTPTest.headers(key: world.sdkKey)) {
+                    (response: TestResponse) async throws in
+                    #expect(response.status == .ok)
+                    let answer = try HTTPTest.object(response.body)
+                    #expect(answer["attributed"] == true)
+                    guard case .object(let install)? = answer["installEvent"], case .object(let link)? = answer["linkData"] else {
+                        Issue.record("\(answer)")
+                        return
+                    }
+                    #expect(install["id"] == installID && install["confidenceScore"] == 100)
+                    #expect(link["shortCode"] == "Xk9_2bQz")
+                }
+                for (path, key) in [("/api/sdk/v1/attribution/\(hash)", world.otherProjectKey), ("/api/sdk/v1/attribution/nothex", world.sdkKey)] {
+                    try await client.execute(uri: path, method: .get, headers: HTTPTest.headers(key: key)) { response async throws in
+                        #expect(response.status == .notFound)
+                        #expect(try HTTPTest.object(response.body) == ["error": "No install event found for this fingerprint"])
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import LinkRelay
+import Testing
+
+@testable import LinkRelayServer
+
+/// The deferred match: LinkForty Core's factors and threshold, windows per link, ties to the
+/// newest, a crowded network weighing less, bots never candidates.
+@Suite("Deferred match")
+struct MatcherTests {
+    static let now = Date(timeIntervalSince1970: 1_780_000_000)
+    static let phone = DeviceSignals(
+        ip: "203.0.113.7", networkPrefix: "203.0.113", userAgent: "Acme Shop/2.3.0 iOS/17.4.1", timezone: "America/New_York",
+        language: "en_US", screenWidth: 1179, screenHeight: 2556)
+
+    static func click(
+        _ id: String, hoursAgo: Double = 1, prefix: String? = "203.0.113", userAgent: String? = HTTPTest.sdkUserAgent,
+        timezone: String? = "America/New_York", language: String? = "en-US", width: Int? = 1179, height: Int? = 2556, isBot: Bool = false
+    ) -> ClickRecord {
+        ClickRecord(
+            id: id, linkID: "link-\(id)", projectID: "p", clickedAt: now.addingTimeInterval(-hoursAgo * 3600), ip: prefix.map { "\($0).9" },
+            networkPrefix: prefix, userAgent: userAgent, timezone: timezone, language: language, screenWidth: width, screenHeight: height,
+            platform: "ios", isBot: isBot)
+    }
+
+    @Test("each factor scores as LinkForty's: ip 40, user_agent 30, timezone 10, language 10, screen 10, in that order", arguments: [
+        (click("a"), 100, ["ip", "user_agent", "timezone", "language", "screen"]),
+        (click("b", userAgent: HTTPTest.safari), 70, ["ip", "timezone", "language", "screen"]),
+        (click("c", userAgent: HTTPTest.safari, width: nil, height: nil), 60, ["ip", "timezone", "language"]),
+        (click("d", prefix: "198.51.100"), 60, ["user_agent", "timezone", "language", "screen"]),
+        (click("e", timezone: "Europe/Berlin", language: "de-DE"), 80, ["ip", "user_agent", "screen"]),
+        (click("f", width: 2556, height: 1179), 90, ["ip", "user_agent", "timezone", "language"]),
+        (click("g", language: "EN_gb"), 100, ["ip", "user_agent", "timezone", "language", "screen"]),
+        (click("h", timezone: nil, language: nil, width: nil, height: nil), 70, ["ip", "user_agent"]),
+        (click("i", width: 0, height: 0), 90, ["ip", "user_agent", "timezone", "language"]),
+    ] as [(ClickRecord, Int, [String])])
+    func factors(_ click: ClickRecord, _ score: Int, _ factors: [String]) {
+        let (scored, matched) = DeferredMatcher.score(Self.phone, DeviceSignals(click))
+        #expect(scored == score)
+        #expect(matched == factors)
+    }
+
+    @Test("user agents compare as platform|browser, versions ignored; two app agents are both |", arguments: [
+        ("Acme Shop/2.3.0 iOS/17.4.1", "|"), (HTTPTest.sdkUserAgent, "|"), (HTTPTest.safari, "iphone|safari"),
+        ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36", "linux|chrome"),
+        ("Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 CriOS/124.0 Mobile/15E148 Safari/604.1", "ipad|safari"),
+        ("", "|"),
+    ])
+    func userAgents(_ agent: String, _ normalized: String) {
+        #expect(DeferredMatcher.normalizedUserAgent(agent) == normalized)
+    }
+
+    @Test("below 70 is organic; at 70 it matches")
+    func threshold() {
+        let matcher = DeferredMatcher()
+        let weak = MatchCandidate(click: Self.click("weak", userAgent: HTTPTest.safari, width: nil, height: nil), windowHours: 168)
+        #expect(matcher.best(for: Self.phone, among: [weak], at: Self.now) == nil)
+        let enough = MatchCandidate(click: Self.click("enough", userAgent: HTTPTest.safari), windowHours: 168)
+        #expect(matcher.best(for: Self.phone, among: [enough], at: Self.now)?.confidence == 70)
+    }
+
+    @Test("each link's own window decides; exactly at the window still counts")
+    func windows() {
+        let matcher = DeferredMatcher()
+        let inside = MatchCandidate(click: Self.click("in", hoursAgo: 24), windowHours: 24)
+        let outside = MatchCandidate(click: Self.click("out", hoursAgo: 24.01), windowHours: 24)
+        let long = MatchCandidate(click: Self.click("long", hoursAgo: 500), windowHours: 720)
+        #expect(matcher.best(for: Self.phone, among: [inside], at: Self.now)?.click.id == "in")
+        #expect(matcher.best(for: Self.phone, among: [outside], at: Self.now) == nil)
+        #expect(matcher.best(for: Self.phone, among: [outside, long], at: Self.now)?.click.id == "long")
+    }
+
+    @Test("the best score wins; on a tie the newest click (the first candidate) wins")
+    func ties() {
+        let matcher = DeferredMatcher()
+        let newer = MatchCandidate(click: Self.click("newer", hoursAgo: 1, userAgent: HTTPTest.safari), windowHours: 168)
+        let older = MatchCandidate(click: Self.click("older", hoursAgo: 2, userAgent: HTTPTest.safari), windowHours: 168)
+        let best = MatchCandidate(click: Self.click("best", hoursAgo: 3), windowHours: 168)
+        #expect(matcher.best(for: Self.phone, among: [newer, older], at: Self.now)?.click.id == "newer")
+        #expect(matcher.best(for: Self.phone, among: [newer, older, best], at: Self.now)?.click.id == "best")
+    }
+
+    @Test("a network crowded with distinct devices halves the address: the same partial fingerprint is organic there")
+    func sharedNetwork() {
+        let matcher = DeferredMatcher(sharedNetworkDevices: 5)
+        let target = MatchCandidate(click: Self.click("target", userAgent: HTTPTest.safari), windowHours: 168)
+        let full = MatchCandidate(click: Self.click("full", hoursAgo: 2), windowHours: 168)
+        // Four other devices: five in all, the crowd threshold.
+        let crowd = (0..<4).map { index in
+            MatchCandidate(click: Self.click("other\(index)", hoursAgo: 3, userAgent: "Mozilla/5.0 (Linux; Android 1\(index)) Chrome/12\(index).0", width: 800 + index), windowHours: 168)
+        }
+        let quiet = matcher.best(for: Self.phone, among: [target], at: Self.now)
+        #expect(quiet?.confidence == 70 && quiet?.sharedNetwork == false && quiet?.method == "fingerprint")
+        #expect(matcher.best(for: Self.phone, among: [target] + crowd, at: Self.now) == nil, "ip at 20 + 30 is not enough")
+        let crowded = matcher.best(for: Self.phone, among: [target, full] + crowd.dropLast(), at: Self.now)
+        #expect(crowded?.click.id == "full" && crowded?.confidence == 80 && crowded?.sharedNetwork == true)
+        #expect(crowded?.method == "fingerprint_shared_network")
+        // Devices whose clicks are outside their windows do not crowd the network.
+        let stale = crowd.map { MatchCandidate(click: $0.click, windowHours: 1) }
+        #expect(matcher.best(for: Self.phone, among: [target] + stale, at: Self.now)?.click.id == "target")
+    }
+
+    @Test("the candidate query: the project's clicks of the install's network, newest first, bots and clicks beyond 90 days left out")
+    func candidates() async throws {
+        try await ServerWorld.with { world in
+            let link = try await world.link("abc", window: 2160)
+            let foreignLink = LinkRecord(projectID: world.otherProject.id, shortCode: "abc2", originalURL: "https://x.example", createdAt: Date())
+            try await world.store.insertLink(foreignLink)
+            let now = world.clock.date
+            func click(_ id: String, hoursAgo: Double, prefix: String = "203.0.113", bot: Bool = false, link: LinkRecord = link) -> ClickRecord {
+                ClickRecord(
+                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600), ip: nil,
+                    networkPrefix: prefix, userAgent: nil, timezone: nil, language: nil, screenWidth: nil, screenHeight: nil, platform: nil,
+                    isBot: bot)
+            }
+            for record in [
+                click("old", hoursAgo: 2161), click("edge", hoursAgo: 2159), click("new", hoursAgo: 1), click("mid", hoursAgo: 10),
+                click("bot", hoursAgo: 2, bot: true), click("elsewhere", hoursAgo: 1, prefix: "198.51.100"),
+                click("foreign", hoursAgo: 1, link: foreignLink),
+            ] { try await world.store.recordClick(record) }
+            let found = try await world.store.matchCandidates(
+                project: world.project.id, networkPrefix: "203.0.113", since: now.addingTimeInterval(-DeferredMatcher.lookback), limit: 100)
+            #expect(found.map(\.click.id) == ["new", "mid", "edge"])
+            #expect(found.allSatisfy { $0.windowHours == 2160 })
+            let limited = try await world.store.matchCandidates(
+                project: world.project.id, networkPrefix: "203.0.113", since: now.addingTimeInterval(-DeferredMatcher.lookback), limit: 2)
+            #expect(limited.map(\.click.id) == ["new", "mid"])
+        }
+    }
+
+    @Test("LinkForty's fingerprint hash: SHA-256 of the eight fields joined by |")
+    func fingerprintHash() {
+        let hash = DeferredMatcher.fingerprintHash(
+            ip: "203.0.113.7", userAgent: "UA", timezone: nil, language: "en_US", screenWidth: 1179, screenHeight: nil, platform: "iOS",
+            platformVersion: "17.4")
+        // printf '203.0.113.7|UA||en_US|1179||iOS|17.4' | sha256sum
+        #expect(hash == "7d41bb4e66775494077ef7b4dfefab1679eaad62d6d6ef3b360de302c871d55b")
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LinkRelay
+import Synchronization
+import Testing
+
+@testable import LinkRelayServer
+
+/// A clock a test moves by hand.
+final class TestClock: Sendable {
+    private let now: Mutex<Date>
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_780_000_000)) {
+        now = Mutex(start)
+    }
+
+    var date: Date { now.withLock { $0 } }
+
+    func advance(hours: Double) {
+        now.withLock { $0 = $0.addingTimeInterval(hours * 3600) }
+    }
+
+    var function: @Sendable () -> Date { { self.date } }
+}
+
+/// A project with an SDK key and an admin key, a second project with its own SDK key, over a
+/// fresh SQLite file.
+struct ServerWorld {
+    let store: SQLStore
+    let project: Project
+    let sdkKey: String
+    let adminKey: String
+    let otherProject: Project
+    let otherProjectKey: String
+    let clock = TestClock()
+
+    static func with(_ body: (ServerWorld) async throws -> Void) async throws {
+        try await StorageTests.withStore { store, _ async throws in
+            _ = try await store.migrate()
+            let project = try await store.createProject(name: "acme", at: Date())
+            let other = try await store.createProject(name: "other", at: Date())
+            let sdk = APIKeys.issue(project: project.id, scope: .sdk, name: "iOS", at: Date())
+            let admin = APIKeys.issue(project: project.id, scope: .admin, name: "CI", at: Date())
+            let foreign = APIKeys.issue(project: other.id, scope: .sdk, name: "iOS", at: Date())
+            for key in [sdk, admin, foreign] { try await store.insertKey(key.record) }
+            try await body(
+                ServerWorld(
+                    store: store, project: project, sdkKey: sdk.secret, adminKey: admin.secret, otherProject: other,
+                    otherProjectKey: foreign.secret))
+        }
+    }
+
+    func configuration(matcher: DeferredMatcher = DeferredMatcher()) -> ServerConfiguration {
+        ServerConfiguration(trustProxy: true, matcher: matcher)
+    }
+
+    func app(_ configuration: ServerConfiguration? = nil) -> some ApplicationProtocol {
+        Application(
+            router: ServerApplication.router(store: store, configuration: configuration ?? self.configuration(), clock: clock.function),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    /// A link of the project, stored.
+    @discardableResult
+    func link(
+        _ code: String, slug: String = "", window: Int = 168, path: String? = "/product/42", scheme: String? = "acmeshop",
+        parameters: [String: JSONValue] = ["productId": "42"]
+    ) async throws -> LinkRecord {
+        let link = LinkRecord(
+            projectID: project.id, templateSlug: slug, shortCode: code, originalURL: "https://acme.example/p/42", deepLinkPath: path,
+            appScheme: scheme, iosAppStoreURL: "https://apps.apple.com/app/id1", webFallbackURL: "https://acme.example/p/42",
+            utmParameters: ["source": "mail"], deepLinkParameters: parameters, attributionWindowHours: window, createdAt: clock.date)
+        try await store.insertLink(link)
+        return link
+    }
+}
+
+/// Requests and their answers.
+enum HTTPTest {
+    static func headers(key: String?, ip: String? = nil, userAgent: String? = nil, json: Bool = false) -> HTTPFields {
+        var headers: HTTPFields = [:]
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        if let ip { headers[.init("X-Forwarded-For")!] = ip }
+        if let userAgent { headers[.userAgent] = userAgent }
+        if json { headers[.contentType] = "application/json" }
+        return headers
+    }
+
+    static func body(_ object: [String: JSONValue]) -> ByteBuffer {
+        ByteBuffer(data: (try? JSONEncoder().encode(object)) ?? Data())
+    }
+
+    static func object(_ body: ByteBuffer) throws -> [String: JSONValue] {
+        try JSONDecoder().decode([String: JSONValue].self, from: Data(String(buffer: body).utf8))
+    }
+
+    /// LinkRelay's and LinkForty's install body from an iPhone 15 Pro in New York.
+    static let installBody: [String: JSONValue] = [
+        "userAgent": "Acme Shop/2.3.0 iOS/17.4.1", "timezone": "America/New_York", "language": "en_US", "screenWidth": 1179,
+        "screenHeight": 2556, "platform": "iOS", "platformVersion": "17.4.1", "appVersion": "2.3.0", "attributionWindowHours": 168,
+    ]
+
+    /// The resolve query LinkForty's SDKs send from that phone.
+    static let fingerprintQuery = "?fp_tz=America/New_York&fp_lang=en_US&fp_sw=1179&fp_sh=2556&fp_platform=iOS&fp_pv=17.4.1"
+
+    static let sdkUserAgent = "AcmeShop/412 CFNetwork/1494.0.7 Darwin/23.4.0"
+    static let safari = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
+}
