@@ -85,12 +85,16 @@ public enum ServerApplication {
         return router
     }
 
-    /// `scheme://host[:port]` of the request: `X-Forwarded-Proto` (behind a trusted proxy) or
-    /// `http`, and `Host`.
+    /// `scheme://host[:port]` of the request: behind a trusted proxy its `X-Forwarded-Proto`
+    /// and `X-Forwarded-Host`, else `http` and the request's `Host`.
     static func origin(of request: Request, trustProxy: Bool) -> URL {
-        let forwarded = trustProxy ? request.headers.first { $0.name.canonicalName == "x-forwarded-proto" }?.value : nil
-        let scheme = forwarded.flatMap { ["http", "https"].contains($0.lowercased()) ? $0.lowercased() : nil } ?? "http"
-        let host = request.head.authority ?? request.headers.first { $0.name.canonicalName == "host" }?.value ?? "localhost"
+        func forwarded(_ name: String) -> String? {
+            guard trustProxy else { return nil }
+            return request.headers.first { $0.name.canonicalName == name }?.value.split(separator: ",").first
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        let scheme = forwarded("x-forwarded-proto").flatMap { ["http", "https"].contains($0.lowercased()) ? $0.lowercased() : nil } ?? "http"
+        let host = forwarded("x-forwarded-host") ?? request.head.authority ?? "localhost"
         return URL(string: "\(scheme)://\(host)") ?? URL(string: "http://localhost")!
     }
 

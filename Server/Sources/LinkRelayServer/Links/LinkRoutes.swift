@@ -35,13 +35,17 @@ struct LinkRoutes: Sendable {
 /// API keys on requests.
 enum Auth {
     /// The caller's key: `Authorization: Bearer lr_…`, known, not revoked, of one of `scopes`.
-    /// Anything else is the same 401, so a caller learns nothing about which keys exist.
+    /// A missing, unknown, wrong or revoked key is the same 401, so a caller learns nothing
+    /// about which keys exist; a valid key whose scope does not allow the call is a 403.
     static func require(_ request: Request, store: any ServerStore, scopes: Set<KeyScope>) async throws -> APIKeyRecord {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
         let secret = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
         guard let prefix = APIKeys.prefix(of: secret), let key = try await store.key(prefix: prefix), key.revokedAt == nil,
-            APIKeys.matches(secret, key), scopes.contains(key.scope)
+            APIKeys.matches(secret, key)
         else { throw APIError.unauthorized }
+        guard scopes.contains(key.scope) else {
+            throw APIError(.forbidden, "This key's scope (\(key.scope.rawValue)) does not allow this call; it needs an admin key.")
+        }
         return key
     }
 }

@@ -17,7 +17,7 @@ import NIOCore
 ///   country in `CF-IPCountry` or `X-Country-Code`; there is no GeoIP database here), the
 ///   interstitial that tries the app's scheme and falls back after 1.5 s, or a `302` to the
 ///   universal/app link, the store or the web, with `utm_*`, the link's parameters and
-///   `lf_click` on web targets.
+///   `lf_click` on every target but a store page.
 struct Redirect: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
@@ -43,7 +43,9 @@ struct Redirect: Sendable {
         let click = Fingerprint.click(on: link, request: request, context: context, trustProxy: configuration.trustProxy, at: now)
         try await store.recordClick(click)
         let targets = Self.targets(link, platform: platform, userAgent: userAgent ?? "")
-        let web = targets.fallback.map { Self.decorated($0, link: link, clickID: click.id) }
+        // Store pages are left as they are: the parameters mean nothing there.
+        let stores = [link.iosAppStoreURL, link.androidAppStoreURL].compactMap { $0 }
+        let web = targets.fallback.map { stores.contains($0) ? $0 : Self.decorated($0, link: link, clickID: click.id) }
         if let scheme = targets.scheme {
             return Self.html(Self.interstitial(link, scheme: scheme, fallback: web))
         }

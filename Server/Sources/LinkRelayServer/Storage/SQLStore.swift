@@ -36,12 +36,17 @@ public final class SQLStore: ServerStore {
     // MARK: Migrations
 
     public func migrate() async throws -> [Int] {
+        try await migrate(upTo: Migration.latestVersion)
+    }
+
+    /// Applies the steps up to `version` (tests make a previous version's database with it).
+    func migrate(upTo version: Int) async throws -> [Int] {
         let applied = Set(try await appliedMigrations())
         if let newest = applied.max(), newest > Migration.latestVersion {
             throw StoreError.newerSchema(found: newest, known: Migration.latestVersion)
         }
         var now: [Int] = []
-        for migration in Migration.all where !applied.contains(migration.version) {
+        for migration in Migration.all where !applied.contains(migration.version) && migration.version <= version {
             try await engine.transaction { connection in
                 for statement in engine.dialect == .sqlite ? migration.sqlite : migration.postgres { try await connection.run(statement) }
                 try await connection.run(

@@ -1,0 +1,48 @@
+import Foundation
+import LinkRelay
+import Testing
+
+@testable import LinkRelayServer
+
+/// A database of the previous schema brought up to date, its data kept.
+@Suite("Migrations from a previous version")
+struct MigrationTests {
+    @Test("a version-1 database with a project, a key, a link, a click, an install and an event: version 2 applied, everything kept")
+    func fromVersionOne() async throws {
+        try await StorageTests.withStore { store, path async throws in
+            #expect(try await store.migrate(upTo: 1) == [1])
+            // What a version-1 server wrote, in its own columns.
+            for statement in [
+                "INSERT INTO projects (id, name, created_at) VALUES ('prj_1', 'acme', 1000)",
+                "INSERT INTO api_keys (id, project_id, prefix, secret_hash, scope, name, created_at) VALUES ('key_1', 'prj_1', 'lr_sdk_00000000', 'h', 'sdk', 'iOS', 1000)",
+                """
+                INSERT INTO links (id, project_id, short_code, original_url, deep_link_path, utm_parameters, deep_link_parameters,
+                    attribution_window_hours, created_at) VALUES ('l1', 'prj_1', 'abc', 'https://acme.example', '/p/1', '{"source":"mail"}',
+                    '{"id":1}', 24, 2000)
+                """,
+                "INSERT INTO clicks (id, link_id, project_id, clicked_at, network_prefix, is_bot) VALUES ('c1', 'l1', 'prj_1', 3000, '203.0.113', 0)",
+                "INSERT INTO installs (id, project_id, link_id, click_id, confidence, method, installed_at) VALUES ('i1', 'prj_1', 'l1', 'c1', 70, 'fingerprint', 4000)",
+                "INSERT INTO events (id, project_id, install_id, name, occurred_at, received_at) VALUES ('e1', 'prj_1', 'i1', 'tap', 5000, 5000)",
+                "INSERT INTO events (id, project_id, install_id, name, occurred_at, received_at) VALUES ('e2', 'prj_1', 'i1', 'tap', 5000, 5000)",
+            ] { try await store.execute(statement) }
+            try await store.close()
+
+            let reopened = try await SQLStore.sqlite(path: path)
+            #expect(try await reopened.migrate() == [2])
+            #expect(try await reopened.appliedMigrations() == [1, 2])
+            let link = try await reopened.link(id: "l1")
+            #expect(link?.shortCode == "abc" && link?.deepLinkPath == "/p/1" && link?.utmParameters == ["source": "mail"])
+            #expect(link?.deepLinkParameters == ["id": 1] && link?.attributionWindowHours == 24)
+            #expect(link?.targetingRules == [:] && link?.appendClickID == false && link?.templateID == nil, "new columns have their defaults")
+            #expect(try await reopened.clicks(link: "l1").map(\.id) == ["c1"])
+            #expect(try await reopened.install(project: "prj_1", id: "i1")?.confidence == 70)
+            // The two identical version-1 events stay two: each is its own.
+            #expect(Set(try await reopened.events(install: "i1").map(\.dedupeKey)) == ["e1", "e2"])
+            #expect(try await reopened.key(prefix: "lr_sdk_00000000")?.name == "iOS")
+            // And the new tables work.
+            try await reopened.insertTemplate(TemplateRecord(projectID: "prj_1", slug: "promo", name: "Promo", createdAt: Date()))
+            #expect(try await reopened.template(project: "prj_1", slug: "promo") != nil)
+            try await reopened.close()
+        }
+    }
+}
