@@ -49,6 +49,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "LinkRelayLinkForty", package: "LinkRelay"),
+                .product(name: "LinkRelayTesting", package: "LinkRelay"),
             ]
         ),
     ],
