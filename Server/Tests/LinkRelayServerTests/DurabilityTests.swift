@@ -25,9 +25,9 @@ struct DurabilityTests {
         #expect(seen.allSatisfy { $0.count <= 64 })
     }
 
-    @Test("one failing write fails alone; the others of its batch are stored")
-    func failureIsolated() async throws {
-        try await ServerWorld.with { world in
+    @Test("one failing write fails alone; the others of its batch are stored", arguments: TestEngine.available)
+    func failureIsolated(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             let link = try await world.link("abc")
             func click(_ id: String, link: String) -> ClickRecord {
                 ClickRecord(
@@ -54,9 +54,9 @@ struct DurabilityTests {
         }
     }
 
-    @Test("a click answered is on disk: a new connection to the file, opened after the answer, reads it")
-    func clickIsOnDisk() async throws {
-        try await StorageTests.withStore { store, path async throws in
+    @Test("a click answered is on disk: a new connection to the file, opened after the answer, reads it", arguments: TestEngine.available)
+    func clickIsOnDisk(_ engine: TestEngine) async throws {
+        try await StorageTests.withStore(engine) { store, reopen async throws in
             _ = try await store.migrate()
             let project = try await store.createProject(name: "acme", at: Date())
             let link = LinkRecord(projectID: project.id, shortCode: "abc", originalURL: "https://acme.example", createdAt: Date())
@@ -66,7 +66,7 @@ struct DurabilityTests {
                     id: "c1", linkID: link.id, projectID: project.id, clickedAt: Date(), ip: nil, networkPrefix: nil, userAgent: nil,
                     timezone: nil, language: nil, screenWidth: nil, screenHeight: nil, platform: nil, isBot: false))
             // The first connection is still open (nothing flushed by closing it).
-            let second = try await SQLStore.sqlite(path: path)
+            let second = try await reopen()
             #expect(try await second.clicks(link: link.id).map(\.id) == ["c1"])
             try await second.close()
         }

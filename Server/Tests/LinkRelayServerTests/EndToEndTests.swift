@@ -57,9 +57,9 @@ struct EndToEndTests {
         return DeepLinkClient(backend: backend, configuration: configuration)
     }
 
-    @Test("link, tap, first launch attributed with score and factors, delivered once; universal link; events once; createLink; a wrong key is loud")
-    func story() async throws {
-        try await ServerWorld.with { world in
+    @Test("link, tap, first launch attributed with score and factors, delivered once; universal link; events once; createLink; a wrong key is loud", arguments: TestEngine.available)
+    func story(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { http in
                 let port = try #require(http.port)
                 // The app's team makes the link.

@@ -21,9 +21,9 @@ struct EventTests {
         return id
     }
 
-    @Test("a retried event is stored once and answered with the first one's id; a different one is new")
-    func once() async throws {
-        try await ServerWorld.with { world in
+    @Test("a retried event is stored once and answered with the first one's id; a different one is new", arguments: TestEngine.available)
+    func once(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let installID = try await Self.install(client, world)
                 let revenue: [String: JSONValue] = [
@@ -54,9 +54,9 @@ struct EventTests {
         }
     }
 
-    @Test("the same event sent by many connections at once is stored once")
-    func concurrentRetries() async throws {
-        try await ServerWorld.with { world in
+    @Test("the same event sent by many connections at once is stored once", arguments: TestEngine.available)
+    func concurrentRetries(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let installID = try await Self.install(client, world)
                 let body: [String: JSONValue] = [
@@ -79,9 +79,9 @@ struct EventTests {
         }
     }
 
-    @Test("events without a timestamp cannot be told apart, so each is new")
-    func withoutTimestamp() async throws {
-        try await ServerWorld.with { world in
+    @Test("events without a timestamp cannot be told apart, so each is new", arguments: TestEngine.available)
+    func withoutTimestamp(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let installID = try await Self.install(client, world)
                 for _ in 0..<2 {
@@ -96,9 +96,9 @@ struct EventTests {
         }
     }
 
-    @Test("an unknown install, or another project's, is 404 Install event not found")
-    func unknownInstall() async throws {
-        try await ServerWorld.with { world in
+    @Test("an unknown install, or another project's, is 404 Install event not found", arguments: TestEngine.available)
+    func unknownInstall(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let foreign = try await Self.install(client, world, key: world.otherProjectKey)
                 for installID in [foreign, "3f1c9a52-7d4e-4b8a-9e21-6c0d5b8f4a17"] {

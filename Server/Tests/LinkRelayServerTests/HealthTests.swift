@@ -8,9 +8,9 @@ import Testing
 
 @Suite("HTTP")
 struct HealthTests {
-    @Test("GET /api/sdk/v1/health answers as LinkForty's server does, over a real socket")
-    func health() async throws {
-        try await StorageTests.withStore { store, _ async throws in
+    @Test("GET /api/sdk/v1/health answers as LinkForty's server does, over a real socket", arguments: TestEngine.available)
+    func health(_ engine: TestEngine) async throws {
+        try await StorageTests.withStore(engine) { store, _ async throws in
             _ = try await store.migrate()
             let app = Application(router: ServerApplication.router(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await app.test(.live) { client in

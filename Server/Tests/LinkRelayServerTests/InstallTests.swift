@@ -9,9 +9,9 @@ import Testing
 /// `POST /api/sdk/v1/install` and `GET /api/sdk/v1/attribution/{hash}` over a real socket.
 @Suite("Install")
 struct InstallTests {
-    @Test("a resolve from the phone, then its install: attributed at 100, with the route, stored, on disk before the answer")
-    func attributed() async throws {
-        try await ServerWorld.with { world in
+    @Test("a resolve from the phone, then its install: attributed at 100, with the route, stored, on disk before the answer", arguments: TestEngine.available)
+    func attributed(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             let link = try await world.link("Xk9_2bQz")
             try await world.app().test(.live) { client in
                 try await client.execute(
@@ -48,9 +48,9 @@ struct InstallTests {
         }
     }
 
-    @Test("organic: Core's shape, deepLinkData {} and confidence 0; each report is a new install")
-    func organic() async throws {
-        try await ServerWorld.with { world in
+    @Test("organic: Core's shape, deepLinkData {} and confidence 0; each report is a new install", arguments: TestEngine.available)
+    func organic(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
             try await world.app().test(.live) { client in
                 var ids: Set<String> = []
@@ -71,9 +71,9 @@ struct InstallTests {
         }
     }
 
-    @Test("the project's own clicks only: another project's install from the same phone is organic")
-    func projectsAreIsolated() async throws {
-        try await ServerWorld.with { world in
+    @Test("the project's own clicks only: another project's install from the same phone is organic", arguments: TestEngine.available)
+    func projectsAreIsolated(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
             try await world.app().test(.live) { client in
                 try await client.execute(
@@ -90,9 +90,9 @@ struct InstallTests {
         }
     }
 
-    @Test("a link's window past: organic; the window is the link's, not the body's attributionWindowHours")
-    func windowIsTheLinks() async throws {
-        try await ServerWorld.with { world in
+    @Test("a link's window past: organic; the window is the link's, not the body's attributionWindowHours", arguments: TestEngine.available)
+    func windowIsTheLinks(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.link("short", window: 1)
             try await world.app().test(.live) { client in
                 try await client.execute(
@@ -112,9 +112,9 @@ struct InstallTests {
         }
     }
 
-    @Test("the attribution lookup finds the newest install by LinkForty's fingerprint hash, in the caller's project only")
-    func attributionLookup() async throws {
-        try await ServerWorld.with { world in
+    @Test("the attribution lookup finds the newest install by LinkForty's fingerprint hash, in the caller's project only", arguments: TestEngine.available)
+    func attributionLookup(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
             try await world.app().test(.live) { client in
                 try await client.execute(

@@ -34,9 +34,9 @@ struct KeyTests {
         #expect(APIKeys.prefix(of: text) == nil)
     }
 
-    @Test("the first start makes a project and an admin key once, or takes the operator's")
-    func bootstrap() async throws {
-        try await StorageTests.withStore { store, _ async throws in
+    @Test("the first start makes a project and an admin key once, or takes the operator's", arguments: TestEngine.available)
+    func bootstrap(_ engine: TestEngine) async throws {
+        try await StorageTests.withStore(engine) { store, _ async throws in
             _ = try await store.migrate()
             guard case .created(let project, let key, let secret?) = try await Bootstrap.run(store: store, providedKey: nil, at: Date()) else {
                 Issue.record("expected a new project and key")
@@ -49,7 +49,7 @@ struct KeyTests {
                 return
             }
         }
-        try await StorageTests.withStore { store, _ async throws in
+        try await StorageTests.withStore(engine) { store, _ async throws in
             _ = try await store.migrate()
             let mine = APIKeys.issue(project: "", scope: .admin, name: "", at: Date()).secret
             guard case .created(_, let key, nil) = try await Bootstrap.run(store: store, providedKey: mine, at: Date()) else {
@@ -59,7 +59,7 @@ struct KeyTests {
             #expect(APIKeys.matches(mine, key))
             #expect(try await store.key(prefix: key.prefix) == key)
         }
-        try await StorageTests.withStore { store, _ async throws in
+        try await StorageTests.withStore(engine) { store, _ async throws in
             _ = try await store.migrate()
             let sdkKey = APIKeys.issue(project: "", scope: .sdk, name: "", at: Date()).secret
             for bad in ["letmein", sdkKey] {

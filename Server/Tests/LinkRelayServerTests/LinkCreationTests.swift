@@ -19,9 +19,9 @@ struct LinkCreationTests {
         try await check(response, (try? HTTPTest.object(response.body)) ?? [:])
     }
 
-    @Test("an SDK key makes a share link: an 8-character code of LinkForty's alphabet, the URL on the request's origin, stored")
-    func sdkLink() async throws {
-        try await ServerWorld.with { world in
+    @Test("an SDK key makes a share link: an 8-character code of LinkForty's alphabet, the URL on the request's origin, stored", arguments: TestEngine.available)
+    func sdkLink(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 try await Self.post(
                     client, "/api/sdk/v1/links", key: world.sdkKey,
@@ -45,9 +45,9 @@ struct LinkCreationTests {
         }
     }
 
-    @Test("the share URL: the configured public URL, else the trusted proxy's X-Forwarded-Host and -Proto, else the request's Host")
-    func shareURL() async throws {
-        try await ServerWorld.with { world in
+    @Test("the share URL: the configured public URL, else the trusted proxy's X-Forwarded-Host and -Proto, else the request's Host", arguments: TestEngine.available)
+    func shareURL(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             let headers: HTTPFields = [
                 .authorization: "Bearer \(world.sdkKey)", .contentType: "application/json", .init("X-Forwarded-Host")!: "go.acme.app",
                 .init("X-Forwarded-Proto")!: "https",
@@ -67,9 +67,9 @@ struct LinkCreationTests {
         }
     }
 
-    @Test("a taken customCode is a 409 naming the field, not a silent random code (Core's bug)")
-    func takenCode() async throws {
-        try await ServerWorld.with { world in
+    @Test("a taken customCode is a 409 naming the field, not a silent random code (Core's bug)", arguments: TestEngine.available)
+    func takenCode(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.link("spring")
             try await world.app().test(.live) { client in
                 for key in [world.sdkKey, world.otherProjectKey] {
@@ -85,9 +85,9 @@ struct LinkCreationTests {
         }
     }
 
-    @Test("the same request of the same user gets the same link back, deduplicated; another user, or other content, a new one")
-    func dedupe() async throws {
-        try await ServerWorld.with { world in
+    @Test("the same request of the same user gets the same link back, deduplicated; another user, or other content, a new one", arguments: TestEngine.available)
+    func dedupe(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let body: [String: JSONValue] = ["externalUserId": "user-1", "deepLinkParameters": ["id": "42"], "utmParameters": ["source": "app"]]
                 var ids: [JSONValue?] = []
@@ -107,9 +107,9 @@ struct LinkCreationTests {
         }
     }
 
-    @Test("templates: made by an admin (slug given or made), then named by id or slug; the link lives at /{slug}/{code}")
-    func templates() async throws {
-        try await ServerWorld.with { world in
+    @Test("templates: made by an admin (slug given or made), then named by id or slug; the link lives at /{slug}/{code}", arguments: TestEngine.available)
+    func templates(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 var templateID = ""
                 try await Self.post(
@@ -156,9 +156,9 @@ struct LinkCreationTests {
         }
     }
 
-    @Test("destinations, targeting and previews are an admin's: an SDK key's are refused, an admin's stored")
-    func adminFields() async throws {
-        try await ServerWorld.with { world in
+    @Test("destinations, targeting and previews are an admin's: an SDK key's are refused, an admin's stored", arguments: TestEngine.available)
+    func adminFields(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let body: [String: JSONValue] = [
                     "originalUrl": "https://acme.example/p/1", "iosAppStoreUrl": "https://apps.apple.com/app/id1", "appScheme": "acmeshop",

@@ -100,9 +100,9 @@ struct MatcherTests {
         #expect(matcher.best(for: Self.phone, among: [target] + stale, at: Self.now)?.click.id == "target")
     }
 
-    @Test("the candidate query: the project's clicks of the install's network, newest first, bots and clicks beyond 90 days left out")
-    func candidates() async throws {
-        try await ServerWorld.with { world in
+    @Test("the candidate query: the project's clicks of the install's network, newest first, bots and clicks beyond 90 days left out", arguments: TestEngine.available)
+    func candidates(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             let link = try await world.link("abc", window: 2160)
             let foreignLink = LinkRecord(projectID: world.otherProject.id, shortCode: "abc2", originalURL: "https://x.example", createdAt: Date())
             try await world.store.insertLink(foreignLink)

@@ -7,9 +7,9 @@ import Testing
 /// A database of the previous schema brought up to date, its data kept.
 @Suite("Migrations from a previous version")
 struct MigrationTests {
-    @Test("a version-1 database with a project, a key, a link, a click, an install and an event: version 2 applied, everything kept")
-    func fromVersionOne() async throws {
-        try await StorageTests.withStore { store, path async throws in
+    @Test("a version-1 database with a project, a key, a link, a click, an install and an event: version 2 applied, everything kept", arguments: TestEngine.available)
+    func fromVersionOne(_ engine: TestEngine) async throws {
+        try await StorageTests.withStore(engine) { store, reopen async throws in
             #expect(try await store.migrate(upTo: 1) == [1])
             // What a version-1 server wrote, in its own columns.
             for statement in [
@@ -27,7 +27,7 @@ struct MigrationTests {
             ] { try await store.execute(statement) }
             try await store.close()
 
-            let reopened = try await SQLStore.sqlite(path: path)
+            let reopened = try await reopen()
             #expect(try await reopened.migrate() == [2])
             #expect(try await reopened.appliedMigrations() == [1, 2])
             let link = try await reopened.link(id: "l1")

@@ -19,9 +19,9 @@ struct RedirectTests {
         try await check(response)
     }
 
-    @Test("a phone's first request gets the page that adds the fingerprint; only the request with it is the click")
-    func collectsTheFingerprint() async throws {
-        try await ServerWorld.with { world in
+    @Test("a phone's first request gets the page that adds the fingerprint; only the request with it is the click", arguments: TestEngine.available)
+    func collectsTheFingerprint(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             let link = try await world.link("Xk9_2bQz", scheme: nil)
             try await world.app().test(.live) { client in
                 try await Self.get(client, "/Xk9_2bQz?ref=friend", userAgent: HTTPTest.safari) { response in
@@ -44,9 +44,9 @@ struct RedirectTests {
         }
     }
 
-    @Test("the app's scheme: the interstitial tries it, then falls back to the store; the web gets a 302 with utm_*, parameters and lf_click")
-    func targets() async throws {
-        try await ServerWorld.with { world in
+    @Test("the app's scheme: the interstitial tries it, then falls back to the store; the web gets a 302 with utm_*, parameters and lf_click", arguments: TestEngine.available)
+    func targets(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             var link = try await world.link("Xk9_2bQz")
             try await world.app().test(.live) { client in
                 try await Self.get(client, "/Xk9_2bQz?fp_tz=UTC", userAgent: HTTPTest.safari) { response in
@@ -87,9 +87,9 @@ struct RedirectTests {
         #expect(Redirect.targets(universal, platform: "ios", userAgent: HTTPTest.safari) == (nil, "https://app.acme.example/p/1"))
     }
 
-    @Test("a crawler gets the preview (escaped), its click is kept as a bot and never matches")
-    func preview() async throws {
-        try await ServerWorld.with { world in
+    @Test("a crawler gets the preview (escaped), its click is kept as a bot and never matches", arguments: TestEngine.available)
+    func preview(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             var link = try await world.link("Xk9_2bQz")
             link.id = UUID().uuidString.lowercased()
             link.shortCode = "preview"
@@ -113,9 +113,9 @@ struct RedirectTests {
         }
     }
 
-    @Test("targeting: a device, language or country the link is not for gets 404 Link not found; unknown, inactive, reserved too")
-    func targeting() async throws {
-        try await ServerWorld.with { world in
+    @Test("targeting: a device, language or country the link is not for gets 404 Link not found; unknown, inactive, reserved too", arguments: TestEngine.available)
+    func targeting(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             var link = try await world.link("Xk9_2bQz")
             link.id = UUID().uuidString.lowercased()
             link.shortCode = "targeted"
@@ -142,9 +142,9 @@ struct RedirectTests {
         }
     }
 
-    @Test("the association files name every registered app; the admin API refuses malformed ones")
-    func associationFiles() async throws {
-        try await ServerWorld.with { world in
+    @Test("the association files name every registered app; the admin API refuses malformed ones", arguments: TestEngine.available)
+    func associationFiles(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 try await LinkCreationTests.post(client, "/api/apps", key: world.adminKey, ["platform": "ios", "appId": "ABCDE12345.com.acme.shop"]) {
                     response, _ in #expect(response.status == .created)

@@ -19,8 +19,8 @@ struct ResolveTests {
         let now = Date(timeIntervalSince1970: 1_780_000_000)
     }
 
-    static func withWorld(_ body: (World) async throws -> Void) async throws {
-        try await StorageTests.withStore { store, _ async throws in
+    static func withWorld(_ engine: TestEngine, _ body: (World) async throws -> Void) async throws {
+        try await StorageTests.withStore(engine) { store, _ async throws in
             _ = try await store.migrate()
             let project = try await store.createProject(name: "acme", at: Date())
             let other = try await store.createProject(name: "other", at: Date())
@@ -47,9 +47,9 @@ struct ResolveTests {
         try JSONDecoder().decode([String: JSONValue].self, from: Data(String(buffer: body).utf8))
     }
 
-    @Test("both URL forms answer the link's fields, and the click with its fingerprint is stored")
-    func resolves() async throws {
-        try await Self.withWorld { world in
+    @Test("both URL forms answer the link's fields, and the click with its fingerprint is stored", arguments: TestEngine.available)
+    func resolves(_ engine: TestEngine) async throws {
+        try await Self.withWorld(engine) { world in
             try await Self.app(world).test(.live) { client in
                 let query = "?fp_tz=America/New_York&fp_lang=en_US&fp_sw=1179&fp_sh=2556&fp_platform=iOS&fp_pv=17.4"
                 for path in ["/api/sdk/v1/resolve/Xk9_2bQz", "/api/sdk/v1/resolve/k3m9x2qa/Xk9_2bQz"] {
@@ -78,9 +78,9 @@ struct ResolveTests {
         }
     }
 
-    @Test("no key, a wrong key, a malformed one: the same JSON 401, and no click")
-    func unauthorized() async throws {
-        try await Self.withWorld { world in
+    @Test("no key, a wrong key, a malformed one: the same JSON 401, and no click", arguments: TestEngine.available)
+    func unauthorized(_ engine: TestEngine) async throws {
+        try await Self.withWorld(engine) { world in
             try await Self.app(world).test(.live) { client in
                 let wrong = String(world.sdkKey.dropLast()) + (world.sdkKey.hasSuffix("A") ? "B" : "A")
                 for header in [nil, "Bearer \(wrong)", "Bearer letmein", "Basic \(world.sdkKey)"] {
@@ -98,9 +98,9 @@ struct ResolveTests {
         }
     }
 
-    @Test("another project's key, an unknown code, a wrong slug, an inactive or expired link: 404 Link not found, no click")
-    func notFound() async throws {
-        try await Self.withWorld { world in
+    @Test("another project's key, an unknown code, a wrong slug, an inactive or expired link: 404 Link not found, no click", arguments: TestEngine.available)
+    func notFound(_ engine: TestEngine) async throws {
+        try await Self.withWorld(engine) { world in
             var inactive = LinkRecord(projectID: world.project.id, shortCode: "off", originalURL: "https://acme.example", isActive: false, createdAt: Date())
             try await world.store.insertLink(inactive)
             inactive = LinkRecord(
@@ -123,9 +123,9 @@ struct ResolveTests {
         }
     }
 
-    @Test("a revoked key stops working at once")
-    func revoked() async throws {
-        try await Self.withWorld { world in
+    @Test("a revoked key stops working at once", arguments: TestEngine.available)
+    func revoked(_ engine: TestEngine) async throws {
+        try await Self.withWorld(engine) { world in
             guard let prefix = APIKeys.prefix(of: world.sdkKey), let record = try await world.store.key(prefix: prefix) else {
                 Issue.record("no key")
                 return

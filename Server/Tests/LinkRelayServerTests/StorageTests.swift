@@ -6,15 +6,46 @@ import Testing
 /// The storage protocol against SQLite (PostgreSQL joins the same suite with its engine).
 @Suite("Storage and migrations")
 struct StorageTests {
-    /// A fresh database file in a temporary folder, removed afterwards.
-    static func withStore<T>(_ body: (SQLStore, String) async throws -> T) async throws -> T {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-server-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("data.sqlite").path
-        let store = try await SQLStore.sqlite(path: path)
+    /// A fresh, empty database on `engine` (a file in a temporary folder, or a database of its
+    /// own on the PostgreSQL that `LINKRELAY_TEST_POSTGRES` names), and a way to open it again;
+    /// removed afterwards.
+    static func withStore<T>(
+        _ engine: TestEngine = .sqlite, _ body: (SQLStore, _ reopen: @Sendable () async throws -> SQLStore) async throws -> T
+    ) async throws -> T {
+        switch engine {
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-server-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("data.sqlite").path
+            return try await run(try await SQLStore.sqlite(path: path), reopen: { try await SQLStore.sqlite(path: path) }, body)
+        case .postgres:
+            let base = try #require(TestEngine.postgresURL, "LINKRELAY_TEST_POSTGRES names no PostgreSQL")
+            let name = "lr_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            let admin = try await SQLStore.postgres(base)
+            try await admin.execute("CREATE DATABASE \(name)")
+            var components = try #require(URLComponents(url: base, resolvingAgainstBaseURL: false))
+            components.path = "/" + name
+            let url = try #require(components.url)
+            do {
+                let result = try await run(try await SQLStore.postgres(url), reopen: { try await SQLStore.postgres(url) }, body)
+                try await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
+                try await admin.close()
+                return result
+            } catch {
+                try? await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
+                try? await admin.close()
+                throw error
+            }
+        }
+    }
+
+    private static func run<T>(
+        _ store: SQLStore, reopen: @escaping @Sendable () async throws -> SQLStore,
+        _ body: (SQLStore, _ reopen: @Sendable () async throws -> SQLStore) async throws -> T
+    ) async throws -> T {
         do {
-            let result = try await body(store, path)
+            let result = try await body(store, reopen)
             try await store.close()
             return result
         } catch {
@@ -23,9 +54,9 @@ struct StorageTests {
         }
     }
 
-    @Test("an empty database gets every migration once, in order; a second run applies none")
-    func migratesAnEmptyDatabase() async throws {
-        try await Self.withStore { store, _ async throws in
+    @Test("an empty database gets every migration once, in order; a second run applies none", arguments: TestEngine.available)
+    func migratesAnEmptyDatabase(_ engine: TestEngine) async throws {
+        try await Self.withStore(engine) { store, _ async throws in
             #expect(try await store.appliedMigrations() == [])
             #expect(try await store.migrate() == Migration.all.map(\.version))
             #expect(try await store.migrate() == [])
@@ -38,32 +69,32 @@ struct StorageTests {
         #expect(Migration.all.map(\.version) == Array(1...Migration.latestVersion))
     }
 
-    @Test("a database a newer server made is refused, untouched")
-    func newerSchemaIsRefused() async throws {
-        try await Self.withStore { store, path async throws in
+    @Test("a database a newer server made is refused, untouched", arguments: TestEngine.available)
+    func newerSchemaIsRefused(_ engine: TestEngine) async throws {
+        try await Self.withStore(engine) { store, reopen async throws in
             _ = try await store.migrate()
             try await store.close()
             // A newer server's step, written as it would be.
-            let newer = try await SQLStore.sqlite(path: path)
+            let newer = try await reopen()
             _ = try await newer.createProject(name: "kept", at: Date())
             try await newer.recordForeignMigration(version: Migration.latestVersion + 1)
             let error = await #expect(throws: StoreError.self) { try await newer.migrate() }
             #expect(error?.kind == .newerSchema(found: Migration.latestVersion + 1, known: Migration.latestVersion))
             #expect(try await newer.projects().map(\.name) == ["kept"])
             try await newer.close()
-            _ = try await SQLStore.sqlite(path: path).close()
+            try await reopen().close()
         }
     }
 
-    @Test("the data survives closing and opening the file again")
-    func survivesReopening() async throws {
-        try await Self.withStore { store, path async throws in
+    @Test("the data survives closing and opening the file again", arguments: TestEngine.available)
+    func survivesReopening(_ engine: TestEngine) async throws {
+        try await Self.withStore(engine) { store, reopen async throws in
             _ = try await store.migrate()
             let project = try await store.createProject(name: "acme", at: Date(timeIntervalSince1970: 1_767_225_600.123))
             let issued = APIKeys.issue(project: project.id, scope: .sdk, name: "iOS app", at: Date(timeIntervalSince1970: 1_767_225_601))
             try await store.insertKey(issued.record)
             try await store.close()
-            let reopened = try await SQLStore.sqlite(path: path)
+            let reopened = try await reopen()
             #expect(try await reopened.migrate() == [])
             #expect(try await reopened.projects() == [project])
             #expect(try await reopened.key(prefix: issued.record.prefix) == issued.record)
@@ -71,9 +102,9 @@ struct StorageTests {
         }
     }
 
-    @Test("keys: stored by prefix and hash, listed per project, revoked once")
-    func keys() async throws {
-        try await Self.withStore { store, _ async throws in
+    @Test("keys: stored by prefix and hash, listed per project, revoked once", arguments: TestEngine.available)
+    func keys(_ engine: TestEngine) async throws {
+        try await Self.withStore(engine) { store, _ async throws in
             _ = try await store.migrate()
             let acme = try await store.createProject(name: "acme", at: Date())
             let other = try await store.createProject(name: "other", at: Date())

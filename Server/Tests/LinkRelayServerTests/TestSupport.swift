@@ -25,7 +25,7 @@ final class TestClock: Sendable {
 }
 
 /// A project with an SDK key and an admin key, a second project with its own SDK key, over a
-/// fresh SQLite file.
+/// fresh database on `engine`.
 struct ServerWorld {
     let store: SQLStore
     let project: Project
@@ -35,8 +35,8 @@ struct ServerWorld {
     let otherProjectKey: String
     let clock = TestClock()
 
-    static func with(_ body: (ServerWorld) async throws -> Void) async throws {
-        try await StorageTests.withStore { store, _ async throws in
+    static func with(_ engine: TestEngine = .sqlite, _ body: (ServerWorld) async throws -> Void) async throws {
+        try await StorageTests.withStore(engine) { store, _ async throws in
             _ = try await store.migrate()
             let project = try await store.createProject(name: "acme", at: Date())
             let other = try await store.createProject(name: "other", at: Date())
@@ -106,4 +106,20 @@ enum HTTPTest {
 
     static let sdkUserAgent = "AcmeShop/412 CFNetwork/1494.0.7 Darwin/23.4.0"
     static let safari = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
+}
+
+/// The engines the storage and HTTP tests run on: SQLite always; PostgreSQL when
+/// `LINKRELAY_TEST_POSTGRES` names one (`Server/scripts/with-postgres swift test` starts one,
+/// and `.ci/run` does).
+enum TestEngine: String, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    static var postgresURL: URL? {
+        ProcessInfo.processInfo.environment["LINKRELAY_TEST_POSTGRES"].flatMap { URL(string: $0) }
+    }
+
+    static var available: [TestEngine] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    var testDescription: String { rawValue }
 }

@@ -51,9 +51,9 @@ struct ValidationTests {
         ("/api/templates", #"{"name": "n", "slug": "Upper"}"#, "slug"),
     ]
 
-    @Test("a table of bad bodies: each a 400 naming its field, nothing stored, nothing of the server in the answer")
-    func badBodies() async throws {
-        try await ServerWorld.with { world in
+    @Test("a table of bad bodies: each a 400 naming its field, nothing stored, nothing of the server in the answer", arguments: TestEngine.available)
+    func badBodies(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 for (path, body, field) in Self.badBodies {
                     try await client.execute(
@@ -71,9 +71,9 @@ struct ValidationTests {
         }
     }
 
-    @Test("null is an absent value, not an error (Core answers it with a 500, which the SDKs retry)")
-    func nullIsAbsent() async throws {
-        try await ServerWorld.with { world in
+    @Test("null is an absent value, not an error (Core answers it with a 500, which the SDKs retry)", arguments: TestEngine.available)
+    func nullIsAbsent(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 try await client.execute(
                     uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
@@ -83,9 +83,9 @@ struct ValidationTests {
         }
     }
 
-    @Test("a body over 64 KiB is a 413, JSON")
-    func bodyLimit() async throws {
-        try await ServerWorld.with { world in
+    @Test("a body over 64 KiB is a 413, JSON", arguments: TestEngine.available)
+    func bodyLimit(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let padding = String(repeating: "x", count: 70_000)
                 try await client.execute(
@@ -99,9 +99,9 @@ struct ValidationTests {
         }
     }
 
-    @Test("unknown routes and methods: JSON errors with their status")
-    func unknownRoutes() async throws {
-        try await ServerWorld.with { world in
+    @Test("unknown routes and methods: JSON errors with their status", arguments: TestEngine.available)
+    func unknownRoutes(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 for (path, method) in [("/api/sdk/v1/nothing", HTTPRequest.Method.post), ("/a/b/c", .get), ("/api/sdk/v1/install", .get)] {
                     try await client.execute(uri: path, method: method, headers: HTTPTest.headers(key: world.sdkKey)) { response async throws in
@@ -113,9 +113,9 @@ struct ValidationTests {
         }
     }
 
-    @Test("every SDK and admin endpoint wants a key: without one, 401 JSON")
-    func everyEndpointWantsAKey() async throws {
-        try await ServerWorld.with { world in
+    @Test("every SDK and admin endpoint wants a key: without one, 401 JSON", arguments: TestEngine.available)
+    func everyEndpointWantsAKey(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let endpoints: [(String, HTTPRequest.Method)] = [
                     ("/api/sdk/v1/install", .post), ("/api/sdk/v1/event", .post), ("/api/sdk/v1/links", .post), ("/api/links", .post),

@@ -37,7 +37,7 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     /// 401: no key, an unknown or revoked one, or one whose scope does not allow the call.
-    static let unauthorized = APIError(.unauthorized, "A valid API key is required (Authorization: Bearer lr_…).")
+    static let unauthorized = APIError(.unauthorized, "A valid API key is required in the Authorization header.")
     /// 404 for a link: unknown, inactive, expired, or another project's.
     static let linkNotFound = APIError(.notFound, "Link not found")
 }

@@ -36,9 +36,8 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .sqlite(let path):
             return try await SQLStore.sqlite(path: path, logger: logger)
-        case .postgres:
-            throw StoreError(
-                .unusableLocation, "This build of LinkRelay Server stores data in SQLite only; PostgreSQL is not built yet (\(self)).")
+        case .postgres(let url):
+            return SQLStore(engine: try await PostgresEngine.connect(url, logger: logger))
         }
     }
 }

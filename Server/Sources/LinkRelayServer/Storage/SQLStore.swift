@@ -23,6 +23,11 @@ public final class SQLStore: ServerStore {
         SQLStore(engine: try await SQLiteEngine.open(path: path, logger: logger))
     }
 
+    /// The PostgreSQL database `url` names (`postgres://user:password@host:port/database`).
+    public static func postgres(_ url: URL, logger: Logger = Logger(label: "linkrelay.postgres")) async throws -> SQLStore {
+        SQLStore(engine: try await PostgresEngine.connect(url, logger: logger))
+    }
+
     /// Runs one statement with nothing bound, on its own (for tests that write what another
     /// server version would have).
     func execute(_ sql: String) async throws {
@@ -40,6 +45,9 @@ public final class SQLStore: ServerStore {
     }
 
     /// Applies the steps up to `version` (tests make a previous version's database with it).
+    /// Several servers starting at once on one PostgreSQL database apply each step once: every
+    /// step's transaction holds an advisory lock and checks again that the step is missing
+    /// (on SQLite, `BEGIN IMMEDIATE` does the same).
     func migrate(upTo version: Int) async throws -> [Int] {
         let applied = Set(try await appliedMigrations())
         if let newest = applied.max(), newest > Migration.latestVersion {
@@ -47,19 +55,27 @@ public final class SQLStore: ServerStore {
         }
         var now: [Int] = []
         for migration in Migration.all where !applied.contains(migration.version) && migration.version <= version {
-            try await engine.transaction { connection in
+            let ran = try await engine.transaction { connection in
+                if engine.dialect == .postgres { try await connection.run("SELECT pg_advisory_xact_lock(\(Self.migrationLock))") }
+                guard try await connection.run("SELECT version FROM schema_migrations WHERE version = ?", [.integer(migration.version)]).isEmpty
+                else { return false }
                 for statement in engine.dialect == .sqlite ? migration.sqlite : migration.postgres { try await connection.run(statement) }
                 try await connection.run(
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                     [.integer(migration.version), .text(migration.name), .time(Date())])
+                return true
             }
-            now.append(migration.version)
+            if ran { now.append(migration.version) }
         }
         return now
     }
 
+    /// The advisory lock migrations hold on PostgreSQL (any fixed number; "LRMG").
+    private static let migrationLock = 0x4C52_4D47
+
     public func appliedMigrations() async throws -> [Int] {
-        try await engine.withConnection { connection in
+        try await engine.transaction { connection in
+            if engine.dialect == .postgres { try await connection.run("SELECT pg_advisory_xact_lock(\(Self.migrationLock))") }
             try await connection.run(Migration.bookkeeping(bigint: engine.dialect == .sqlite ? "INTEGER" : "BIGINT"))
             return try await connection.run("SELECT version FROM schema_migrations ORDER BY version").compactMap { $0.int("version") }
         }
