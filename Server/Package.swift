@@ -50,6 +50,7 @@ let package = Package(
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "LinkRelayLinkForty", package: "LinkRelay"),
                 .product(name: "LinkRelayTesting", package: "LinkRelay"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ],

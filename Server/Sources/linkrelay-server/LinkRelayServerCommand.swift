@@ -40,25 +40,46 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
     @Option(name: .long, help: "The address to listen on.") var host = "127.0.0.1"
     @Option(name: .long, help: "The port; 0 for any free port.") var port = 8080
-    @Flag(name: .long, help: "Take the client's address from X-Forwarded-For (behind your own proxy).") var trustProxy = false
+    @Flag(name: .long, help: "Take the client's address from X-Forwarded-For, and the origin from X-Forwarded-Proto/-Host (behind your own proxy).")
+    var trustProxy = false
+    @Option(name: .long, help: "The origin share links are made on (https://go.acme.app); default: each request's own.")
+    var publicURL: String?
+    @Option(name: .long, help: "Distinct devices in one network from which its address weighs half in the deferred match (at least 2).")
+    var sharedNetworkDevices = 20
+    @Option(name: .long, help: "Seconds a connection may stay idle before it is closed (1…3600).")
+    var idleTimeout = 30
+
+    func validate() throws {
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--public-url takes an absolute http or https URL, such as https://go.acme.app.")
+            }
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port takes 0…65535.") }
+        guard sharedNetworkDevices >= 2 else { throw ValidationError("--shared-network-devices takes 2 or more.") }
+        guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout takes 1…3600 seconds.") }
+    }
 
     func run() async throws {
         var logger = Logger(label: "linkrelay.server")
         logger.logLevel = .info
+        let location = try database.location()
         let store = try await database.openStore(logger: logger)
         switch try await Bootstrap.run(store: store, providedKey: ProcessInfo.processInfo.environment["LINKRELAY_ADMIN_KEY"], at: Date()) {
         case .alreadySetUp:
             break
         case .created(let project, let key, let secret):
             if let secret {
-                print("First start: made project \(project.id) and its admin key (shown once, store it now):\n  \(secret)")
+                say("First start: made project \(project.id) and its admin key (shown once, store it now):\n  \(secret)")
             } else {
-                print("First start: made project \(project.id) with the admin key from LINKRELAY_ADMIN_KEY (\(key.prefix)…).")
+                say("First start: made project \(project.id) with the admin key from LINKRELAY_ADMIN_KEY (\(key.prefix)…).")
             }
         }
-        let configuration = ServerConfiguration(host: host, port: port, trustProxy: trustProxy)
+        let configuration = ServerConfiguration(
+            host: host, port: port, trustProxy: trustProxy, publicBaseURL: publicURL.flatMap(URL.init(string:)),
+            matcher: DeferredMatcher(sharedNetworkDevices: sharedNetworkDevices), idleTimeout: .seconds(idleTimeout))
         let app = ServerApplication.application(store: store, configuration: configuration, logger: logger) { channel in
-            print("LinkRelay Server listening on http://\(host):\(channel.localAddress?.port ?? port) (\(database.database.hasPrefix("sqlite:") ? database.database : "postgres"))")
+            say("LinkRelay Server listening on http://\(host):\(channel.localAddress?.port ?? port) (\(location))")
         }
         try await app.runService()
         try await store.close()
@@ -147,3 +168,9 @@ struct Keys: AsyncParsableCommand {
 }
 
 extension KeyScope: ExpressibleByArgument {}
+
+/// Writes a line to standard output at once: unbuffered, so a supervisor reading a pipe or a
+/// file sees the first start's key and the listening address as they happen.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -10,13 +10,21 @@ final class PostgresEngine: SQLEngine {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger: Logger
+    /// Finished when the runner is about to call `client.run()`, which the pool needs before its
+    /// first lease.
+    private let started: AsyncStream<Void>
 
     var dialect: SQLDialect { .postgres }
 
     private init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
-        runner = Task { await client.run() }
+        let (started, starting) = AsyncStream.makeStream(of: Void.self)
+        self.started = started
+        runner = Task {
+            starting.finish()
+            await client.run()
+        }
     }
 
     /// Connects to the server `url` names: `postgres://user:password@host:port/database`, with
@@ -39,6 +47,7 @@ final class PostgresEngine: SQLEngine {
             database: database.isEmpty ? nil : database, tls: tls)
         configuration.options.connectTimeout = .seconds(10)
         let engine = PostgresEngine(client: PostgresClient(configuration: configuration, backgroundLogger: logger), logger: logger)
+        for await _ in engine.started {}
         do {
             try await engine.run("SELECT 1")
         } catch {
