@@ -46,6 +46,10 @@ struct Serve: AsyncParsableCommand {
     var publicURL: String?
     @Option(name: .long, help: "Distinct devices in one network from which its address weighs half in the deferred match (at least 2).")
     var sharedNetworkDevices = 20
+    @Flag(name: .long, help: "Let private and loopback addresses match (trying deferred links on one machine or a LAN; never in production).")
+    var matchPrivateNetworks = false
+    @Flag(name: .long, help: "Keep events of installs another server made (moving an app from LinkForty): the install is adopted, unattributed.")
+    var adoptUnknownInstalls = false
     @Option(name: .long, help: "Seconds a connection may stay idle before it is closed (1…3600).")
     var idleTimeout = 30
 
@@ -77,7 +81,9 @@ struct Serve: AsyncParsableCommand {
         }
         let configuration = ServerConfiguration(
             host: host, port: port, trustProxy: trustProxy, publicBaseURL: publicURL.flatMap(URL.init(string:)),
-            matcher: DeferredMatcher(sharedNetworkDevices: sharedNetworkDevices), idleTimeout: .seconds(idleTimeout))
+            matcher: DeferredMatcher(sharedNetworkDevices: sharedNetworkDevices), matchPrivateNetworks: matchPrivateNetworks,
+            adoptUnknownInstalls: adoptUnknownInstalls, idleTimeout: .seconds(idleTimeout))
+        if matchPrivateNetworks { logger.warning("--match-private-networks: private and loopback addresses match. Never use it in production.") }
         let app = ServerApplication.application(store: store, configuration: configuration, logger: logger) { channel in
             say("LinkRelay Server listening on http://\(host):\(channel.localAddress?.port ?? port) (\(location))")
         }

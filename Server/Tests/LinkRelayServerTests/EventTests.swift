@@ -96,6 +96,34 @@ struct EventTests {
         }
     }
 
+    @Test("moving an app: with adoptUnknownInstalls an existing user's install is adopted and its events kept; another project's install is not", arguments: TestEngine.available)
+    func adoption(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            var configuration = world.configuration()
+            configuration.adoptUnknownInstalls = true
+            try await world.app(configuration).test(.live) { client in
+                let fromCore = "3f1c9a52-7d4e-4b8a-9e21-6c0d5b8f4a17"
+                for name in ["open", "purchase"] {
+                    try await client.execute(
+                        uri: "/api/sdk/v1/event", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
+                        body: HTTPTest.body(["installId": .string(fromCore), "eventName": .string(name)])
+                    ) { #expect($0.status == .ok) }
+                }
+                let adopted = try await world.store.install(project: world.project.id, id: fromCore)
+                #expect(adopted?.method == "adopted" && adopted?.linkID == nil && adopted?.confidence == 0)
+                #expect(try await world.store.events(install: fromCore).map(\.name).sorted() == ["open", "purchase"])
+                let foreign = try await Self.install(client, world, key: world.otherProjectKey)
+                for installID in [foreign, "not-a-uuid"] {
+                    try await client.execute(
+                        uri: "/api/sdk/v1/event", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
+                        body: HTTPTest.body(["installId": .string(installID), "eventName": "tap"])
+                    ) { #expect($0.status == .notFound, "\(installID)") }
+                }
+                #expect(try await world.store.events(install: foreign).isEmpty)
+            }
+        }
+    }
+
     @Test("an unknown install, or another project's, is 404 Install event not found", arguments: TestEngine.available)
     func unknownInstall(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in

@@ -71,6 +71,28 @@ struct InstallTests {
         }
     }
 
+    @Test("on one machine (the Simulator and its Safari): loopback matches only with matchPrivateNetworks", arguments: TestEngine.available)
+    func privateNetworks(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.link("Xk9_2bQz")
+            for allowed in [false, true] {
+                try await world.app(ServerConfiguration(matchPrivateNetworks: allowed)).test(.live) { client in
+                    try await client.execute(
+                        uri: "/api/sdk/v1/resolve/Xk9_2bQz" + HTTPTest.fingerprintQuery, method: .get,
+                        headers: HTTPTest.headers(key: world.sdkKey, userAgent: HTTPTest.sdkUserAgent)
+                    ) { #expect($0.status == .ok) }
+                    try await client.execute(
+                        uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
+                        body: HTTPTest.body(HTTPTest.installBody)
+                    ) { response async throws in
+                        let answer = try HTTPTest.object(response.body)
+                        #expect(answer["attributed"] == .bool(allowed), "matchPrivateNetworks: \(allowed)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("the project's own clicks only: another project's install from the same phone is organic", arguments: TestEngine.available)
     func projectsAreIsolated(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in

@@ -35,7 +35,7 @@ struct AttributionRoutes: Sendable {
 
         let now = clock()
         let ip = ClientAddress.of(request, context, trustProxy: configuration.trustProxy)
-        let prefix = ip.flatMap(ClientAddress.networkPrefix(of:))
+        let prefix = ip.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: configuration.matchPrivateNetworks) }
         let signals = DeviceSignals(
             ip: ip, networkPrefix: prefix, userAgent: userAgent, timezone: timezone, language: language, screenWidth: screenWidth,
             screenHeight: screenHeight)
@@ -93,7 +93,9 @@ struct AttributionRoutes: Sendable {
     /// client that retries sends the same install, name, timestamp and data, so its retry is
     /// the event stored before (answered with that event's id and `"duplicate": true`); an
     /// event without a `timestamp` cannot be told from a second one, so it is always new. On
-    /// disk before the answer. The answer carries Core's `eventId` and `acknowledged`, and the
+    /// disk before the answer. An unknown install is a 404 (as Core), unless the server adopts
+    /// unknown installs (``ServerConfiguration/adoptUnknownInstalls``, for moving an app from
+    /// another server). The answer carries Core's `eventId` and `acknowledged`, and the
     /// `success` LinkForty's iOS SDK 1.1.3 decodes (without it that SDK re-queues every event
     /// it sent, and sends it again).
     func event(_ request: Request, _ context: ServerContext) async throws -> Response {
@@ -108,10 +110,13 @@ struct AttributionRoutes: Sendable {
         let linkOpenedAt = try body.date("linkOpenedAt")
         let sessionID = try body.string("sessionId", maxLength: 64)
         let sdk = [try body.string("sdkName", maxLength: 50), try body.string("sdkVersion", maxLength: 50)].compactMap { $0 }
-        guard try await store.install(project: key.projectID, id: installID) != nil else {
-            throw APIError(.notFound, "Install event not found")
-        }
         let now = clock()
+        if try await store.install(project: key.projectID, id: installID) == nil {
+            guard configuration.adoptUnknownInstalls, UUID(uuidString: installID) != nil else {
+                throw APIError(.notFound, "Install event not found")
+            }
+            try await adopt(installID, project: key.projectID, request: request, context: context, at: now)
+        }
         let id = UUID().uuidString.lowercased()
         let dedupeKey = timestamp.map { Self.dedupeKey(installID: installID, name: name, timestamp: $0, data: data) } ?? "new:" + id
         let outcome = try await store.recordEvent(
@@ -123,6 +128,24 @@ struct AttributionRoutes: Sendable {
         return ServerApplication.json([
             "eventId": .string(outcome.record.id), "acknowledged": true, "success": true, "duplicate": .bool(duplicate),
         ] as [String: JSONValue])
+    }
+
+    /// Takes an install another server made (the app's users from before a move) as this
+    /// project's, unattributed (`method` `adopted`), so its events are kept. Two events of it
+    /// arriving at once adopt it once.
+    private func adopt(_ installID: String, project: String, request: Request, context: ServerContext, at now: Date) async throws {
+        let ip = ClientAddress.of(request, context, trustProxy: configuration.trustProxy)
+        let install = InstallRecord(
+            id: installID, projectID: project, linkID: nil, clickID: nil, confidence: 0, matchedFactors: [], method: "adopted",
+            installedAt: now, ip: ip, userAgent: request.headers[.userAgent], timezone: nil, language: nil, screenWidth: nil,
+            screenHeight: nil, platform: nil, platformVersion: nil, deviceID: nil, fingerprintHash: "", attributionWindowHours: nil,
+            deepLinkData: [:])
+        do {
+            try await store.recordInstall(install)
+        } catch let error as StoreError where error.kind == .conflict {
+            // Adopted meanwhile by another event, or the id is another project's install.
+            guard try await store.install(project: project, id: installID) != nil else { throw APIError(.notFound, "Install event not found") }
+        }
     }
 
     /// The hex SHA-256 of the install, name, time (to the millisecond) and data (keys sorted).

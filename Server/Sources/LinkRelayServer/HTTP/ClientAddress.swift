@@ -23,7 +23,14 @@ public enum ClientAddress {
     /// link-local, carrier NAT, documentation-free ranges LinkForty's matcher also excludes) or
     /// not an address.
     public static func networkPrefix(of address: String) -> String? {
-        if address.contains(":") { return ipv6Prefix(address) }
+        networkPrefix(of: address, includingPrivate: false)
+    }
+
+    /// The network of `address`; with `includingPrivate`, private and loopback addresses have
+    /// one too (for trying deferred links on one machine or a LAN: never in production, where
+    /// every phone behind a home router would share `192.168.1`).
+    public static func networkPrefix(of address: String, includingPrivate: Bool) -> String? {
+        if address.contains(":") { return ipv6Prefix(address, includingPrivate: includingPrivate) }
         let octets = address.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
         guard octets.count == 4, octets.allSatisfy({ $0 != nil && (0...255).contains($0!) }) else { return nil }
         let o = octets.map { $0! }
@@ -31,10 +38,10 @@ public enum ClientAddress {
             o[0] == 0 || o[0] == 10 || o[0] == 127 || (o[0] == 100 && (64...127).contains(o[1])) || (o[0] == 169 && o[1] == 254)
             || (o[0] == 172 && (16...31).contains(o[1])) || (o[0] == 192 && o[1] == 0 && o[2] == 0) || (o[0] == 192 && o[1] == 168)
             || (o[0] == 198 && (18...19).contains(o[1])) || o[0] >= 224
-        return excluded ? nil : "\(o[0]).\(o[1]).\(o[2])"
+        return excluded && !includingPrivate ? nil : "\(o[0]).\(o[1]).\(o[2])"
     }
 
-    private static func ipv6Prefix(_ address: String) -> String? {
+    private static func ipv6Prefix(_ address: String, includingPrivate: Bool) -> String? {
         let lower = address.lowercased()
         let halves = lower.components(separatedBy: "::")
         guard halves.count <= 2 else { return nil }
@@ -48,6 +55,6 @@ public enum ClientAddress {
         let excluded =
             values.allSatisfy { $0 == 0 } || (values.dropLast().allSatisfy { $0 == 0 } && values[7] == 1)
             || (values[0] & 0xfe00) == 0xfc00 || (values[0] & 0xffc0) == 0xfe80
-        return excluded ? nil : values.prefix(4).map { String($0, radix: 16) }.joined(separator: ":")
+        return excluded && !includingPrivate ? nil : values.prefix(4).map { String($0, radix: 16) }.joined(separator: ":")
     }
 }

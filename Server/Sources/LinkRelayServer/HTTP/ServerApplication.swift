@@ -17,6 +17,16 @@ public struct ServerConfiguration: Sendable {
     public var publicBaseURL: URL?
     /// The deferred match's settings.
     public var matcher: DeferredMatcher
+    /// Whether private and loopback addresses take part in the deferred match (each /24 its own
+    /// network). For trying deferred links on one machine (the Simulator and its Safari) or a
+    /// LAN; off by default and never for production, where every phone behind a home router
+    /// shares `192.168.1`.
+    public var matchPrivateNetworks: Bool
+    /// Whether an event naming an install this server does not know (a UUID: an install made by
+    /// the server the app used before, LinkForty Core or Cloud) is kept, its install taken as
+    /// the project's (unattributed, method `adopted`). For moving an app: its existing users'
+    /// events are not lost. Off by default: an unknown install is a 404, as in Core.
+    public var adoptUnknownInstalls: Bool
     /// How long a connection may be idle (no request, or a request's body stalled) before it is
     /// closed. Default 30 seconds; clamped to 1 second…1 hour.
     public var idleTimeout: Duration
@@ -24,13 +34,16 @@ public struct ServerConfiguration: Sendable {
     /// A configuration; see each property.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false, publicBaseURL: URL? = nil,
-        matcher: DeferredMatcher = DeferredMatcher(), idleTimeout: Duration = .seconds(30)
+        matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
+        idleTimeout: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
         self.trustProxy = trustProxy
         self.publicBaseURL = publicBaseURL
         self.matcher = matcher
+        self.matchPrivateNetworks = matchPrivateNetworks
+        self.adoptUnknownInstalls = adoptUnknownInstalls
         self.idleTimeout = min(max(idleTimeout, .seconds(1)), .seconds(3600))
     }
 }

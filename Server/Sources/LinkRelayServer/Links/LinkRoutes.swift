@@ -17,7 +17,7 @@ struct LinkRoutes: Sendable {
         let now = clock()
         guard let link = try await store.link(project: key.projectID, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
         else { throw APIError.linkNotFound }
-        try await store.recordClick(Fingerprint.click(on: link, request: request, context: context, trustProxy: configuration.trustProxy, at: now))
+        try await store.recordClick(Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now))
         var answer: [String: JSONValue] = [
             "shortCode": .string(link.shortCode), "linkId": .string(link.id),
             "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)), "customParameters": .object(link.deepLinkParameters),
@@ -52,10 +52,10 @@ enum Auth {
 
 /// What a click tells about the device, read from the request.
 enum Fingerprint {
-    static func click(on link: LinkRecord, request: Request, context: ServerContext, trustProxy: Bool, at date: Date) -> ClickRecord {
+    static func click(on link: LinkRecord, request: Request, context: ServerContext, configuration: ServerConfiguration, at date: Date) -> ClickRecord {
         let query = request.uri.queryParameters
-        let ip = ClientAddress.of(request, context, trustProxy: trustProxy)
-        let prefix = ip.flatMap(ClientAddress.networkPrefix(of:))
+        let ip = ClientAddress.of(request, context, trustProxy: configuration.trustProxy)
+        let prefix = ip.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: configuration.matchPrivateNetworks) }
         let userAgent = request.headers[.userAgent]
         let acceptLanguage = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
             .map { $0.trimmingCharacters(in: .whitespaces) }

@@ -31,7 +31,7 @@ struct Redirect: Sendable {
         let userAgent = request.headers[.userAgent]
         let platform = Fingerprint.platform(userAgent)
         if Fingerprint.isBot(userAgent) {
-            try await store.recordClick(Fingerprint.click(on: link, request: request, context: context, trustProxy: configuration.trustProxy, at: now))
+            try await store.recordClick(Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now))
             return Self.html(Self.previewPage(link, url: request.uri.path))
         }
         guard Self.isTargeted(link.targetingRules, platform: platform, request: request) else { throw APIError.linkNotFound }
@@ -40,7 +40,7 @@ struct Redirect: Sendable {
         if platform != "web", !collected {
             return Self.html(Self.collectingPage(path: request.uri.path, query: request.uri.query))
         }
-        let click = Fingerprint.click(on: link, request: request, context: context, trustProxy: configuration.trustProxy, at: now)
+        let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now)
         try await store.recordClick(click)
         let targets = Self.targets(link, platform: platform, userAgent: userAgent ?? "")
         // Store pages are left as they are: the parameters mean nothing there.

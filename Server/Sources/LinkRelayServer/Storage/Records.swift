@@ -105,7 +105,8 @@ public struct InstallRecord: Sendable, Hashable, Codable {
     /// The factors that matched, in LinkForty's order (`ip`, `user_agent`, `timezone`, `language`, `screen`).
     public var matchedFactors: [String]
     /// `fingerprint`, `fingerprint_shared_network` (the network is shared by many devices, so
-    /// its address weighed less) or `none`.
+    /// its address weighed less), `none`, or `adopted` (made by another server; see
+    /// ``ServerConfiguration/adoptUnknownInstalls``).
     public var method: String
     /// When it was reported.
     public var installedAt: Date

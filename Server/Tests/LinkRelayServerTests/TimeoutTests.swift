@@ -1,0 +1,75 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Testing
+
+@testable import LinkRelayServer
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A client that stops sending is cut off: the connection is closed after the idle timeout,
+/// whether it sent nothing, half a head, or half a body.
+@Suite("Timeouts", .timeLimit(.minutes(1)))
+struct TimeoutTests {
+    @Test("a stalled request (nothing, half a head, half a body) is closed after the idle timeout", arguments: [
+        "", "POST /api/sdk/v1/install HTTP/1.1\r\nHost: x\r\n",
+        "POST /api/sdk/v1/install HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"userAgent\":",
+    ])
+    func stalled(_ sent: String) async throws {
+        try await ServerWorld.with { world in
+            let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+            let app = ServerApplication.application(
+                store: world.store, configuration: ServerConfiguration(port: 0, idleTimeout: .seconds(1)), logger: Logger(label: "test")
+            ) { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+            }
+            let group = ServiceGroup(services: [app], logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                var iterator = ports.makeAsyncIterator()
+                let port = try #require(await iterator.next())
+                // Blocks until the server closes the connection (the suite's time limit fails a hang).
+                let received = try await Self.sendAndReadUntilClosed(sent, port: port)
+                #expect(!received.contains("200 OK"), "\(received)")
+                await group.triggerGracefulShutdown()
+                try await tasks.next()
+            }
+        }
+    }
+
+    /// Connects, sends `text`, and reads until the peer closes; what was read.
+    static func sendAndReadUntilClosed(_ text: String, port: Int) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                let handle = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(handle, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard connected == 0 else {
+                    close(handle)
+                    continuation.resume(throwing: POSIXError(.ECONNREFUSED))
+                    return
+                }
+                _ = text.withCString { send(handle, $0, strlen($0), 0) }
+                var received = [UInt8]()
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let count = recv(handle, &buffer, buffer.count, 0)
+                    if count <= 0 { break }
+                    received += buffer[0..<count]
+                }
+                close(handle)
+                continuation.resume(returning: String(decoding: received, as: UTF8.self))
+            }
+        }
+    }
+}
