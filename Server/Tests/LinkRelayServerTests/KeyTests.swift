@@ -70,3 +70,18 @@ struct KeyTests {
         }
     }
 }
+
+@Suite("Database locations")
+struct DatabaseLocationTests {
+    @Test("sqlite:PATH and postgres:// URLs are read; anything else refused; a password never printed", arguments: [
+        ("sqlite:data.sqlite", "sqlite:data.sqlite"), ("sqlite::memory:", "sqlite::memory:"),
+        ("postgres://lr:s3cret@db.internal:6543/links", "postgres://lr@db.internal:6543/links"),
+        ("postgresql://lr:s3cret@db.internal/links?sslmode=require", "postgres://lr@db.internal:5432/links"),
+        ("sqlite:", nil), ("mysql://x", nil), ("postgres:///nohost", nil), ("data.sqlite", nil),
+    ] as [(String, String?)])
+    func locations(_ text: String, _ shown: String?) {
+        let location = DatabaseLocation(text)
+        #expect(location?.description == shown)
+        #expect(location?.description.contains("s3cret") != true)
+    }
+}
