@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "linkrelay-server", targets: ["linkrelay-server"]),
+        .executable(name: "linkrelay-server-bench", targets: ["linkrelay-server-bench"]),
         .library(name: "LinkRelayServer", targets: ["LinkRelayServer"]),
     ],
     dependencies: [
@@ -41,6 +42,17 @@ let package = Package(
                 "LinkRelayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // linkrelay-server-bench: match quality against LinkForty Core's algorithm (see Benchmarks/).
+        .executableTarget(
+            name: "linkrelay-server-bench",
+            dependencies: [
+                "LinkRelayServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "LinkRelay", package: "LinkRelay"),
+            ],
+            path: "Benchmarks"
         ),
         .testTarget(
             name: "LinkRelayServerTests",

@@ -70,7 +70,7 @@ struct MatcherTests {
         #expect(matcher.best(for: Self.phone, among: [outside, long], at: Self.now)?.click.id == "long")
     }
 
-    @Test("the best score wins; on a tie the newest click (the first candidate) wins")
+    @Test("the best score wins; on a tie between clicks of one device the newest click (the first candidate) wins")
     func ties() {
         let matcher = DeferredMatcher()
         let newer = MatchCandidate(click: Self.click("newer", hoursAgo: 1, userAgent: HTTPTest.safari), windowHours: 168)
@@ -78,6 +78,22 @@ struct MatcherTests {
         let best = MatchCandidate(click: Self.click("best", hoursAgo: 3), windowHours: 168)
         #expect(matcher.best(for: Self.phone, among: [newer, older], at: Self.now)?.click.id == "newer")
         #expect(matcher.best(for: Self.phone, among: [newer, older, best], at: Self.now)?.click.id == "best")
+    }
+
+    @Test("two devices scoring the best alike: the install stays organic (Core gives it to the newer); one device's two clicks are not ambiguous")
+    func ambiguity() {
+        let matcher = DeferredMatcher()
+        let mine = MatchCandidate(click: Self.click("mine", hoursAgo: 2, userAgent: HTTPTest.safari), windowHours: 168)
+        // Another phone of the same model, zone and language, its Safari a version older.
+        let neighbour = MatchCandidate(
+            click: Self.click("neighbour", hoursAgo: 1, userAgent: HTTPTest.safari.replacingOccurrences(of: "17_4", with: "16_6")), windowHours: 168)
+        #expect(matcher.best(for: Self.phone, among: [neighbour, mine], at: Self.now) == nil)
+        #expect(DeferredMatcher(refusesAmbiguousMatches: false).best(for: Self.phone, among: [neighbour, mine], at: Self.now)?.click.id == "neighbour")
+        let again = MatchCandidate(click: Self.click("again", hoursAgo: 1, userAgent: HTTPTest.safari), windowHours: 168)
+        #expect(matcher.best(for: Self.phone, among: [again, mine], at: Self.now)?.click.id == "again", "the same phone tapping twice")
+        // A better-scoring click wins outright over a lower tie.
+        let better = MatchCandidate(click: Self.click("better", hoursAgo: 3), windowHours: 168)
+        #expect(matcher.best(for: Self.phone, among: [neighbour, mine, better], at: Self.now)?.click.id == "better")
     }
 
     @Test("a network crowded with distinct devices halves the address: the same partial fingerprint is organic there")

@@ -14,7 +14,7 @@ struct AttributionRoutes: Sendable {
 
     /// §3 of LinkForty's protocol: the install report, matched against the clicks of its
     /// network, stored (on disk before the answer), answered as Core answers, with two fields
-    /// more (§12.8): the deferred link's `linkId`, `deepLinkPath` and `appScheme` in
+    /// more (§12.8): the deferred link's `linkId`, `clickId`, `deepLinkPath` and `appScheme` in
     /// `deepLinkData`, so a client needs no second request (and makes no second click) to route
     /// it; and `attributionMethod`.
     func install(_ request: Request, _ context: ServerContext) async throws -> Response {
@@ -69,10 +69,11 @@ struct AttributionRoutes: Sendable {
         return ServerApplication.json(answer)
     }
 
-    /// Core's `deepLinkData` (§3.4), plus `linkId`, `deepLinkPath` and `appScheme`.
+    /// Core's `deepLinkData` (§3.4), plus `linkId`, `clickId`, `deepLinkPath` and `appScheme`.
     static func deepLinkData(_ link: LinkRecord, match: DeferredMatch) -> [String: JSONValue] {
         var data: [String: JSONValue] = [
             "shortCode": .string(link.shortCode), "originalUrl": .string(link.originalURL), "linkId": .string(link.id),
+            "clickId": .string(match.click.id),
             "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)), "targetingRules": .object(link.targetingRules),
             "deepLinkParameters": .object(link.deepLinkParameters), "clickedAt": .string(ServerApplication.timestamp(match.click.clickedAt)),
             "confidenceScore": .int(match.confidence), "matchedFactors": .array(match.factors.map(JSONValue.string)),

@@ -78,11 +78,16 @@ public struct DeferredMatcher: Sendable {
     public var sharedNetworkDevices: Int
     /// The most candidates read for one install (the newest of its network). Default 10,000.
     public var candidateLimit: Int
+    /// Whether an install is left organic when clicks of two different devices (by user agent,
+    /// time zone, language and screen) share the best score. Default `true`; Core attributes
+    /// it to the newer click.
+    public var refusesAmbiguousMatches: Bool
 
     /// A matcher; values below their minimum are raised to it.
-    public init(sharedNetworkDevices: Int = 20, candidateLimit: Int = 10_000) {
+    public init(sharedNetworkDevices: Int = 20, candidateLimit: Int = 10_000, refusesAmbiguousMatches: Bool = true) {
         self.sharedNetworkDevices = max(sharedNetworkDevices, 2)
         self.candidateLimit = max(candidateLimit, 1)
+        self.refusesAmbiguousMatches = refusesAmbiguousMatches
     }
 
     /// The best click for `install` among `candidates` (newest first) at `now`, or `nil`.
@@ -94,14 +99,22 @@ public struct DeferredMatcher: Sendable {
         for candidate in live where devices.count < sharedNetworkDevices { devices.insert(Self.deviceSignature(candidate.click)) }
         let shared = devices.count >= sharedNetworkDevices
         var best: DeferredMatch?
+        var bestDevice = ""
+        var ambiguous = false
         for candidate in live {
             let (score, factors) = Self.score(install, DeviceSignals(candidate.click), ipWeight: shared ? 20 : 40)
+            guard score >= Self.threshold else { continue }
             // Strictly greater: on a tie the earlier candidate, the newer click, stays.
-            if score >= Self.threshold, score > (best?.confidence ?? 0) {
+            if score > (best?.confidence ?? 0) {
                 best = DeferredMatch(click: candidate.click, confidence: score, factors: factors, sharedNetwork: shared)
+                bestDevice = Self.deviceSignature(candidate.click)
+                ambiguous = false
+            } else if refusesAmbiguousMatches, score == best?.confidence, Self.deviceSignature(candidate.click) != bestDevice {
+                // Another device scores as well: the signals cannot tell which tapped.
+                ambiguous = true
             }
         }
-        return best
+        return ambiguous ? nil : best
     }
 
     /// Core's score of `install` against `click`: each factor only when both sides have it.

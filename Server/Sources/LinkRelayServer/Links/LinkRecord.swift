@@ -139,6 +139,12 @@ public struct ClickRecord: Sendable, Hashable, Codable {
     /// Whether the user agent is a crawler's: never a match candidate.
     public var isBot: Bool
 
+    /// Whether `userAgent` is a crawler's or a link-preview fetcher's, as the server classifies
+    /// the clicks it records.
+    public static func isBot(userAgent: String?) -> Bool {
+        Fingerprint.isBot(userAgent)
+    }
+
     /// A click; see each property.
     public init(
         id: String = UUID().uuidString.lowercased(), linkID: String, projectID: String, clickedAt: Date, ip: String?, networkPrefix: String?,

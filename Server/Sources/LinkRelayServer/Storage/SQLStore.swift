@@ -28,9 +28,9 @@ public final class SQLStore: ServerStore {
         SQLStore(engine: try await PostgresEngine.connect(url, logger: logger))
     }
 
-    /// Runs one statement with nothing bound, on its own (for tests that write what another
-    /// server version would have).
-    func execute(_ sql: String) async throws {
+    /// Runs one statement with nothing bound, on its own: administration (`CREATE DATABASE` for
+    /// a test or a benchmark), and tests that write what another server version would have.
+    public func execute(_ sql: String) async throws {
         try await engine.run(sql)
     }
 
@@ -273,6 +273,33 @@ public final class SQLStore: ServerStore {
         _ = try await writes.submit(.click(click))
     }
 
+    /// Stores many clicks in one transaction (an import, a benchmark's population): up to 1,000
+    /// rows per statement.
+    public func importClicks(_ clicks: [ClickRecord]) async throws {
+        guard !clicks.isEmpty else { return }
+        let columns = "(id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language, screen_width, screen_height, platform, is_bot)"
+        try await engine.transaction { connection in
+            var start = 0
+            while start < clicks.count {
+                let chunk = clicks[start..<min(start + 1000, clicks.count)]
+                let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+                var binds: [SQLValue] = []
+                binds.reserveCapacity(chunk.count * 13)
+                for click in chunk { binds += Self.values(click) }
+                try await connection.run("INSERT INTO clicks \(columns) VALUES \(rows)", binds)
+                start += chunk.count
+            }
+        }
+    }
+
+    private static func values(_ click: ClickRecord) -> [SQLValue] {
+        [
+            .text(click.id), .text(click.linkID), .text(click.projectID), .time(click.clickedAt), .text(click.ip), .text(click.networkPrefix),
+            .text(click.userAgent), .text(click.timezone), .text(click.language), .integer(click.screenWidth), .integer(click.screenHeight),
+            .text(click.platform), .integer(click.isBot ? 1 : 0),
+        ]
+    }
+
     public func clicks(link: String) async throws -> [ClickRecord] {
         try await engine.run(Self.clickColumns + " WHERE link_id = ? ORDER BY clicked_at, id", [.text(link)]).compactMap(Self.click)
     }
@@ -416,12 +443,7 @@ public final class SQLStore: ServerStore {
                 INSERT INTO clicks (id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language,
                     screen_width, screen_height, platform, is_bot)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(click.id), .text(click.linkID), .text(click.projectID), .time(click.clickedAt), .text(click.ip),
-                    .text(click.networkPrefix), .text(click.userAgent), .text(click.timezone), .text(click.language),
-                    .integer(click.screenWidth), .integer(click.screenHeight), .text(click.platform), .integer(click.isBot ? 1 : 0),
-                ])
+                """, values(click))
             return .done
         case .install(let install):
             try await connection.run(

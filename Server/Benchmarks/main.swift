@@ -1,0 +1,263 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LinkRelay
+import LinkRelayServer
+import Synchronization
+
+// linkrelay-server-bench: LinkRelay Server measured against LinkForty Core's algorithm on the
+// same synthetic population (see Population), with the truth known.
+//
+//   swift run -c release --package-path Server linkrelay-server-bench [--clicks 1000,100000,1000000]
+//       [--installs 3000] [--postgres URL] [--smoke]
+//
+// Prints one table per engine: recall and wrong attributions for LinkRelay Server (through its
+// real install endpoint over HTTP on loopback) and for Core's replayed matcher, the recall of an
+// oracle that knows which installs the signals can tell apart, and the install request's
+// latency, with verdicts against the targets at the largest size.
+
+struct Options {
+    var sizes = [1_000, 100_000, 1_000_000]
+    var installs = 3_000
+    var postgres: URL?
+    var smoke = false
+    var explore = false
+
+    init(_ arguments: [String]) {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--clicks": sizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
+            case "--installs": installs = iterator.next().flatMap { Int($0) } ?? installs
+            case "--postgres": postgres = iterator.next().flatMap { URL(string: $0) }
+            case "--explore": explore = true
+            case "--smoke":
+                smoke = true
+                sizes = [1_000, 10_000]
+                installs = 400
+            default:
+                FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
+                exit(64)
+            }
+        }
+        if postgres == nil, let url = ProcessInfo.processInfo.environment["LINKRELAY_TEST_POSTGRES"] { postgres = URL(string: url) }
+    }
+}
+
+struct Row {
+    var clicks: Int
+    var engine: String
+    var sampled = 0
+    var matchable = 0
+    var oracle = 0.0
+    var relay = MatchOutcome()
+    var core = MatchOutcome()
+    var latencies: [Double] = []
+    var setupSeconds = 0.0
+
+    func percentile(_ p: Double) -> Double {
+        guard !latencies.isEmpty else { return 0 }
+        let sorted = latencies.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+    }
+}
+
+final class BenchClock: Sendable {
+    private let now = Mutex(Date())
+    func set(_ date: Date) { now.withLock { $0 = date } }
+    var function: @Sendable () -> Date { { self.now.withLock { $0 } } }
+}
+
+func run(clicks size: Int, engine: String, options: Options) async throws -> Row {
+    var row = Row(clicks: size, engine: engine)
+    let population = Population(clickCount: size)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store: SQLStore
+    var dropDatabase: (() async -> Void)?
+    if engine == "sqlite" {
+        store = try await SQLStore.sqlite(path: folder.appendingPathComponent("bench.sqlite").path)
+    } else {
+        guard let base = options.postgres else { throw StoreError(.unusableLocation, "no PostgreSQL") }
+        let name = "lr_bench_\(size)_\(UInt32.random(in: 0...UInt32.max))"
+        let admin = try await SQLStore.postgres(base)
+        try await admin.execute("CREATE DATABASE \(name)")
+        var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
+        components.path = "/" + name
+        store = try await SQLStore.postgres(components.url!)
+        dropDatabase = {
+            try? await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
+            try? await admin.close()
+        }
+    }
+    _ = try await store.migrate()
+    let project = try await store.createProject(name: "bench", at: Date())
+    let key = APIKeys.issue(project: project.id, scope: .sdk, name: "bench", at: Date())
+    try await store.insertKey(key.record)
+    var linkIDs: [String] = []
+    for index in 0..<population.linkCount {
+        let link = LinkRecord(
+            projectID: project.id, shortCode: "l\(index)", originalURL: "https://acme.example/\(index)", deepLinkPath: "/p/\(index)",
+            attributionWindowHours: Population.windows[index % Population.windows.count], createdAt: Date())
+        try await store.insertLink(link)
+        linkIDs.append(link.id)
+    }
+    let data = Signals(population: population, projectID: project.id, linkIDs: linkIDs)
+    let byNetwork = population.clicks.indices.reduce(into: [Int32: [Int]]()) { $0[population.clicks[$1].network, default: []].append($1) }
+
+    // The sampled installs, evenly through time.
+    let stride = max(1, population.installs.count / options.installs)
+    let sample = Swift.stride(from: 0, to: population.installs.count, by: stride).map { population.installs[$0] }
+    row.sampled = sample.count
+
+    let clock = BenchClock()
+    let app = Application(
+        router: ServerApplication.router(store: store, configuration: ServerConfiguration(trustProxy: true), clock: clock.function),
+        configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    let setupStart = ContinuousClock.now
+    struct Tally: Sendable {
+        var relay = MatchOutcome()
+        var core = MatchOutcome()
+        var latencies: [Double] = []
+        var distinguishable = 0
+        var importTime = Duration.zero
+    }
+    let tally = try await app.test(.live) { client in
+        var tally = Tally()
+        var imported = 0
+        for install in sample {
+            // The clicks made before this install, stored as the redirect would have.
+            var batch: [ClickRecord] = []
+            while imported < population.clicks.count, population.clicks[imported].time <= install.time {
+                batch.append(data.record(imported))
+                imported += 1
+                if batch.count == 20_000 {
+                    let started = ContinuousClock.now
+                    try await store.importClicks(batch)
+                    tally.importTime += ContinuousClock.now - started
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+            let started = ContinuousClock.now
+            try await store.importClicks(batch)
+            tally.importTime += ContinuousClock.now - started
+            clock.set(Date(timeIntervalSince1970: TimeInterval(install.time) / 1000))
+
+            let (body, ip, signals) = data.install(install)
+            var headers: HTTPFields = [.authorization: "Bearer \(key.secret)", .contentType: "application/json"]
+            headers[.init("X-Forwarded-For")!] = ip
+            let sent = ContinuousClock.now
+            let answer = try await client.execute(
+                uri: "/api/sdk/v1/install", method: .post, headers: headers, body: ByteBuffer(data: try JSONEncoder().encode(body))
+            ) { response in
+                try JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: response.body))
+            }
+            let elapsed = ContinuousClock.now - sent
+            tally.latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+            var relayDevice: Int?
+            if case .object(let link)? = answer["deepLinkData"], case .string(let clickID)? = link["clickId"], let index = Int(clickID.dropFirst()) {
+                relayDevice = Int(population.clicks[index].device)
+            }
+            tally.relay.record(install.truth, attributedTo: relayDevice)
+            tally.core.record(install.truth, attributedTo: CoreReplay.match(install, signals: signals, in: data))
+            if Oracle.distinguishable(install, signals: signals, byNetwork: byNetwork, data: data) { tally.distinguishable += 1 }
+        }
+        return tally
+    }
+    row.relay = tally.relay
+    row.core = tally.core
+    row.latencies = tally.latencies
+    let distinguishable = tally.distinguishable
+    let importTime = tally.importTime
+    row.setupSeconds = Double((ContinuousClock.now - setupStart - importTime).components.seconds)
+    row.matchable = row.relay.matchable
+    row.oracle = row.matchable == 0 ? 0 : Double(distinguishable) / Double(row.matchable)
+    try await store.close()
+    await dropDatabase?()
+    return row
+}
+
+func percent(_ value: Double) -> String { String(format: "%.1f %%", value * 100) }
+
+/// A line out at once (also into a file or a pipe).
+func say(_ line: String = "") {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let options = Options(CommandLine.arguments)
+if options.explore {
+    // The matcher's settings side by side, in memory (no server), on each size.
+    let settings: [(String, DeferredMatcher)] = [
+        ("Core's rules, indexed", DeferredMatcher(sharedNetworkDevices: 1_000_000, refusesAmbiguousMatches: false)),
+        ("+ ambiguity", DeferredMatcher(sharedNetworkDevices: 1_000_000)),
+        ("+ crowd 20", DeferredMatcher(sharedNetworkDevices: 20, refusesAmbiguousMatches: false)),
+        ("+ ambiguity + crowd 20", DeferredMatcher(sharedNetworkDevices: 20)),
+        ("+ ambiguity + crowd 50", DeferredMatcher(sharedNetworkDevices: 50)),
+        ("+ ambiguity + crowd 100", DeferredMatcher(sharedNetworkDevices: 100)),
+    ]
+    for size in options.sizes {
+        let population = Population(clickCount: size)
+        let data = Signals(population: population, projectID: "p", linkIDs: (0..<population.linkCount).map { "l\($0)" })
+        let byNetwork = population.clicks.indices.reduce(into: [Int32: [Int]]()) { $0[population.clicks[$1].network, default: []].append($1) }
+        let stride = max(1, population.installs.count / options.installs)
+        let sample = Swift.stride(from: 0, to: population.installs.count, by: stride).map { population.installs[$0] }
+        var oracle = 0
+        var matchable = 0
+        var outcomes = [MatchOutcome](repeating: MatchOutcome(), count: settings.count)
+        var core = MatchOutcome()
+        for install in sample {
+            let (_, _, signals) = data.install(install)
+            if case .matchable = install.truth { matchable += 1 }
+            if Oracle.distinguishable(install, signals: signals, byNetwork: byNetwork, data: data) { oracle += 1 }
+            core.record(install.truth, attributedTo: CoreReplay.match(install, signals: signals, in: data))
+            for (index, setting) in settings.enumerated() {
+                outcomes[index].record(
+                    install.truth, attributedTo: InMemoryRelay.match(install, signals: signals, byNetwork: byNetwork, data: data, matcher: setting.1))
+            }
+        }
+        let oracleRecall = Double(oracle) / Double(max(matchable, 1))
+        say("\(size) clicks, \(sample.count) installs (\(matchable) matchable), oracle recall \(percent(oracleRecall))")
+        say("  Core replay: recall \(percent(core.recall)), wrong \(percent(core.wrongShare)) of \(core.attributed)")
+        for (index, setting) in settings.enumerated() {
+            let outcome = outcomes[index]
+            say("  \(setting.0): recall \(percent(outcome.recall)) (\(String(format: "%.3f", outcome.recall / max(oracleRecall, 0.0001)))× oracle), wrong \(percent(outcome.wrongShare)) of \(outcome.attributed) (organic attributed \(outcome.organicAttributed))")
+        }
+    }
+    exit(0)
+}
+var engines = ["sqlite"]
+if options.postgres != nil { engines.append("postgres") }
+say("LinkRelay Server vs LinkForty Core's matcher, on the same synthetic population (seeded)")
+say("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GB; \(Date())\n")
+var failed = false
+for engine in engines {
+    say("engine: \(engine)")
+    say("| clicks in window | installs (matchable) | oracle recall | LinkRelay recall (÷ oracle) | LinkRelay wrong | Core recall | Core wrong | install p50 / p99 |")
+    say("|---|---|---|---|---|---|---|---|")
+    var rows: [Row] = []
+    for size in options.sizes {
+        let row = try await run(clicks: size, engine: engine, options: options)
+        rows.append(row)
+        let ratio = row.oracle == 0 ? 0 : row.relay.recall / row.oracle
+        say(
+            "| \(size) | \(row.sampled) (\(row.matchable)) | \(percent(row.oracle)) | \(percent(row.relay.recall)) (\(String(format: "%.3f", ratio))) | "
+                + "\(percent(row.relay.wrongShare)) of \(row.relay.attributed) | \(percent(row.core.recall)) | \(percent(row.core.wrongShare)) of \(row.core.attributed) | "
+                + String(format: "%.2f / %.2f ms |", row.percentile(0.5), row.percentile(0.99)))
+    }
+    if let largest = rows.last, !options.smoke {
+        let ratio = largest.oracle == 0 ? 0 : largest.relay.recall / largest.oracle
+        let verdicts = [
+            ("recall ≥ 0.99 × the oracle's", ratio >= 0.99, String(format: "%.3f", ratio)),
+            ("wrong attributions ≤ 1 %", largest.relay.wrongShare <= 0.01, percent(largest.relay.wrongShare)),
+            ("install p99 ≤ 10 ms", largest.percentile(0.99) <= 10, String(format: "%.2f ms", largest.percentile(0.99))),
+        ]
+        say("\nat \(largest.clicks) clicks on \(engine):")
+        for (target, met, figure) in verdicts {
+            say("  \(met ? "met" : "MISSED"): \(target) (\(figure))")
+            if !met { failed = true }
+        }
+    }
+    say("")
+}
+exit(failed ? 1 : 0)
