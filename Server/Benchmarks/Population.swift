@@ -125,7 +125,9 @@ struct Population {
     /// A population whose window holds about `clickCount` clicks, from `seed`.
     init(clickCount: Int, seed: UInt64 = 42, start: Date = Date(timeIntervalSince1970: 1_780_000_000)) {
         var random = SeededGenerator(seed: seed &+ UInt64(clickCount))
-        self.start = Int64(start.timeIntervalSince1970 * 1000)
+        // Whole milliseconds, within ±10,000 years (a NaN start is 1970).
+        let milliseconds = (start.timeIntervalSince1970 * 1000).rounded(.down)
+        self.start = milliseconds.isFinite ? Int64(min(max(milliseconds, -3e14), 3e14)) : 0
         linkCount = max(10, min(500, clickCount / 200))
         let week: Int64 = 7 * 24 * 3_600_000
         let tappingDevices = max(50, Int(Double(clickCount) * 0.92 / 1.2))

@@ -115,11 +115,9 @@ enum TestEngine: String, Sendable, CustomTestStringConvertible {
     case sqlite
     case postgres
 
-    static var postgresURL: URL? {
-        ProcessInfo.processInfo.environment["LINKRELAY_TEST_POSTGRES"].flatMap { URL(string: $0) }
-    }
+    static let postgresURL: URL? = ProcessInfo.processInfo.environment["LINKRELAY_TEST_POSTGRES"].flatMap { URL(string: $0) }
 
-    static var available: [TestEngine] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+    static let available: [TestEngine] = postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
 
     var testDescription: String { rawValue }
 }
