@@ -54,6 +54,8 @@ struct Row {
     var core = MatchOutcome()
     var latencies: [Double] = []
     var setupSeconds = 0.0
+    /// The SQLite file (and its WAL) per click stored, indexes included.
+    var bytesPerClick: Double?
 
     func percentile(_ p: Double) -> Double {
         guard !latencies.isEmpty else { return 0 }
@@ -175,6 +177,11 @@ func run(clicks size: Int, engine: String, options: Options) async throws -> Row
     row.oracle = row.matchable == 0 ? 0 : Double(distinguishable) / Double(row.matchable)
     try await store.close()
     await dropDatabase?()
+    if engine == "sqlite" {
+        let files = ["bench.sqlite", "bench.sqlite-wal"].map { folder.appendingPathComponent($0).path }
+        let bytes = files.compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int }.reduce(0, +)
+        row.bytesPerClick = Double(bytes) / Double(max(population.clicks.count, 1))
+    }
     return row
 }
 
@@ -233,8 +240,8 @@ say("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessIn
 var failed = false
 for engine in engines {
     say("engine: \(engine)")
-    say("| clicks in window | installs (matchable) | oracle recall | LinkRelay recall (÷ oracle) | LinkRelay wrong | Core recall | Core wrong | install p50 / p99 |")
-    say("|---|---|---|---|---|---|---|---|")
+    say("| clicks in window | installs (matchable) | oracle recall | LinkRelay recall (÷ oracle) | LinkRelay wrong | Core recall | Core wrong | install p50 / p99 | bytes per click |")
+    say("|---|---|---|---|---|---|---|---|---|")
     var rows: [Row] = []
     for size in options.sizes {
         let row = try await run(clicks: size, engine: engine, options: options)
@@ -243,7 +250,8 @@ for engine in engines {
         say(
             "| \(size) | \(row.sampled) (\(row.matchable)) | \(percent(row.oracle)) | \(percent(row.relay.recall)) (\(String(format: "%.3f", ratio))) | "
                 + "\(percent(row.relay.wrongShare)) of \(row.relay.attributed) | \(percent(row.core.recall)) | \(percent(row.core.wrongShare)) of \(row.core.attributed) | "
-                + String(format: "%.2f / %.2f ms |", row.percentile(0.5), row.percentile(0.99)))
+                + String(format: "%.2f / %.2f ms | ", row.percentile(0.5), row.percentile(0.99))
+                + (row.bytesPerClick.map { String(format: "%.0f |", $0) } ?? "– |"))
     }
     if let largest = rows.last, !options.smoke {
         let ratio = largest.oracle == 0 ? 0 : largest.relay.recall / largest.oracle

@@ -50,6 +50,8 @@ struct Serve: AsyncParsableCommand {
     var matchPrivateNetworks = false
     @Flag(name: .long, help: "Keep events of installs another server made (moving an app from LinkForty): the install is adopted, unattributed.")
     var adoptUnknownInstalls = false
+    @Option(name: .long, help: "Days clicks are kept (at least 90, the longest attribution window); 0 keeps them forever.")
+    var keepClicksDays = 90
     @Option(name: .long, help: "Seconds a connection may stay idle before it is closed (1…3600).")
     var idleTimeout = 30
 
@@ -62,6 +64,9 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port takes 0…65535.") }
         guard sharedNetworkDevices >= 2 else { throw ValidationError("--shared-network-devices takes 2 or more.") }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout takes 1…3600 seconds.") }
+        guard keepClicksDays == 0 || (90...36_500).contains(keepClicksDays) else {
+            throw ValidationError("--keep-clicks-days takes 0 (forever) or 90…36500: a click younger than 90 days may still match an install.")
+        }
     }
 
     func run() async throws {
@@ -82,7 +87,8 @@ struct Serve: AsyncParsableCommand {
         let configuration = ServerConfiguration(
             host: host, port: port, trustProxy: trustProxy, publicBaseURL: publicURL.flatMap(URL.init(string:)),
             matcher: DeferredMatcher(sharedNetworkDevices: sharedNetworkDevices), matchPrivateNetworks: matchPrivateNetworks,
-            adoptUnknownInstalls: adoptUnknownInstalls, idleTimeout: .seconds(idleTimeout))
+            adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
+            idleTimeout: .seconds(idleTimeout))
         if matchPrivateNetworks { logger.warning("--match-private-networks: private and loopback addresses match. Never use it in production.") }
         let app = ServerApplication.application(store: store, configuration: configuration, logger: logger) { channel in
             say("LinkRelay Server listening on http://\(host):\(channel.localAddress?.port ?? port) (\(location))")

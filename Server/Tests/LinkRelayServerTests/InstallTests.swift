@@ -14,10 +14,7 @@ struct InstallTests {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("Xk9_2bQz")
             try await world.app().test(.live) { client in
-                try await client.execute(
-                    uri: "/api/sdk/v1/resolve/Xk9_2bQz" + HTTPTest.fingerprintQuery, method: .get,
-                    headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", userAgent: HTTPTest.sdkUserAgent)
-                ) { #expect($0.status == .ok) }
+                try await HTTPTest.resolveOnPhone(client, code: "Xk9_2bQz", key: world.sdkKey, ip: "203.0.113.7")
                 world.clock.advance(hours: 2)
                 try await client.execute(
                     uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.99", json: true),
@@ -77,10 +74,7 @@ struct InstallTests {
             try await world.link("Xk9_2bQz")
             for allowed in [false, true] {
                 try await world.app(ServerConfiguration(matchPrivateNetworks: allowed)).test(.live) { client in
-                    try await client.execute(
-                        uri: "/api/sdk/v1/resolve/Xk9_2bQz" + HTTPTest.fingerprintQuery, method: .get,
-                        headers: HTTPTest.headers(key: world.sdkKey, userAgent: HTTPTest.sdkUserAgent)
-                    ) { #expect($0.status == .ok) }
+                    try await HTTPTest.resolveOnPhone(client, code: "Xk9_2bQz", key: world.sdkKey)
                     try await client.execute(
                         uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
                         body: HTTPTest.body(HTTPTest.installBody)
@@ -98,10 +92,7 @@ struct InstallTests {
         try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
             try await world.app().test(.live) { client in
-                try await client.execute(
-                    uri: "/api/sdk/v1/resolve/Xk9_2bQz" + HTTPTest.fingerprintQuery, method: .get,
-                    headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", userAgent: HTTPTest.sdkUserAgent)
-                ) { #expect($0.status == .ok) }
+                try await HTTPTest.resolveOnPhone(client, code: "Xk9_2bQz", key: world.sdkKey, ip: "203.0.113.7")
                 try await client.execute(
                     uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.otherProjectKey, ip: "203.0.113.7", json: true),
                     body: HTTPTest.body(HTTPTest.installBody)
@@ -117,10 +108,7 @@ struct InstallTests {
         try await ServerWorld.with(engine) { world in
             try await world.link("short", window: 1)
             try await world.app().test(.live) { client in
-                try await client.execute(
-                    uri: "/api/sdk/v1/resolve/short" + HTTPTest.fingerprintQuery, method: .get,
-                    headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", userAgent: HTTPTest.sdkUserAgent)
-                ) { #expect($0.status == .ok) }
+                try await HTTPTest.resolveOnPhone(client, code: "short", key: world.sdkKey, ip: "203.0.113.7")
                 world.clock.advance(hours: 1.5)
                 var body = HTTPTest.installBody
                 body["attributionWindowHours"] = 2160
@@ -139,10 +127,7 @@ struct InstallTests {
         try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
             try await world.app().test(.live) { client in
-                try await client.execute(
-                    uri: "/api/sdk/v1/resolve/Xk9_2bQz" + HTTPTest.fingerprintQuery, method: .get,
-                    headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", userAgent: HTTPTest.sdkUserAgent)
-                ) { #expect($0.status == .ok) }
+                try await HTTPTest.resolveOnPhone(client, code: "Xk9_2bQz", key: world.sdkKey, ip: "203.0.113.7")
                 var installID: JSONValue?
                 try await client.execute(
                     uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", json: true),

@@ -75,6 +75,16 @@ struct RedirectTests {
         }
     }
 
+    @Test("a path with spaces, quotes or a stray % becomes a valid scheme URL, never a crash")
+    func oddPaths() {
+        for path in ["/sale/50% off", "/a b/\"c\"", "/%zz", "/ünïcode/<x>"] {
+            let link = LinkRecord(projectID: "p", shortCode: "c", originalURL: "", deepLinkPath: path, appScheme: "acme", createdAt: Date())
+            let scheme = Redirect.targets(link, platform: "ios", userAgent: HTTPTest.safari).scheme
+            #expect(scheme.flatMap(URL.init(string:)) != nil, "\(path) → \(scheme ?? "nil")")
+            #expect(scheme?.hasPrefix("acme://") == true)
+        }
+    }
+
     @Test("in an app's own browser the web page comes before the store")
     func inAppBrowser() {
         let link = LinkRecord(

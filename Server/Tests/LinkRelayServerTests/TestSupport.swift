@@ -105,6 +105,14 @@ enum HTTPTest {
     static let fingerprintQuery = "?fp_tz=America/New_York&fp_lang=en_US&fp_sw=1179&fp_sh=2556&fp_platform=iOS&fp_pv=17.4.1"
 
     static let sdkUserAgent = "AcmeShop/412 CFNetwork/1494.0.7 Darwin/23.4.0"
+
+    /// The app on the phone resolving `code` as LinkForty's SDKs do (its fingerprint in the
+    /// query, URLSession's user agent), from `ip` (through the trusted proxy) or the loopback.
+    static func resolveOnPhone(_ client: some TestClientProtocol, code: String, key: String, ip: String? = nil) async throws {
+        try await client.execute(
+            uri: "/api/sdk/v1/resolve/\(code)" + fingerprintQuery, method: .get, headers: headers(key: key, ip: ip, userAgent: sdkUserAgent)
+        ) { #expect($0.status == .ok) }
+    }
     static let safari = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// How the server listens and what it trusts.
 public struct ServerConfiguration: Sendable {
@@ -27,6 +28,11 @@ public struct ServerConfiguration: Sendable {
     /// the project's (unattributed, method `adopted`). For moving an app: its existing users'
     /// events are not lost. Off by default: an unknown install is a 404, as in Core.
     public var adoptUnknownInstalls: Bool
+    /// How long clicks are kept (deleted hourly after that, in batches); `nil` (or infinity)
+    /// keeps them forever. Default 90 days, the longest attribution window; a shorter one (zero,
+    /// negative) is raised to it, so no click that could still match is deleted; NaN is the
+    /// default.
+    public var clickRetention: TimeInterval?
     /// How long a connection may be idle (no request, or a request's body stalled) before it is
     /// closed. Default 30 seconds; clamped to 1 second…1 hour.
     public var idleTimeout: Duration
@@ -35,7 +41,7 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false, publicBaseURL: URL? = nil,
         matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
-        idleTimeout: Duration = .seconds(30)
+        clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -44,6 +50,13 @@ public struct ServerConfiguration: Sendable {
         self.matcher = matcher
         self.matchPrivateNetworks = matchPrivateNetworks
         self.adoptUnknownInstalls = adoptUnknownInstalls
+        self.clickRetention =
+            switch clickRetention {
+            case let retention? where retention == .infinity: nil
+            case let retention? where retention.isNaN: DeferredMatcher.lookback
+            case let retention?: max(retention, DeferredMatcher.lookback)
+            case nil: nil
+            }
         self.idleTimeout = min(max(idleTimeout, .seconds(1)), .seconds(3600))
     }
 }
@@ -125,10 +138,15 @@ public enum ServerApplication {
         store: any ServerStore, configuration: ServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
+        var services: [any Service] = []
+        if let retention = configuration.clickRetention {
+            services.append(ClickRetention(store: store, retention: retention, logger: logger))
+        }
+        return Application(
             router: router(store: store, configuration: configuration),
             server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "LinkRelay Server"),
+            services: services,
             onServerRunning: onServerRunning,
             logger: logger)
     }

@@ -71,7 +71,9 @@ struct Redirect: Sendable {
             var components = URLComponents()
             components.scheme = scheme
             components.host = ""
-            components.percentEncodedPath = path.hasPrefix("/") ? path : "/" + path
+            // The path as text: URLComponents encodes what needs it (setting an already-encoded
+            // path that is not valid would stop the process).
+            components.path = path.hasPrefix("/") ? path : "/" + path
             let items = link.deepLinkParameters.sorted { $0.key < $1.key }.compactMap { name, value in
                 value.scalarDescription.map { URLQueryItem(name: name, value: $0) }
             }

@@ -171,6 +171,13 @@ extension SQLStore {
         try await engine.run(Self.clickColumns + " WHERE link_id = ? ORDER BY clicked_at, id", [.text(link)]).compactMap(Self.click)
     }
 
+    public func deleteClicks(before date: Date, limit: Int) async throws -> Int {
+        try await engine.run(
+            "DELETE FROM clicks WHERE id IN (SELECT id FROM clicks WHERE clicked_at < ? ORDER BY clicked_at LIMIT ?) RETURNING id",
+            [.time(date), .integer(max(limit, 0))]
+        ).count
+    }
+
     public func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
         // The index (project_id, network_prefix, clicked_at) finds them; nothing else is read.
         try await engine.run(

@@ -49,6 +49,8 @@ public protocol ServerStore: Sendable {
     func recordClick(_ click: ClickRecord) async throws
     /// The clicks on `link`, oldest first.
     func clicks(link: String) async throws -> [ClickRecord]
+    /// Deletes up to `limit` clicks made before `date` (the oldest first); how many it deleted.
+    func deleteClicks(before date: Date, limit: Int) async throws -> Int
     /// The deferred match's candidates: `project`'s clicks from `networkPrefix` since `since`,
     /// bots left out, newest first, at most `limit`, each with its link's attribution window.
     func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate]

@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Keeps the click store bounded: clicks older than the retention (default 90 days, the longest
+/// attribution window, so none of them can match an install any more) are deleted, in batches
+/// of 10,000 (each its own short transaction, so requests never wait long behind it), once an
+/// hour and once at start (`batch` and `interval` set it otherwise). Installs and events are kept: they are the app's history.
+public struct ClickRetention: Service {
+    let store: any ServerStore
+    let retention: TimeInterval
+    let interval: Duration
+    let clock: @Sendable () -> Date
+    let logger: Logger
+    let batch: Int
+
+    /// Deletes clicks older than `retention` (at least the longest window, 90 days) every
+    /// `interval`, `batch` at a time.
+    public init(
+        store: any ServerStore, retention: TimeInterval = DeferredMatcher.lookback, interval: Duration = .seconds(3600),
+        batch: Int = 10_000, clock: @escaping @Sendable () -> Date = Date.init, logger: Logger
+    ) {
+        self.batch = max(batch, 1)
+        self.store = store
+        self.retention = retention.isFinite ? max(retention, DeferredMatcher.lookback) : DeferredMatcher.lookback
+        self.interval = max(interval, .seconds(1))
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// One pass: every expired click, in batches; how many were deleted.
+    @discardableResult
+    public func sweep() async throws -> Int {
+        let cutoff = clock().addingTimeInterval(-retention)
+        var total = 0
+        while true {
+            let deleted = try await store.deleteClicks(before: cutoff, limit: batch)
+            total += deleted
+            if deleted < batch { break }
+        }
+        if total > 0 { logger.info("Deleted \(total) clicks older than \(Int(retention / 86_400)) days.") }
+        return total
+    }
+
+    /// A pass at once, then one every `interval`, until the server shuts down.
+    public func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                while true {
+                    do {
+                        try await sweep()
+                    } catch {
+                        logger.error("The click retention pass failed: \(String(describing: error))")
+                    }
+                    try await Task.sleep(for: interval)
+                }
+            }
+        } catch is CancellationError {
+            return
+        }
+    }
+}
