@@ -192,6 +192,16 @@ func say(_ line: String = "") {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+// Other modes, for Server/scripts/throughput.
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "bare" {
+    try await BareRedirect.run(port: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 0 : 0)
+    exit(0)
+}
+if CommandLine.arguments.count > 3, CommandLine.arguments[1] == "seed" {
+    try await Seed.run(database: CommandLine.arguments[2], clicks: Int(CommandLine.arguments[3]) ?? 1_000_000, installsFile: CommandLine.arguments.count > 4 ? CommandLine.arguments[4] : nil)
+    exit(0)
+}
+
 let options = Options(CommandLine.arguments)
 if options.explore {
     // The matcher's settings side by side, in memory (no server), on each size.

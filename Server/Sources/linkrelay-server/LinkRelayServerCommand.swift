@@ -10,7 +10,7 @@ struct LinkRelayServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "linkrelay-server",
         abstract: "The LinkRelay Server: links, deferred matches and events, on SQLite or PostgreSQL.",
-        subcommands: [Serve.self, Migrate.self, Keys.self],
+        subcommands: [Serve.self, Migrate.self, Keys.self, Stats.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -108,6 +108,26 @@ struct Migrate: AsyncParsableCommand {
         let applied = try await store.migrate()
         print(applied.isEmpty ? "The schema is up to date (version \(Migration.latestVersion))." : "Applied versions \(applied.map(String.init).joined(separator: ", ")).")
         try await store.close()
+    }
+}
+
+struct Stats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Prints how many projects, links, clicks, installs and events the database holds.")
+
+    @OptionGroup var database: DatabaseOption
+    @Flag(name: .long, help: "As JSON.") var json = false
+
+    func run() async throws {
+        let store = try await database.openStore(logger: Logger(label: "linkrelay.server"))
+        let counts = try await store.counts()
+        try await store.close()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(counts), as: UTF8.self))
+        } else {
+            print("projects \(counts.projects), links \(counts.links), clicks \(counts.clicks), installs \(counts.installs), events \(counts.events)")
+        }
     }
 }
 

@@ -51,6 +51,7 @@ struct DurabilityTests {
             }
             #expect(outcomes == ["a": true, "bad": false, "b": true, "c": true])
             #expect(Set(try await world.store.clicks(link: link.id).map(\.id)) == ["a", "b", "c"])
+            #expect(try await world.store.counts() == StoreCounts(projects: 2, links: 1, clicks: 3, installs: 0, events: 0))
         }
     }
 

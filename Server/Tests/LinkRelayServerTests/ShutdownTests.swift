@@ -111,5 +111,6 @@ final class GatedStore: ServerStore {
     func events(install: String) async throws -> [EventRecord] { try await inner.events(install: install) }
     func insertApp(_ app: AppRecord) async throws { try await inner.insertApp(app) }
     func apps() async throws -> [AppRecord] { try await inner.apps() }
+    func counts() async throws -> StoreCounts { try await inner.counts() }
     func close() async throws {}
 }

@@ -34,6 +34,18 @@ public final class SQLStore: ServerStore {
         try await engine.run(sql)
     }
 
+    public func counts() async throws -> StoreCounts {
+        let row = try await engine.run(
+            """
+            SELECT (SELECT COUNT(*) FROM projects) AS projects, (SELECT COUNT(*) FROM links) AS links,
+                (SELECT COUNT(*) FROM clicks) AS clicks, (SELECT COUNT(*) FROM installs) AS installs, (SELECT COUNT(*) FROM events) AS events
+            """
+        ).first
+        return StoreCounts(
+            projects: row?.int("projects") ?? 0, links: row?.int("links") ?? 0, clicks: row?.int("clicks") ?? 0,
+            installs: row?.int("installs") ?? 0, events: row?.int("events") ?? 0)
+    }
+
     public func close() async throws {
         try await engine.close()
     }

@@ -73,6 +73,9 @@ public protocol ServerStore: Sendable {
     /// Every registered app, oldest first.
     func apps() async throws -> [AppRecord]
 
+    /// How many rows each table holds.
+    func counts() async throws -> StoreCounts
+
     /// Closes the connections; nothing may be called afterwards.
     func close() async throws
 }
@@ -99,6 +102,24 @@ public struct Project: Sendable, Hashable, Codable {
         self.id = id
         self.name = name
         self.createdAt = createdAt.storedPrecision
+    }
+}
+
+/// How many of each the database holds.
+public struct StoreCounts: Sendable, Hashable, Codable {
+    public var projects: Int
+    public var links: Int
+    public var clicks: Int
+    public var installs: Int
+    public var events: Int
+
+    /// Counts; see each property.
+    public init(projects: Int, links: Int, clicks: Int, installs: Int, events: Int) {
+        self.projects = projects
+        self.links = links
+        self.clicks = clicks
+        self.installs = installs
+        self.events = events
     }
 }
 
