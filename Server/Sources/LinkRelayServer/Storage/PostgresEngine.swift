@@ -68,6 +68,11 @@ final class PostgresEngine: SQLEngine {
         }
     }
 
+    /// Any pooled connection reads.
+    func read<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        try await withConnection(body)
+    }
+
     func close() async throws {
         runner.cancel()
         await runner.value

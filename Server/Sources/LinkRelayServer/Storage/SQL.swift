@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SQLiteNIO
+import Synchronization
 
 /// A value bound to a statement or read from a row: the three kinds the schema uses (times are
 /// whole milliseconds, flags 0 or 1, JSON text), the same in both engines.
@@ -58,6 +59,9 @@ protocol SQLEngine: Sendable {
     var dialect: SQLDialect { get }
     /// Runs `body` on a connection of its own.
     func withConnection<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T
+    /// Runs `body`, which only reads, on a connection of its own: one that need not wait for
+    /// writes (SQLite's WAL lets readers run beside the writer).
+    func read<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T
     /// Closes every connection.
     func close() async throws
 }
@@ -90,6 +94,11 @@ extension SQLEngine {
     func run(_ sql: String, _ binds: [SQLValue] = []) async throws -> [SQLRow] {
         try await withConnection { try await $0.run(sql, binds) }
     }
+
+    /// Runs one statement that only reads, on a reading connection.
+    func select(_ sql: String, _ binds: [SQLValue] = []) async throws -> [SQLRow] {
+        try await read { try await $0.run(sql, binds) }
+    }
 }
 
 /// Times as the database keeps them.
@@ -116,38 +125,59 @@ func statementVerb(_ sql: String) -> String {
 // MARK: SQLite
 
 /// SQLite: one file (WAL journal, `synchronous=FULL`, so a committed write survives a crash or a
-/// power cut), one connection, statement sequences one at a time.
+/// power cut); one connection writes, statement sequences one at a time, and two more read
+/// beside it (WAL lets readers see the last commit while a write runs), so a request's lookups
+/// never wait behind another request's commit.
 final class SQLiteEngine: SQLEngine {
     private let connection: SQLiteConnection
     private let lock = AsyncLock()
+    private let readers: [(connection: SQLiteConnection, lock: AsyncLock)]
+    private let nextReader = Atomic<Int>(0)
 
     var dialect: SQLDialect { .sqlite }
 
-    private init(connection: SQLiteConnection) {
+    private init(connection: SQLiteConnection, readers: [SQLiteConnection]) {
         self.connection = connection
+        self.readers = readers.map { ($0, AsyncLock()) }
     }
 
     static func open(path: String, logger: Logger) async throws -> SQLiteEngine {
-        let storage: SQLiteConnection.Storage = path == ":memory:" ? .memory : .file(path: path)
-        let connection: SQLiteConnection
-        do {
-            connection = try await SQLiteConnection.open(storage: storage, logger: logger)
-        } catch {
-            throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path).")
+        let memory = path == ":memory:"
+        func connect() async throws -> SQLiteConnection {
+            do {
+                return try await SQLiteConnection.open(storage: memory ? .memory : .file(path: path), logger: logger)
+            } catch {
+                throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path).")
+            }
         }
-        let engine = SQLiteEngine(connection: connection)
-        if path != ":memory:" { try await engine.run("PRAGMA journal_mode=WAL") }
-        try await engine.run("PRAGMA synchronous=FULL")
-        try await engine.run("PRAGMA foreign_keys=ON")
-        try await engine.run("PRAGMA busy_timeout=5000")
-        return engine
+        let writer = try await connect()
+        let setup = Handle(connection: writer)
+        if !memory { try await setup.run("PRAGMA journal_mode=WAL") }
+        for pragma in ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"] { try await setup.run(pragma) }
+        // An in-memory database is the connection's own: it reads where it writes.
+        var readers: [SQLiteConnection] = []
+        if !memory {
+            for _ in 0..<2 {
+                let reader = try await connect()
+                for pragma in ["PRAGMA query_only=ON", "PRAGMA busy_timeout=5000"] { try await Handle(connection: reader).run(pragma) }
+                readers.append(reader)
+            }
+        }
+        return SQLiteEngine(connection: writer, readers: readers)
     }
 
     func withConnection<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
         try await lock.withLock { try await body(Handle(connection: connection)) }
     }
 
+    func read<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        guard !readers.isEmpty else { return try await withConnection(body) }
+        let reader = readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
+        return try await reader.lock.withLock { try await body(Handle(connection: reader.connection)) }
+    }
+
     func close() async throws {
+        for reader in readers { try await reader.connection.close() }
         try await connection.close()
     }
 

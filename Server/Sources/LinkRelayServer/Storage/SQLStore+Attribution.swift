@@ -10,11 +10,11 @@ extension SQLStore {
     }
 
     public func install(project: String, id: String) async throws -> InstallRecord? {
-        try await engine.run(Self.installColumns + " WHERE project_id = ? AND id = ?", [.text(project), .text(id)]).first.flatMap(Self.install)
+        try await engine.select(Self.installColumns + " WHERE project_id = ? AND id = ?", [.text(project), .text(id)]).first.flatMap(Self.install)
     }
 
     public func latestInstall(project: String, fingerprintHash: String) async throws -> InstallRecord? {
-        try await engine.run(
+        try await engine.select(
             Self.installColumns + " WHERE project_id = ? AND fingerprint_hash = ? ORDER BY installed_at DESC, id DESC LIMIT 1",
             [.text(project), .text(fingerprintHash)]
         ).first.flatMap(Self.install)
@@ -46,7 +46,7 @@ extension SQLStore {
     }
 
     public func events(install: String) async throws -> [EventRecord] {
-        try await engine.run(Self.eventColumns + " WHERE install_id = ? ORDER BY received_at, id", [.text(install)]).compactMap(Self.event)
+        try await engine.select(Self.eventColumns + " WHERE install_id = ? ORDER BY received_at, id", [.text(install)]).compactMap(Self.event)
     }
 
     static let eventColumns = """

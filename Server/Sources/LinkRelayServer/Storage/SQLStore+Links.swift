@@ -18,11 +18,11 @@ extension SQLStore {
     }
 
     public func template(project: String, id: String) async throws -> TemplateRecord? {
-        try await engine.run(Self.templateColumns + " WHERE project_id = ? AND id = ?", [.text(project), .text(id)]).first.flatMap(Self.template)
+        try await engine.select(Self.templateColumns + " WHERE project_id = ? AND id = ?", [.text(project), .text(id)]).first.flatMap(Self.template)
     }
 
     public func template(project: String, slug: String) async throws -> TemplateRecord? {
-        try await engine.run(Self.templateColumns + " WHERE project_id = ? AND slug = ?", [.text(project), .text(slug)]).first.flatMap(
+        try await engine.select(Self.templateColumns + " WHERE project_id = ? AND slug = ?", [.text(project), .text(slug)]).first.flatMap(
             Self.template)
     }
 
@@ -48,7 +48,7 @@ extension SQLStore {
     }
 
     public func apps() async throws -> [AppRecord] {
-        try await engine.run(
+        try await engine.select(
             "SELECT id, project_id, platform, identifier, paths, certificate_fingerprints, created_at FROM apps ORDER BY created_at, id"
         ).compactMap { row in
             guard let id = row.string("id"), let project = row.string("project_id"),
@@ -95,17 +95,17 @@ extension SQLStore {
             sql += " AND template_slug = ?"
             binds.append(.text(templateSlug))
         }
-        return try await engine.run(sql + " ORDER BY template_slug, created_at LIMIT 1", binds).first.flatMap(Self.link)
+        return try await engine.select(sql + " ORDER BY template_slug, created_at LIMIT 1", binds).first.flatMap(Self.link)
     }
 
     public func link(project: String, dedupeKey: String) async throws -> LinkRecord? {
-        try await engine.run(
+        try await engine.select(
             Self.linkColumns + " WHERE project_id = ? AND dedupe_key = ? ORDER BY created_at LIMIT 1", [.text(project), .text(dedupeKey)]
         ).first.flatMap(Self.link)
     }
 
     public func link(id: String) async throws -> LinkRecord? {
-        try await engine.run(Self.linkColumns + " WHERE id = ?", [.text(id)]).first.flatMap(Self.link)
+        try await engine.select(Self.linkColumns + " WHERE id = ?", [.text(id)]).first.flatMap(Self.link)
     }
 
     static let linkColumns = """
@@ -168,7 +168,7 @@ extension SQLStore {
     }
 
     public func clicks(link: String) async throws -> [ClickRecord] {
-        try await engine.run(Self.clickColumns + " WHERE link_id = ? ORDER BY clicked_at, id", [.text(link)]).compactMap(Self.click)
+        try await engine.select(Self.clickColumns + " WHERE link_id = ? ORDER BY clicked_at, id", [.text(link)]).compactMap(Self.click)
     }
 
     public func deleteClicks(before date: Date, limit: Int) async throws -> Int {
@@ -180,7 +180,7 @@ extension SQLStore {
 
     public func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
         // The index (project_id, network_prefix, clicked_at) finds them; nothing else is read.
-        try await engine.run(
+        try await engine.select(
             """
             SELECT c.id, c.link_id, c.project_id, c.clicked_at, c.ip, c.network_prefix, c.user_agent, c.timezone, c.language,
                 c.screen_width, c.screen_height, c.platform, c.is_bot, l.attribution_window_hours

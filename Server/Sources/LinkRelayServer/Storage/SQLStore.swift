@@ -35,7 +35,7 @@ public final class SQLStore: ServerStore {
     }
 
     public func counts() async throws -> StoreCounts {
-        let row = try await engine.run(
+        let row = try await engine.select(
             """
             SELECT (SELECT COUNT(*) FROM projects) AS projects, (SELECT COUNT(*) FROM links) AS links,
                 (SELECT COUNT(*) FROM clicks) AS clicks, (SELECT COUNT(*) FROM installs) AS installs, (SELECT COUNT(*) FROM events) AS events
@@ -102,7 +102,7 @@ public final class SQLStore: ServerStore {
     }
 
     public func projects() async throws -> [Project] {
-        try await engine.run("SELECT id, name, created_at FROM projects ORDER BY created_at, id").compactMap { row in
+        try await engine.select("SELECT id, name, created_at FROM projects ORDER BY created_at, id").compactMap { row in
             guard let id = row.string("id"), let name = row.string("name"), let created = row.date("created_at") else { return nil }
             return Project(id: id, name: name, createdAt: created)
         }
@@ -121,11 +121,11 @@ public final class SQLStore: ServerStore {
     }
 
     public func key(prefix: String) async throws -> APIKeyRecord? {
-        try await engine.run(Self.keyColumns + " WHERE prefix = ?", [.text(prefix)]).first.flatMap(Self.key)
+        try await engine.select(Self.keyColumns + " WHERE prefix = ?", [.text(prefix)]).first.flatMap(Self.key)
     }
 
     public func keys(project: String) async throws -> [APIKeyRecord] {
-        try await engine.run(Self.keyColumns + " WHERE project_id = ? ORDER BY created_at, id", [.text(project)]).compactMap(Self.key)
+        try await engine.select(Self.keyColumns + " WHERE project_id = ? ORDER BY created_at, id", [.text(project)]).compactMap(Self.key)
     }
 
     public func revokeKey(id: String, at date: Date) async throws -> Bool {
