@@ -33,8 +33,8 @@ struct Options {
             case "--explore": explore = true
             case "--smoke":
                 smoke = true
-                sizes = [1_000, 10_000]
-                installs = 400
+                sizes = [1_000, 5_000]
+                installs = 300
             default:
                 FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
                 exit(64)
