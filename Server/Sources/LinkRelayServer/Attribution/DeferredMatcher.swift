@@ -101,8 +101,18 @@ public struct DeferredMatcher: Sendable {
         var best: DeferredMatch?
         var bestDevice = ""
         var ambiguous = false
+        // Each user agent's key once: many clicks of a network share an agent.
+        var keys: [String: String] = [:]
+        let installKey = install.userAgent.map(Self.normalizedUserAgent)
         for candidate in live {
-            let (score, factors) = Self.score(install, DeviceSignals(candidate.click), ipWeight: shared ? 20 : 40)
+            let clickKey = candidate.click.userAgent.map { agent in
+                if let known = keys[agent] { return known }
+                let key = Self.normalizedUserAgent(agent)
+                keys[agent] = key
+                return key
+            }
+            let (score, factors) = Self.score(
+                install, DeviceSignals(candidate.click), ipWeight: shared ? 20 : 40, userAgentKeys: (installKey, clickKey))
             guard score >= Self.threshold else { continue }
             // Strictly greater: on a tie the earlier candidate, the newer click, stays.
             if score > (best?.confidence ?? 0) {
@@ -119,13 +129,18 @@ public struct DeferredMatcher: Sendable {
 
     /// Core's score of `install` against `click`: each factor only when both sides have it.
     public static func score(_ install: DeviceSignals, _ click: DeviceSignals, ipWeight: Int = 40) -> (Int, [String]) {
+        score(install, click, ipWeight: ipWeight, userAgentKeys: (install.userAgent.map(normalizedUserAgent), click.userAgent.map(normalizedUserAgent)))
+    }
+
+    /// The score, with both user agents' keys made already.
+    static func score(_ install: DeviceSignals, _ click: DeviceSignals, ipWeight: Int, userAgentKeys: (String?, String?)) -> (Int, [String]) {
         var score = 0
         var factors: [String] = []
         if let a = install.networkPrefix, let b = click.networkPrefix, a == b {
             score += ipWeight
             factors.append("ip")
         }
-        if let a = install.userAgent, let b = click.userAgent, normalizedUserAgent(a) == normalizedUserAgent(b) {
+        if let a = userAgentKeys.0, let b = userAgentKeys.1, a == b {
             score += 30
             factors.append("user_agent")
         }
@@ -149,17 +164,22 @@ public struct DeferredMatcher: Sendable {
     /// Core's user-agent key: `platform|browser`, lower-cased, each the leftmost of its tokens
     /// (versions ignored; an app's `Name/1.0 iOS/17.4` and `CFNetwork` agents are both `|`).
     public static func normalizedUserAgent(_ agent: String) -> String {
-        "\(leftmost(["iPhone", "iPad", "Android", "Windows", "Macintosh", "Linux"], in: agent))|\(leftmost(["Chrome", "Safari", "Firefox", "Edge", "Opera"], in: agent))"
+        let bytes = Array(agent.lowercased().utf8)
+        return "\(leftmost(platformTokens, in: bytes))|\(leftmost(browserTokens, in: bytes))"
     }
 
-    private static func leftmost(_ tokens: [String], in text: String) -> String {
-        var best: (String.Index, String)?
-        for token in tokens {
-            if let range = text.range(of: token, options: .caseInsensitive), best.map({ range.lowerBound < $0.0 }) ?? true {
-                best = (range.lowerBound, token.lowercased())
+    private static let platformTokens = ["iphone", "ipad", "android", "windows", "macintosh", "linux"].map { Array($0.utf8) }
+    private static let browserTokens = ["chrome", "safari", "firefox", "edge", "opera"].map { Array($0.utf8) }
+
+    /// The token that starts first in `text` (lower-cased bytes), as text; empty when none does.
+    private static func leftmost(_ tokens: [[UInt8]], in text: [UInt8]) -> String {
+        guard !text.isEmpty else { return "" }
+        for start in text.indices {
+            for token in tokens where text.count - start >= token.count && text[start] == token[0] {
+                if text[start..<(start + token.count)].elementsEqual(token) { return String(decoding: token, as: UTF8.self) }
             }
         }
-        return best?.1 ?? ""
+        return ""
     }
 
     /// What tells two devices of one network apart.
