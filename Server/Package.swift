@@ -52,7 +52,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
             ],
-            path: "Benchmarks"
+            path: "Benchmarks",
+            exclude: ["RESULTS.md"]
         ),
         .testTarget(
             name: "LinkRelayServerTests",

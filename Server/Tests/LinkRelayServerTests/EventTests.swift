@@ -50,6 +50,9 @@ struct EventTests {
                 let first = stored.first { .string($0.id) == ids[0] }
                 #expect(first?.properties == ["revenue": 29.99, "currency": "USD", "product_id": "123"])
                 #expect(first?.occurredAt == ServerApplication.parseTimestamp("2026-03-02T08:05:00Z") && first?.name == "revenue")
+                // The same instant with an offset, and with a fraction.
+                #expect(ServerApplication.parseTimestamp("2026-03-02T10:05:00+02:00") == first?.occurredAt)
+                #expect(ServerApplication.parseTimestamp("2026-03-02T08:05:00.000Z") == first?.occurredAt)
             }
         }
     }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import LinkRelay
@@ -152,7 +151,7 @@ struct AttributionRoutes: Sendable {
     /// The hex SHA-256 of the install, name, time (to the millisecond) and data (keys sorted).
     static func dedupeKey(installID: String, name: String, timestamp: Date, data: [String: JSONValue]) -> String {
         let text = [installID, name, String(SQLTime.milliseconds(timestamp)), JSONText.encode(data)].joined(separator: "\u{0}")
-        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        return sha256Hex(text)
     }
 
     // MARK: Attribution lookup

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// What a device tells about itself: an install report, or a click's fingerprint.
@@ -200,6 +199,6 @@ public struct DeferredMatcher: Sendable {
             ip ?? "", userAgent ?? "", timezone ?? "", language ?? "", screenWidth.map(String.init) ?? "", screenHeight.map(String.init) ?? "",
             platform ?? "", platformVersion ?? "",
         ].joined(separator: "|")
-        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        return sha256Hex(text)
     }
 }

@@ -78,7 +78,7 @@ public enum APIKeys {
 
     /// The hex SHA-256 of `secret`.
     public static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        sha256Hex(secret)
     }
 
     /// Whether `secret` is the key `record` was made for, compared in constant time (every
@@ -101,4 +101,17 @@ public enum APIKeys {
         var generator = SystemRandomNumberGenerator()
         return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }
+}
+
+/// The lower-case hex SHA-256 of `text`'s UTF-8: the one digest the server makes (key hashes,
+/// fingerprint hashes, de-duplication keys), written without a formatter per byte.
+func sha256Hex(_ text: String) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var hex = [UInt8]()
+    hex.reserveCapacity(64)
+    for byte in SHA256.hash(data: Data(text.utf8)) {
+        hex.append(digits[Int(byte >> 4)])
+        hex.append(digits[Int(byte & 0x0f)])
+    }
+    return String(decoding: hex, as: UTF8.self)
 }

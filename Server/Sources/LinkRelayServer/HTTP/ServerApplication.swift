@@ -153,19 +153,16 @@ public enum ServerApplication {
 
     /// `2026-03-01T10:15:30.123Z`: ISO 8601 with milliseconds, as LinkForty's server writes dates.
     static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        date.formatted(withMilliseconds)
     }
 
     /// An ISO 8601 date and time, with or without a fraction of a second, `Z` or an offset.
     static func parseTimestamp(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        (try? withMilliseconds.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
+
+    /// Made once (Sendable values), not a formatter per request.
+    private static let withMilliseconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }
 
 /// `GET /api/sdk/v1/health`: `{"status":"healthy","version":"v1","timestamp":"…"}`.

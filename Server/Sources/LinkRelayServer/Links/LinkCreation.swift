@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import LinkRelay
@@ -166,7 +165,7 @@ struct LinkCreation: Sendable {
             externalUserID, link.templateSlug, customCode ?? "", link.originalURL, link.deepLinkPath ?? "", JSONText.encode(link.deepLinkParameters),
             JSONText.encode(link.utmParameters), link.title ?? "", link.description ?? "",
         ]
-        return SHA256.hash(data: Data(parts.joined(separator: "\u{0}").utf8)).map { String(format: "%02x", $0) }.joined()
+        return sha256Hex(parts.joined(separator: "\u{0}"))
     }
 
     /// The link as Core's `POST /api/links` answers it.
