@@ -205,13 +205,17 @@ if CommandLine.arguments.count > 3, CommandLine.arguments[1] == "seed" {
 let options = Options(CommandLine.arguments)
 if options.explore {
     // The matcher's settings side by side, in memory (no server), on each size.
+    let core = 2160  // a fingerprint window no shorter than any link's: Core's behaviour
     let settings: [(String, DeferredMatcher)] = [
-        ("Core's rules, indexed", DeferredMatcher(sharedNetworkDevices: 1_000_000, refusesAmbiguousMatches: false)),
-        ("+ ambiguity", DeferredMatcher(sharedNetworkDevices: 1_000_000)),
-        ("+ crowd 20", DeferredMatcher(sharedNetworkDevices: 20, refusesAmbiguousMatches: false)),
-        ("+ ambiguity + crowd 20", DeferredMatcher(sharedNetworkDevices: 20)),
-        ("+ ambiguity + crowd 50", DeferredMatcher(sharedNetworkDevices: 50)),
-        ("+ ambiguity + crowd 100", DeferredMatcher(sharedNetworkDevices: 100)),
+        ("Core's rules, indexed", DeferredMatcher(sharedNetworkDevices: 1_000_000, refusesAmbiguousMatches: false, fingerprintWindowHours: core)),
+        ("+ ambiguity", DeferredMatcher(sharedNetworkDevices: 1_000_000, fingerprintWindowHours: core)),
+        ("+ crowd 20", DeferredMatcher(sharedNetworkDevices: 20, refusesAmbiguousMatches: false, fingerprintWindowHours: core)),
+        ("+ ambiguity + crowd 20", DeferredMatcher(sharedNetworkDevices: 20, fingerprintWindowHours: core)),
+        ("+ ambiguity + crowd 20 + fingerprint 48 h", DeferredMatcher(fingerprintWindowHours: 48)),
+        ("+ ambiguity + crowd 20 + fingerprint 24 h (the default)", DeferredMatcher()),
+        ("+ ambiguity + crowd 20 + fingerprint 12 h", DeferredMatcher(fingerprintWindowHours: 12)),
+        ("+ ambiguity + crowd 10 + fingerprint 24 h", DeferredMatcher(sharedNetworkDevices: 10)),
+        ("+ ambiguity + crowd 5 + fingerprint 24 h", DeferredMatcher(sharedNetworkDevices: 5)),
     ]
     for size in options.sizes {
         let population = Population(clickCount: size)

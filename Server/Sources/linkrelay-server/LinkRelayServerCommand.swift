@@ -46,6 +46,8 @@ struct Serve: AsyncParsableCommand {
     var publicURL: String?
     @Option(name: .long, help: "Distinct devices in one network from which its address weighs half in the deferred match (at least 2).")
     var sharedNetworkDevices = 20
+    @Option(name: .long, help: "Hours after a click within which a fingerprint may match it (1…2160; the link's shorter window still applies; 2160 behaves as LinkForty Core).")
+    var fingerprintWindowHours = 24
     @Flag(name: .long, help: "Let private and loopback addresses match (trying deferred links on one machine or a LAN; never in production).")
     var matchPrivateNetworks = false
     @Flag(name: .long, help: "Keep events of installs another server made (moving an app from LinkForty): the install is adopted, unattributed.")
@@ -63,6 +65,7 @@ struct Serve: AsyncParsableCommand {
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port takes 0…65535.") }
         guard sharedNetworkDevices >= 2 else { throw ValidationError("--shared-network-devices takes 2 or more.") }
+        guard (1...2160).contains(fingerprintWindowHours) else { throw ValidationError("--fingerprint-window-hours takes 1…2160.") }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout takes 1…3600 seconds.") }
         guard keepClicksDays == 0 || (90...36_500).contains(keepClicksDays) else {
             throw ValidationError("--keep-clicks-days takes 0 (forever) or 90…36500: a click younger than 90 days may still match an install.")
@@ -86,7 +89,7 @@ struct Serve: AsyncParsableCommand {
         }
         let configuration = ServerConfiguration(
             host: host, port: port, trustProxy: trustProxy, publicBaseURL: publicURL.flatMap(URL.init(string:)),
-            matcher: DeferredMatcher(sharedNetworkDevices: sharedNetworkDevices), matchPrivateNetworks: matchPrivateNetworks,
+            matcher: DeferredMatcher(sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours), matchPrivateNetworks: matchPrivateNetworks,
             adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
             idleTimeout: .seconds(idleTimeout))
         if matchPrivateNetworks { logger.warning("--match-private-networks: private and loopback addresses match. Never use it in production.") }

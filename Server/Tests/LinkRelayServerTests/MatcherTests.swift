@@ -61,13 +61,34 @@ struct MatcherTests {
 
     @Test("each link's own window decides; exactly at the window still counts")
     func windows() {
-        let matcher = DeferredMatcher()
+        let matcher = DeferredMatcher(fingerprintWindowHours: 2160)
         let inside = MatchCandidate(click: Self.click("in", hoursAgo: 24), windowHours: 24)
         let outside = MatchCandidate(click: Self.click("out", hoursAgo: 24.01), windowHours: 24)
         let long = MatchCandidate(click: Self.click("long", hoursAgo: 500), windowHours: 720)
         #expect(matcher.best(for: Self.phone, among: [inside], at: Self.now)?.click.id == "in")
         #expect(matcher.best(for: Self.phone, among: [outside], at: Self.now) == nil)
         #expect(matcher.best(for: Self.phone, among: [outside, long], at: Self.now)?.click.id == "long")
+    }
+
+    @Test("a fingerprint matches clicks of the last 24 hours by default, whatever the link's window; the shorter window applies")
+    func fingerprintWindow() {
+        let day = MatchCandidate(click: Self.click("day", hoursAgo: 24), windowHours: 168)
+        let older = MatchCandidate(click: Self.click("older", hoursAgo: 24.01), windowHours: 168)
+        let short = MatchCandidate(click: Self.click("short", hoursAgo: 3), windowHours: 2)
+        #expect(DeferredMatcher().best(for: Self.phone, among: [day], at: Self.now)?.click.id == "day")
+        #expect(DeferredMatcher().best(for: Self.phone, among: [older], at: Self.now) == nil)
+        #expect(DeferredMatcher(fingerprintWindowHours: 48).best(for: Self.phone, among: [older], at: Self.now)?.click.id == "older")
+        #expect(DeferredMatcher(fingerprintWindowHours: 48).best(for: Self.phone, among: [short], at: Self.now) == nil, "the link's 2 hours")
+        // Out-of-range settings are clamped to 1…2,160 hours.
+        #expect(DeferredMatcher(fingerprintWindowHours: 0).fingerprintWindowHours == 1)
+        #expect(DeferredMatcher(fingerprintWindowHours: -5).fingerprintWindowHours == 1)
+        #expect(DeferredMatcher(fingerprintWindowHours: .max).fingerprintWindowHours == 2160)
+        // Older clicks still count towards a crowded network, within their links' windows.
+        let crowd = (0..<4).map { index in
+            MatchCandidate(click: Self.click("other\(index)", hoursAgo: 100, userAgent: "Mozilla/5.0 (Linux; Android 1\(index)) Chrome/12\(index).0", width: 800 + index), windowHours: 168)
+        }
+        let target = MatchCandidate(click: Self.click("target", userAgent: HTTPTest.safari), windowHours: 168)
+        #expect(DeferredMatcher(sharedNetworkDevices: 5).best(for: Self.phone, among: [target] + crowd, at: Self.now) == nil)
     }
 
     @Test("the best score wins; on a tie between clicks of one device the newest click (the first candidate) wins")

@@ -81,12 +81,21 @@ public struct DeferredMatcher: Sendable {
     /// time zone, language and screen) share the best score. Default `true`; Core attributes
     /// it to the newer click.
     public var refusesAmbiguousMatches: Bool
+    /// The oldest click a fingerprint may match, in hours, whatever the link's window (the
+    /// shorter of the two applies). 1…2,160; default 24, as Adjust's and AppsFlyer's probabilistic
+    /// windows: a phone that installs days after a tap is rarer than another phone of its network
+    /// that looks the same, so older fingerprint matches are mostly wrong. 2,160 gives Core's
+    /// behaviour (the link's window alone).
+    public var fingerprintWindowHours: Int
 
-    /// A matcher; values below their minimum are raised to it.
-    public init(sharedNetworkDevices: Int = 20, candidateLimit: Int = 10_000, refusesAmbiguousMatches: Bool = true) {
+    /// A matcher; values out of range are clamped to it.
+    public init(
+        sharedNetworkDevices: Int = 20, candidateLimit: Int = 10_000, refusesAmbiguousMatches: Bool = true, fingerprintWindowHours: Int = 24
+    ) {
         self.sharedNetworkDevices = max(sharedNetworkDevices, 2)
         self.candidateLimit = max(candidateLimit, 1)
         self.refusesAmbiguousMatches = refusesAmbiguousMatches
+        self.fingerprintWindowHours = min(max(fingerprintWindowHours, 1), 2160)
     }
 
     /// The best click for `install` among `candidates` (newest first) at `now`, or `nil`.
@@ -97,13 +106,14 @@ public struct DeferredMatcher: Sendable {
         var devices = Set<String>()
         for candidate in live where devices.count < sharedNetworkDevices { devices.insert(Self.deviceSignature(candidate.click)) }
         let shared = devices.count >= sharedNetworkDevices
+        let oldest = now.addingTimeInterval(-TimeInterval(fingerprintWindowHours) * 3600)
         var best: DeferredMatch?
         var bestDevice = ""
         var ambiguous = false
         // Each user agent's key once: many clicks of a network share an agent.
         var keys: [String: String] = [:]
         let installKey = install.userAgent.map(Self.normalizedUserAgent)
-        for candidate in live {
+        for candidate in live where candidate.click.clickedAt >= oldest {
             let clickKey = candidate.click.userAgent.map { agent in
                 if let known = keys[agent] { return known }
                 let key = Self.normalizedUserAgent(agent)
