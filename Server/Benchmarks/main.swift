@@ -22,6 +22,10 @@ struct Options {
     var postgres: URL?
     var smoke = false
     var explore = false
+    /// Where an install's time goes: the candidate query, the scoring and the durable write,
+    /// each timed on its own after the request (so the request's own figures in that run are
+    /// not the ones to quote).
+    var phases = false
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -31,6 +35,7 @@ struct Options {
             case "--installs": installs = iterator.next().flatMap { Int($0) } ?? installs
             case "--postgres": postgres = iterator.next().flatMap { URL(string: $0) }
             case "--explore": explore = true
+            case "--phases": phases = true
             case "--smoke":
                 smoke = true
                 sizes = [1_000, 5_000]
@@ -124,6 +129,7 @@ func run(clicks size: Int, engine: String, options: Options) async throws -> Row
         var latencies: [Double] = []
         var distinguishable = 0
         var importTime = Duration.zero
+        var phases: [(candidates: Int, query: Double, score: Double, write: Double)] = []
     }
     let tally = try await app.test(.live) { client in
         var tally = Tally()
@@ -164,6 +170,43 @@ func run(clicks size: Int, engine: String, options: Options) async throws -> Row
             tally.relay.record(install.truth, attributedTo: relayDevice)
             tally.core.record(install.truth, attributedTo: CoreReplay.match(install, signals: signals, in: data))
             if Oracle.distinguishable(install, signals: signals, byNetwork: byNetwork, data: data) { tally.distinguishable += 1 }
+            if options.phases {
+                let now = Date(timeIntervalSince1970: TimeInterval(install.time) / 1000)
+                let matcher = DeferredMatcher()
+                // As the install endpoint does it: the crowd counted in the database, the clicks
+                // of the fingerprint's window read and scored.
+                let t0 = ContinuousClock.now
+                let devices = try await store.networkDevices(
+                    project: project.id, networkPrefix: signals.networkPrefix ?? "", at: now, since: now.addingTimeInterval(-DeferredMatcher.lookback),
+                    limit: matcher.sharedNetworkDevices)
+                let candidates = try await store.matchCandidates(
+                    project: project.id, networkPrefix: signals.networkPrefix ?? "",
+                    since: now.addingTimeInterval(-TimeInterval(matcher.fingerprintWindowHours) * 3600), limit: matcher.candidateLimit)
+                let t1 = ContinuousClock.now
+                let match = matcher.best(for: signals, among: candidates, networkDevices: devices, at: now)
+                let t2 = ContinuousClock.now
+                try await store.recordInstall(
+                    InstallRecord(
+                        projectID: project.id, linkID: match?.click.linkID, clickID: match?.click.id, confidence: match?.confidence ?? 0,
+                        matchedFactors: match?.factors ?? [], method: match?.method ?? "none", installedAt: now, ip: signals.ip,
+                        userAgent: signals.userAgent, timezone: signals.timezone, language: signals.language, screenWidth: signals.screenWidth,
+                        screenHeight: signals.screenHeight, platform: "iOS", platformVersion: "17.4.1", deviceID: nil, fingerprintHash: "x",
+                        attributionWindowHours: 168, deepLinkData: [:]))
+                let t3 = ContinuousClock.now
+                func ms(_ duration: Duration) -> Double { Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000 }
+                tally.phases.append((candidates.count, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2)))
+            }
+        }
+        if !tally.phases.isEmpty {
+            func p(_ values: [Double], _ q: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * q))] }
+            let phases = tally.phases
+            say("  phases at \(size) clicks (\(engine)), p50 / p99 / max:")
+            say(String(format: "    candidates read     %.0f / %.0f / %.0f", p(phases.map { Double($0.candidates) }, 0.5), p(phases.map { Double($0.candidates) }, 0.99), phases.map { Double($0.candidates) }.max() ?? 0))
+            say(String(format: "    crowd + candidates  %.2f / %.2f / %.2f ms", p(phases.map(\.query), 0.5), p(phases.map(\.query), 0.99), phases.map(\.query).max() ?? 0))
+            say(String(format: "    scoring             %.2f / %.2f / %.2f ms", p(phases.map(\.score), 0.5), p(phases.map(\.score), 0.99), phases.map(\.score).max() ?? 0))
+            say(String(format: "    durable write       %.2f / %.2f / %.2f ms", p(phases.map(\.write), 0.5), p(phases.map(\.write), 0.99), phases.map(\.write).max() ?? 0))
+            let slow = phases.sorted { $0.query + $0.score > $1.query + $1.score }.prefix(phases.count / 100 + 1)
+            say(String(format: "    the slowest 1 %% of reads+scoring: %.0f candidates on average", slow.map { Double($0.candidates) }.reduce(0, +) / Double(slow.count)))
         }
         return tally
     }

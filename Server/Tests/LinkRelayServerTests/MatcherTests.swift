@@ -165,6 +165,49 @@ struct MatcherTests {
         }
     }
 
+    @Test("the crowd counted in the database is the matcher's own count: distinct devices within their links' windows, bots and other networks left out, up to the limit", arguments: TestEngine.available)
+    func networkDevices(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let week = try await world.link("week", window: 168)
+            let day = try await world.link("day", window: 24)
+            let now = world.clock.date
+            var records: [ClickRecord] = []
+            func click(_ id: String, hoursAgo: Double, link: LinkRecord, agent: String = HTTPTest.safari, language: String? = "en-US", width: Int? = 1179, bot: Bool = false, prefix: String = "203.0.113") {
+                records.append(
+                    ClickRecord(
+                        id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600), ip: prefix + ".9",
+                        networkPrefix: prefix, userAgent: agent, timezone: "America/New_York", language: language, screenWidth: width,
+                        screenHeight: width.map { _ in 2556 }, platform: "ios", isBot: bot))
+            }
+            click("a", hoursAgo: 1, link: week)
+            click("a-again", hoursAgo: 30, link: week)  // the same phone: one device
+            click("a-gb", hoursAgo: 2, link: week, language: "EN-gb")  // the same language's first two letters: one device
+            click("b", hoursAgo: 100, link: week, width: 828)  // another screen, inside its week
+            click("c", hoursAgo: 30, link: day, width: 1290)  // another screen, outside its link's day
+            click("d", hoursAgo: 3, link: day, agent: "Mozilla/5.0 (Linux; Android 14) Chrome/124.0")
+            click("e", hoursAgo: 5, link: week, language: nil, width: nil)  // no fingerprint: a device of its own
+            click("bot", hoursAgo: 1, link: week, agent: "Slackbot-LinkExpanding 1.0", bot: true)
+            click("elsewhere", hoursAgo: 1, link: week, width: 750, prefix: "198.51.100")
+            for record in records { try await world.store.recordClick(record) }
+
+            let since = now.addingTimeInterval(-DeferredMatcher.lookback)
+            let counted = try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20)
+            #expect(counted == 4, "a, b, d, e")
+            let candidates = try await world.store.matchCandidates(project: world.project.id, networkPrefix: "203.0.113", since: since, limit: 100)
+            let phone = Self.phone
+            // The matcher counting among the candidates decides as it does with the database's count.
+            for threshold in 2...6 {
+                let matcher = DeferredMatcher(sharedNetworkDevices: threshold, fingerprintWindowHours: 2160)
+                #expect(
+                    matcher.best(for: phone, among: candidates, at: now)?.sharedNetwork
+                        == matcher.best(for: phone, among: candidates, networkDevices: counted, at: now)?.sharedNetwork)
+            }
+            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 2) == 2)
+            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: now.addingTimeInterval(-4 * 3600), limit: 20) == 2, "a and d")
+            #expect(try await world.store.networkDevices(project: world.otherProject.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20) == 0)
+        }
+    }
+
     @Test("LinkForty's fingerprint hash: SHA-256 of the eight fields joined by |")
     func fingerprintHash() {
         let hash = DeferredMatcher.fingerprintHash(

@@ -103,6 +103,9 @@ final class GatedStore: ServerStore {
     func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
         try await inner.matchCandidates(project: project, networkPrefix: networkPrefix, since: since, limit: limit)
     }
+    func networkDevices(project: String, networkPrefix: String, at now: Date, since: Date, limit: Int) async throws -> Int {
+        try await inner.networkDevices(project: project, networkPrefix: networkPrefix, at: now, since: since, limit: limit)
+    }
     func install(project: String, id: String) async throws -> InstallRecord? { try await inner.install(project: project, id: id) }
     func latestInstall(project: String, fingerprintHash: String) async throws -> InstallRecord? {
         try await inner.latestInstall(project: project, fingerprintHash: fingerprintHash)

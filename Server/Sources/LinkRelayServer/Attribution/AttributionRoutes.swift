@@ -40,10 +40,17 @@ struct AttributionRoutes: Sendable {
             screenHeight: screenHeight)
         var match: DeferredMatch?
         if let prefix {
+            // The crowd is counted over the links' windows in the database; only the clicks a
+            // fingerprint may match (its window, a day by default) are read and scored.
+            let matcher = configuration.matcher
+            async let devices = store.networkDevices(
+                project: key.projectID, networkPrefix: prefix, at: now, since: now.addingTimeInterval(-DeferredMatcher.lookback),
+                limit: matcher.sharedNetworkDevices)
             let candidates = try await store.matchCandidates(
-                project: key.projectID, networkPrefix: prefix, since: now.addingTimeInterval(-DeferredMatcher.lookback),
-                limit: configuration.matcher.candidateLimit)
-            match = configuration.matcher.best(for: signals, among: candidates, at: now)
+                project: key.projectID, networkPrefix: prefix,
+                since: now.addingTimeInterval(-min(DeferredMatcher.lookback, TimeInterval(matcher.fingerprintWindowHours) * 3600)),
+                limit: matcher.candidateLimit)
+            match = matcher.best(for: signals, among: candidates, networkDevices: try await devices, at: now)
         }
         let link = try await match.asyncFlatMap { try await store.link(id: $0.click.linkID) }
         if link == nil { match = nil }

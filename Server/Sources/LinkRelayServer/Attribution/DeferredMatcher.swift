@@ -99,13 +99,23 @@ public struct DeferredMatcher: Sendable {
     }
 
     /// The best click for `install` among `candidates` (newest first) at `now`, or `nil`.
-    public func best(for install: DeviceSignals, among candidates: [MatchCandidate], at now: Date) -> DeferredMatch? {
+    ///
+    /// - Parameter networkDevices: how many distinct devices clicked from the install's network
+    ///   within their links' windows (``ServerStore/networkDevices(project:networkPrefix:at:since:limit:)``);
+    ///   `nil` counts them among `candidates`, which must then hold the network's clicks of the
+    ///   longest window, not only the fingerprint window's.
+    public func best(for install: DeviceSignals, among candidates: [MatchCandidate], networkDevices: Int? = nil, at now: Date) -> DeferredMatch? {
         let live = candidates.filter { candidate in
             now.timeIntervalSince(candidate.click.clickedAt) <= TimeInterval(candidate.windowHours) * 3600
         }
-        var devices = Set<String>()
-        for candidate in live where devices.count < sharedNetworkDevices { devices.insert(Self.deviceSignature(candidate.click)) }
-        let shared = devices.count >= sharedNetworkDevices
+        let shared: Bool
+        if let networkDevices {
+            shared = networkDevices >= sharedNetworkDevices
+        } else {
+            var devices = Set<String>()
+            for candidate in live where devices.count < sharedNetworkDevices { devices.insert(Self.deviceSignature(candidate.click)) }
+            shared = devices.count >= sharedNetworkDevices
+        }
         let oldest = now.addingTimeInterval(-TimeInterval(fingerprintWindowHours) * 3600)
         var best: DeferredMatch?
         var bestDevice = ""

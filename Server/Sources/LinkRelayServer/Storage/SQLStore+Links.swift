@@ -194,6 +194,24 @@ extension SQLStore {
         }
     }
 
+    public func networkDevices(project: String, networkPrefix: String, at now: Date, since: Date, limit: Int) async throws -> Int {
+        // Counted in the database, which stops at `limit` distinct devices: a carrier's network
+        // holds hundreds of clicks a day, and none of them needs to reach the server's memory.
+        // The signature is DeferredMatcher.deviceSignature's (a language's first two letters,
+        // lower-cased); a click counts while within its link's window.
+        try await engine.select(
+            """
+            SELECT COUNT(*) AS devices FROM (
+                SELECT DISTINCT c.user_agent, c.timezone, lower(substr(c.language, 1, 2)), c.screen_width, c.screen_height
+                FROM clicks c JOIN links l ON l.id = c.link_id
+                WHERE c.project_id = ? AND c.network_prefix = ? AND c.clicked_at >= ? AND c.is_bot = 0
+                    AND c.clicked_at >= ? - l.attribution_window_hours * 3600000
+                LIMIT ?) AS seen
+            """,
+            [.text(project), .text(networkPrefix), .time(since), .time(now), .integer(max(limit, 0))]
+        ).first?.int("devices") ?? 0
+    }
+
     static let clickColumns = """
         SELECT id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language, screen_width, screen_height,
             platform, is_bot FROM clicks
