@@ -28,6 +28,71 @@ struct RetentionTests {
         }
     }
 
+    @Test("PostgreSQL: a pass makes the day partitions from yesterday to two days ahead, moves waiting clicks into them, and drops whole expired days", arguments: TestEngine.available)
+    func partitions(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("abc")
+            let now = world.clock.date  // 2026-05-28T20:26:40Z
+            func click(_ id: String, daysAgo: Double) -> ClickRecord {
+                ClickRecord(
+                    id: id, linkID: link.id, projectID: world.project.id, clickedAt: now.addingTimeInterval(-daysAgo * 86_400), ip: nil,
+                    networkPrefix: "203.0.113", userAgent: nil, timezone: nil, language: nil, screenWidth: nil, screenHeight: nil,
+                    platform: nil, isBot: false)
+            }
+            // Before any pass every click waits in the default partition.
+            try await world.store.importClicks([click("today", daysAgo: 0), click("old", daysAgo: 95), click("older", daysAgo: 200), click("edge", daysAgo: 89.9)])
+            let store = world.store
+            func partitions() async throws -> [String: Int] {
+                let names = try await store.engine.select(
+                    "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'clicks'::regclass"
+                ).compactMap { $0.string("name") }
+                var rows: [String: Int] = [:]
+                for name in names { rows[name] = try await store.engine.select("SELECT COUNT(*) AS n FROM \(name)").first?.int("n") ?? 0 }
+                return rows
+            }
+            guard engine == .postgres else {
+                #expect(try await store.maintainClickPartitions(now: now, droppingBefore: now) == 0, "SQLite has no partitions")
+                return
+            }
+            #expect(try await partitions() == ["clicks_default": 4])
+
+            // Keeping clicks forever: the partitions are made, nothing dropped; today's click moves.
+            #expect(try await store.maintainClickPartitions(now: now, droppingBefore: nil) == 0)
+            #expect(try await partitions() == ["clicks_default": 3, "clicks_p20260527": 0, "clicks_p20260528": 1, "clicks_p20260529": 0, "clicks_p20260530": 0])
+            // A second pass changes nothing.
+            #expect(try await store.maintainClickPartitions(now: now, droppingBefore: nil) == 0)
+
+            // Day partitions for the old clicks (as migration 3 makes them for existing clicks), then a 90-day retention pass.
+            for (days, table) in [(95.0, "clicks_p20260222"), (200, "clicks_p20251109"), (89.9, "clicks_p20260227")] {
+                let day = ClickDay(containing: now.addingTimeInterval(-days * 86_400))
+                #expect(day.table == table)
+                try await store.execute("CREATE TABLE \(day.table) (LIKE clicks INCLUDING DEFAULTS)")
+                try await store.execute("WITH moved AS (DELETE FROM clicks_default WHERE clicked_at >= \(day.start) AND clicked_at < \(day.end) RETURNING *) INSERT INTO \(day.table) SELECT * FROM moved")
+                try await store.execute("ALTER TABLE clicks ATTACH PARTITION \(day.table) FOR VALUES FROM (\(day.start)) TO (\(day.end))")
+            }
+            let retention = ClickRetention(store: store, retention: 90 * 86_400, clock: world.clock.function, logger: Logger(label: "test"))
+            #expect(try await retention.sweep() == 2, "the two days wholly past 90 days, dropped with their partitions")
+            let left = try await partitions()
+            #expect(left["clicks_p20260222"] == nil && left["clicks_p20251109"] == nil)
+            #expect(left["clicks_p20260227"] == 1, "a day partly inside the retention stays; its click is younger than 90 days")
+            #expect(Set(try await store.clicks(link: link.id).map(\.id)) == ["today", "edge"])
+            // A click of a day whose partition is not made yet waits in the default partition and is found there.
+            try await store.recordClick(click("ahead", daysAgo: -10))
+            #expect(try await partitions()["clicks_default"] == 1)
+            #expect(try await store.matchCandidates(project: world.project.id, networkPrefix: "203.0.113", since: now.addingTimeInterval(-86_400 * 100), limit: 10).map(\.click.id) == ["ahead", "today", "edge"])
+        }
+    }
+
+    @Test("ClickDay: UTC days, their bounds and names, before 1970 too")
+    func clickDays() {
+        let day = ClickDay(containing: Date(timeIntervalSince1970: 86_400 * 3 + 5))
+        #expect(day.number == 3 && day.start == 3 * 86_400_000 && day.end == 4 * 86_400_000 && day.table == "clicks_p19700104")
+        #expect(ClickDay(table: "clicks_p19700104")?.number == 3)
+        let before = ClickDay(containing: Date(timeIntervalSince1970: -1))
+        #expect(before.number == -1 && before.table == "clicks_p19691231" && ClickDay(table: before.table)?.number == -1)
+        #expect(ClickDay(table: "clicks_default") == nil && ClickDay(table: "clicks_p2026") == nil && ClickDay(table: "clicks_pabcdefgh") == nil)
+    }
+
     @Test("retentions: NaN is the default 90 days, infinity forever, zero or negative raised to 90 days")
     func clamped() async throws {
         #expect(ServerConfiguration(clickRetention: .nan).clickRetention == DeferredMatcher.lookback)

@@ -100,6 +100,9 @@ final class GatedStore: ServerStore {
     func recordClick(_ click: ClickRecord) async throws { try await inner.recordClick(click) }
     func clicks(link: String) async throws -> [ClickRecord] { try await inner.clicks(link: link) }
     func deleteClicks(before date: Date, limit: Int) async throws -> Int { try await inner.deleteClicks(before: date, limit: limit) }
+    func maintainClickPartitions(now: Date, droppingBefore cutoff: Date?) async throws -> Int {
+        try await inner.maintainClickPartitions(now: now, droppingBefore: cutoff)
+    }
     func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
         try await inner.matchCandidates(project: project, networkPrefix: networkPrefix, since: since, limit: limit)
     }

@@ -138,10 +138,8 @@ public enum ServerApplication {
         store: any ServerStore, configuration: ServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        var services: [any Service] = []
-        if let retention = configuration.clickRetention {
-            services.append(ClickRetention(store: store, retention: retention, logger: logger))
-        }
+        // Also when clicks are kept forever: the pass makes PostgreSQL's day partitions.
+        let services: [any Service] = [ClickRetention(store: store, retention: configuration.clickRetention, logger: logger)]
         return Application(
             router: router(store: store, configuration: configuration),
             server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),

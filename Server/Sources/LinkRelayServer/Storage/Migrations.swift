@@ -23,6 +23,10 @@ public struct Migration: Sendable, Hashable {
             version: 2, name: "templates, apps, link options, install fingerprints, events once",
             sqlite: schemaV2(integer: "INTEGER", bigint: "INTEGER"),
             postgres: schemaV2(integer: "INTEGER", bigint: "BIGINT")),
+        Migration(
+            version: 3, name: "clicks partitioned by day (PostgreSQL)",
+            // SQLite keeps one table: retention deletes there in batches.
+            sqlite: [], postgres: clicksByDay),
     ]
 
     /// The newest version this server knows.
@@ -81,6 +85,40 @@ public struct Migration: Sendable, Hashable {
             """,
         ]
     }
+
+    /// PostgreSQL's clicks as a table partitioned by `clicked_at`, one partition per UTC day
+    /// (`clicks_pYYYYMMDD`), so the retention drops a whole day at once instead of deleting its
+    /// rows; `clicks_default` takes a click no day partition is made for yet (a clock far ahead,
+    /// an import of old clicks). The existing clicks move into day partitions made for them. The
+    /// key is `(id, clicked_at)`: PostgreSQL wants the partition column in it.
+    private static let clicksByDay: [String] = [
+        "ALTER TABLE clicks RENAME TO clicks_unpartitioned",
+        "ALTER INDEX clicks_pkey RENAME TO clicks_unpartitioned_pkey",
+        "ALTER INDEX clicks_by_network RENAME TO clicks_unpartitioned_by_network",
+        "ALTER INDEX clicks_by_link RENAME TO clicks_unpartitioned_by_link",
+        """
+        CREATE TABLE clicks (
+            id TEXT NOT NULL, link_id TEXT NOT NULL REFERENCES links(id), project_id TEXT NOT NULL,
+            clicked_at BIGINT NOT NULL, ip TEXT, network_prefix TEXT, user_agent TEXT, timezone TEXT,
+            language TEXT, screen_width INTEGER, screen_height INTEGER, platform TEXT,
+            is_bot INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (id, clicked_at)) PARTITION BY RANGE (clicked_at)
+        """,
+        "CREATE INDEX clicks_by_network ON clicks (project_id, network_prefix, clicked_at)",
+        "CREATE INDEX clicks_by_link ON clicks (link_id, clicked_at)",
+        "CREATE TABLE clicks_default PARTITION OF clicks DEFAULT",
+        """
+        DO $$
+        DECLARE day BIGINT;
+        BEGIN
+            FOR day IN SELECT DISTINCT floor(clicked_at / 86400000.0)::BIGINT FROM clicks_unpartitioned LOOP
+                EXECUTE format('CREATE TABLE %I PARTITION OF clicks FOR VALUES FROM (%s) TO (%s)',
+                    'clicks_p' || to_char(to_timestamp(day * 86400) AT TIME ZONE 'UTC', 'YYYYMMDD'), day * 86400000, (day + 1) * 86400000);
+            END LOOP;
+        END $$
+        """,
+        "INSERT INTO clicks SELECT * FROM clicks_unpartitioned",
+        "DROP TABLE clicks_unpartitioned",
+    ]
 
     private static func schemaV2(integer: String, bigint: String) -> [String] {
         let linkColumns = [

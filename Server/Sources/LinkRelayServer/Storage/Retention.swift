@@ -3,26 +3,32 @@ import Logging
 import ServiceLifecycle
 
 /// Keeps the click store bounded: clicks older than the retention (default 90 days, the longest
-/// attribution window, so none of them can match an install any more) are deleted, in batches
-/// of 10,000 (each its own short transaction, so requests never wait long behind it), once an
-/// hour and once at start (`batch` and `interval` set it otherwise). Installs and events are kept: they are the app's history.
+/// attribution window, so none of them can match an install any more) are deleted once an hour
+/// and once at start (`interval` sets it otherwise). On PostgreSQL whole days go at once (their
+/// partitions dropped; the next days' partitions are made by the same pass, also when clicks are
+/// kept forever); what remains (SQLite, a partly expired day) is deleted in batches of 10,000,
+/// each its own short transaction, so requests never wait long behind it. Installs and events are
+/// kept: they are the app's history.
 public struct ClickRetention: Service {
     let store: any ServerStore
-    let retention: TimeInterval
+    /// `nil`: clicks are kept forever (PostgreSQL's partitions are still made).
+    let retention: TimeInterval?
     let interval: Duration
     let clock: @Sendable () -> Date
     let logger: Logger
     let batch: Int
 
-    /// Deletes clicks older than `retention` (at least the longest window, 90 days) every
-    /// `interval`, `batch` at a time.
+    /// Deletes clicks older than `retention` (at least the longest window, 90 days; `nil` or
+    /// infinity: never, NaN: 90 days) every `interval`, `batch` at a time.
     public init(
-        store: any ServerStore, retention: TimeInterval = DeferredMatcher.lookback, interval: Duration = .seconds(3600),
+        store: any ServerStore, retention: TimeInterval? = DeferredMatcher.lookback, interval: Duration = .seconds(3600),
         batch: Int = 10_000, clock: @escaping @Sendable () -> Date = Date.init, logger: Logger
     ) {
         self.batch = max(batch, 1)
         self.store = store
-        self.retention = retention.isFinite ? max(retention, DeferredMatcher.lookback) : DeferredMatcher.lookback
+        self.retention = retention.flatMap { value in
+            value == .infinity ? nil : value.isFinite ? max(value, DeferredMatcher.lookback) : DeferredMatcher.lookback
+        }
         self.interval = max(interval, .seconds(1))
         self.clock = clock
         self.logger = logger
@@ -31,8 +37,10 @@ public struct ClickRetention: Service {
     /// One pass: every expired click, in batches; how many were deleted.
     @discardableResult
     public func sweep() async throws -> Int {
-        let cutoff = clock().addingTimeInterval(-retention)
-        var total = 0
+        let now = clock()
+        let cutoff = retention.map { now.addingTimeInterval(-$0) }
+        var total = try await store.maintainClickPartitions(now: now, droppingBefore: cutoff)
+        guard let cutoff, let retention else { return total }
         while true {
             let deleted = try await store.deleteClicks(before: cutoff, limit: batch)
             total += deleted

@@ -51,6 +51,10 @@ public protocol ServerStore: Sendable {
     func clicks(link: String) async throws -> [ClickRecord]
     /// Deletes up to `limit` clicks made before `date` (the oldest first); how many it deleted.
     func deleteClicks(before date: Date, limit: Int) async throws -> Int
+    /// The engine's own upkeep of the click store before ``deleteClicks(before:limit:)``: on
+    /// PostgreSQL the day partitions around `now` made and those wholly before `cutoff` dropped;
+    /// how many clicks went with them.
+    func maintainClickPartitions(now: Date, droppingBefore cutoff: Date?) async throws -> Int
     /// The deferred match's candidates: `project`'s clicks from `networkPrefix` since `since`,
     /// bots left out, newest first, at most `limit`, each with its link's attribution window.
     func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate]

@@ -1,0 +1,91 @@
+import Foundation
+
+extension SQLStore {
+    /// On PostgreSQL, the click table's day partitions (see migration 3): the partitions from
+    /// yesterday to two days ahead of `now` are made (a click of a day that has none yet waits in
+    /// `clicks_default`, and moves into its day's partition when that is made), and, with a
+    /// `cutoff`, every partition whose whole day is before it is dropped at once. How many clicks
+    /// went with the dropped partitions. Servers sharing the database take turns (an advisory
+    /// lock). On SQLite, nothing: 0.
+    public func maintainClickPartitions(now: Date, droppingBefore cutoff: Date?) async throws -> Int {
+        guard engine.dialect == .postgres else { return 0 }
+        let today = ClickDay(containing: now)
+        return try await engine.transaction { connection in
+            try await connection.run("SELECT pg_advisory_xact_lock(\(Self.partitionLock))")
+            for day in (today.number - 1)...(today.number + 2) {
+                let day = ClickDay(number: day)
+                guard try await connection.run("SELECT to_regclass(?) IS NULL AS missing", [.text(day.table)]).first?.int("missing") == 1
+                else { continue }
+                let range = "FROM (\(day.start)) TO (\(day.end))"
+                let waiting = try await connection.run(
+                    "SELECT 1 AS found FROM clicks_default WHERE clicked_at >= ? AND clicked_at < ? LIMIT 1", [.integer(day.start), .integer(day.end)])
+                if waiting.isEmpty {
+                    try await connection.run("CREATE TABLE \(day.table) PARTITION OF clicks FOR VALUES \(range)")
+                } else {
+                    // The default partition holds clicks of this day: they move into the new one.
+                    try await connection.run("CREATE TABLE \(day.table) (LIKE clicks INCLUDING DEFAULTS)")
+                    let bounds: [SQLValue] = [.integer(day.start), .integer(day.end)]
+                    try await connection.run("INSERT INTO \(day.table) SELECT * FROM clicks_default WHERE clicked_at >= ? AND clicked_at < ?", bounds)
+                    try await connection.run("DELETE FROM clicks_default WHERE clicked_at >= ? AND clicked_at < ?", bounds)
+                    try await connection.run("ALTER TABLE clicks ATTACH PARTITION \(day.table) FOR VALUES \(range)")
+                }
+            }
+            guard let cutoff else { return 0 }
+            let limit = SQLTime.milliseconds(cutoff)
+            var dropped = 0
+            let partitions = try await connection.run(
+                "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'clicks'::regclass")
+            for name in partitions.compactMap({ $0.string("name") }) {
+                guard let day = ClickDay(table: name), day.end <= limit else { continue }
+                dropped += try await connection.run("SELECT COUNT(*) AS clicks FROM \(day.table)").first?.int("clicks") ?? 0
+                try await connection.run("DROP TABLE \(day.table)")
+            }
+            return dropped
+        }
+    }
+
+    /// The advisory lock partition upkeep holds on PostgreSQL ("LRPT").
+    static let partitionLock = 0x4C52_5054
+}
+
+/// A UTC day of clicks, as its partition knows it.
+struct ClickDay {
+    /// Days since 1970-01-01.
+    let number: Int
+
+    init(number: Int) {
+        self.number = number
+    }
+
+    init(containing date: Date) {
+        let milliseconds = SQLTime.milliseconds(date)
+        number = milliseconds >= 0 ? milliseconds / 86_400_000 : -((-milliseconds + 86_399_999) / 86_400_000)
+    }
+
+    /// `clicks_pYYYYMMDD`; `nil` for any other name (the default partition).
+    init?(table: String) {
+        guard table.hasPrefix("clicks_p"), table.count == 16, let stamp = Int(table.dropFirst(8)) else { return nil }
+        var components = DateComponents()
+        components.year = stamp / 10_000
+        components.month = stamp / 100 % 100
+        components.day = stamp % 100
+        guard let date = Self.calendar.date(from: components) else { return nil }
+        self.init(containing: date)
+    }
+
+    /// The first millisecond of the day.
+    var start: Int { number * 86_400_000 }
+    /// The first millisecond of the next day.
+    var end: Int { start + 86_400_000 }
+
+    var table: String {
+        let parts = Self.calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(number) * 86_400))
+        return "clicks_p" + String(format: "%04d%02d%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+    }
+
+    private static let calendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
+        return calendar
+    }()
+}
