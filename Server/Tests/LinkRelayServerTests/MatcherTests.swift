@@ -188,21 +188,25 @@ struct MatcherTests {
             click("e", hoursAgo: 5, link: week, language: nil, width: nil)  // no fingerprint: a device of its own
             click("bot", hoursAgo: 1, link: week, agent: "Slackbot-LinkExpanding 1.0", bot: true)
             click("elsewhere", hoursAgo: 1, link: week, width: 750, prefix: "198.51.100")
+            // A 90-day window: hours × 3,600,000 passes 32 bits (PostgreSQL's INTEGER arithmetic).
+            let quarter = try await world.link("quarter", window: 2160)
+            click("f", hoursAgo: 2000, link: quarter, width: 1125)
             for record in records { try await world.store.recordClick(record) }
 
             let since = now.addingTimeInterval(-DeferredMatcher.lookback)
             let counted = try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20)
-            #expect(counted == 4, "a, b, d, e")
+            #expect(counted == 5, "a, b, d, e, f")
             let candidates = try await world.store.matchCandidates(project: world.project.id, networkPrefix: "203.0.113", since: since, limit: 100)
             let phone = Self.phone
             // The matcher counting among the candidates decides as it does with the database's count.
-            for threshold in 2...6 {
+            for threshold in 2...7 {
                 let matcher = DeferredMatcher(sharedNetworkDevices: threshold, fingerprintWindowHours: 2160)
                 #expect(
                     matcher.best(for: phone, among: candidates, at: now)?.sharedNetwork
                         == matcher.best(for: phone, among: candidates, networkDevices: counted, at: now)?.sharedNetwork)
             }
             #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 2) == 2)
+            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 4) == 4)
             #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: now.addingTimeInterval(-4 * 3600), limit: 20) == 2, "a and d")
             #expect(try await world.store.networkDevices(project: world.otherProject.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20) == 0)
         }

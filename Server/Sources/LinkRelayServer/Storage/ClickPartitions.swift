@@ -44,6 +44,17 @@ extension SQLStore {
         }
     }
 
+    /// The bytes the click store takes: on PostgreSQL every click partition with its indexes
+    /// and TOAST; on SQLite, which keeps one file, the pages in use of the whole database.
+    public func clickBytes() async throws -> Int {
+        if engine.dialect == .postgres {
+            return try await engine.select("SELECT COALESCE(SUM(pg_total_relation_size(relid)), 0)::BIGINT AS bytes FROM pg_partition_tree('clicks')")
+                .first?.int("bytes") ?? 0
+        }
+        let pages = try await engine.select("SELECT page_count * page_size - freelist_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()")
+        return pages.first?.int("bytes") ?? 0
+    }
+
     /// The advisory lock partition upkeep holds on PostgreSQL ("LRPT").
     static let partitionLock = 0x4C52_5054
 }

@@ -144,18 +144,25 @@ extension SQLStore {
     /// rows per statement.
     public func importClicks(_ clicks: [ClickRecord]) async throws {
         guard !clicks.isEmpty else { return }
-        let columns = "(id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language, screen_width, screen_height, platform, is_bot)"
-        try await engine.transaction { connection in
-            var start = 0
-            while start < clicks.count {
-                let chunk = clicks[start..<min(start + 1000, clicks.count)]
-                let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
-                var binds: [SQLValue] = []
-                binds.reserveCapacity(chunk.count * 13)
-                for click in chunk { binds += Self.values(click) }
-                try await connection.run("INSERT INTO clicks \(columns) VALUES \(rows)", binds)
-                start += chunk.count
-            }
+        try await engine.transaction { connection in try await Self.insertClicks(clicks, on: connection) }
+    }
+
+    /// `clicks` as multi-row `INSERT`s of up to 1,000 rows (13,000 values: under SQLite's and
+    /// PostgreSQL's limits), on `connection`, in its transaction.
+    static func insertClicks(_ clicks: [ClickRecord], on connection: any SQLConnection) async throws {
+        var start = 0
+        while start < clicks.count {
+            let chunk = clicks[start..<min(start + 1000, clicks.count)]
+            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+            var binds: [SQLValue] = []
+            binds.reserveCapacity(chunk.count * 13)
+            for click in chunk { binds += values(click) }
+            try await connection.run(
+                """
+                INSERT INTO clicks (id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language,
+                    screen_width, screen_height, platform, is_bot) VALUES \(rows)
+                """, binds)
+            start += chunk.count
         }
     }
 
@@ -205,7 +212,7 @@ extension SQLStore {
                 SELECT DISTINCT c.user_agent, c.timezone, lower(substr(c.language, 1, 2)), c.screen_width, c.screen_height
                 FROM clicks c JOIN links l ON l.id = c.link_id
                 WHERE c.project_id = ? AND c.network_prefix = ? AND c.clicked_at >= ? AND c.is_bot = 0
-                    AND c.clicked_at >= ? - l.attribution_window_hours * 3600000
+                    AND c.clicked_at >= ? - l.attribution_window_hours * CAST(3600000 AS BIGINT)
                 LIMIT ?) AS seen
             """,
             [.text(project), .text(networkPrefix), .time(since), .time(now), .integer(max(limit, 0))]
