@@ -8,7 +8,7 @@ public enum ClientAddress {
     static func of(forwardedFor: String?, peer: String?, trustProxy: Bool) -> String? {
         let raw = trustProxy ? (forwardedFor?.split(separator: ",").first.map(String.init) ?? peer) : peer
         guard var address = raw?.trimmingCharacters(in: .whitespaces), !address.isEmpty else { return nil }
-        if address.lowercased().hasPrefix("::ffff:"), address.contains(".") { address = String(address.dropFirst(7)) }
+        if address.lowercased().hasPrefix("::ffff:"), address.utf8.contains(UInt8(ascii: ".")) { address = String(address.dropFirst(7)) }
         return address
     }
 
@@ -30,7 +30,7 @@ public enum ClientAddress {
     /// one too (for trying deferred links on one machine or a LAN: never in production, where
     /// every phone behind a home router would share `192.168.1`).
     public static func networkPrefix(of address: String, includingPrivate: Bool) -> String? {
-        if address.contains(":") { return ipv6Prefix(address, includingPrivate: includingPrivate) }
+        if address.utf8.contains(UInt8(ascii: ":")) { return ipv6Prefix(address, includingPrivate: includingPrivate) }
         let octets = address.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
         guard octets.count == 4, octets.allSatisfy({ $0 != nil && (0...255).contains($0!) }) else { return nil }
         let o = octets.map { $0! }

@@ -57,13 +57,14 @@ enum Fingerprint {
         let ip = ClientAddress.of(request, context, trustProxy: configuration.trustProxy)
         let prefix = ip.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: configuration.matchPrivateNetworks) }
         let userAgent = request.headers[.userAgent]
+        let agent = LowercasedText(userAgent)
         let acceptLanguage = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
             .map { $0.trimmingCharacters(in: .whitespaces) }
         return ClickRecord(
             linkID: link.id, projectID: link.projectID, clickedAt: date, ip: prefix == nil ? nil : ip, networkPrefix: prefix,
             userAgent: userAgent, timezone: query.get("fp_tz").flatMap(bounded), language: query.get("fp_lang").flatMap(bounded) ?? acceptLanguage,
             screenWidth: query.get("fp_sw").flatMap(screenSize), screenHeight: query.get("fp_sh").flatMap(screenSize),
-            platform: platform(userAgent), isBot: isBot(userAgent))
+            platform: platform(agent), isBot: isBot(agent))
     }
 
     /// A value kept only when it is short enough to be what it claims (a time zone, a language).
@@ -76,16 +77,22 @@ enum Fingerprint {
     }
 
     static func platform(_ userAgent: String?) -> String {
-        let agent = userAgent?.lowercased() ?? ""
-        if agent.contains("iphone") || agent.contains("ipad") || agent.contains(" ios") || agent.contains("cfnetwork") { return "ios" }
+        platform(LowercasedText(userAgent))
+    }
+
+    static func platform(_ agent: LowercasedText) -> String {
+        if agent.containsAny(["iphone", "ipad", " ios", "cfnetwork"]) { return "ios" }
         if agent.contains("android") { return "android" }
         return "web"
     }
 
     /// Crawlers and link-preview fetchers: their clicks are kept, never matched.
     static func isBot(_ userAgent: String?) -> Bool {
-        guard let agent = userAgent?.lowercased(), !agent.isEmpty else { return false }
-        return ["bot", "crawler", "spider", "facebookexternalhit", "slurp", "preview", "whatsapp", "telegram", "discord", "curl/", "wget/"]
-            .contains { agent.contains($0) }
+        isBot(LowercasedText(userAgent))
+    }
+
+    static func isBot(_ agent: LowercasedText) -> Bool {
+        !agent.isEmpty
+            && agent.containsAny(["bot", "crawler", "spider", "facebookexternalhit", "slurp", "preview", "whatsapp", "telegram", "discord", "curl/", "wget/"])
     }
 }

@@ -29,8 +29,9 @@ struct Redirect: Sendable {
             let link = try await store.link(project: nil, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
         else { throw APIError.linkNotFound }
         let userAgent = request.headers[.userAgent]
-        let platform = Fingerprint.platform(userAgent)
-        if Fingerprint.isBot(userAgent) {
+        let agent = LowercasedText(userAgent)
+        let platform = Fingerprint.platform(agent)
+        if Fingerprint.isBot(agent) {
             try await store.recordClick(Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now))
             return Self.html(Self.previewPage(link, url: request.uri.path))
         }
@@ -65,7 +66,7 @@ struct Redirect: Sendable {
         let store = nonEmpty(platform == "ios" ? link.iosAppStoreURL : link.androidAppStoreURL)
         // In an app's own browser (Instagram, Facebook, Google…) the store often cannot open:
         // the web page first there, the store first elsewhere (Core's order).
-        let inApp = ["GSA/", "FBAN", "FBAV", "Instagram", "Twitter", "LinkedIn", "MicroMessenger", "Outlook"].contains { userAgent.contains($0) }
+        let inApp = LowercasedText(userAgent).containsAny(["gsa/", "fban", "fbav", "instagram", "twitter", "linkedin", "micromessenger", "outlook"])
         let fallback = inApp ? (nonEmpty(link.webFallbackURL) ?? store ?? original) : (store ?? web)
         if let scheme = nonEmpty(link.appScheme), let path = nonEmpty(link.deepLinkPath) {
             var components = URLComponents()

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import SQLiteNIO
 import Synchronization
 
@@ -128,29 +129,43 @@ func statementVerb(_ sql: String) -> String {
 /// power cut); one connection writes, statement sequences one at a time, and two more read
 /// beside it (WAL lets readers see the last commit while a write runs), so a request's lookups
 /// never wait behind another request's commit.
+///
+/// The writer has a thread of its own and the readers theirs (SQLite's calls block, so each
+/// connection runs them on a thread pool): on one shared pool a commit's statements queued
+/// behind every request's lookups, and under load the writer, not the disk, set the pace.
 final class SQLiteEngine: SQLEngine {
     private let connection: SQLiteConnection
     private let lock = AsyncLock()
     private let readers: [(connection: SQLiteConnection, lock: AsyncLock)]
     private let nextReader = Atomic<Int>(0)
+    private let pools: [NIOThreadPool]
+    private let closed = Atomic<Bool>(false)
 
     var dialect: SQLDialect { .sqlite }
 
-    private init(connection: SQLiteConnection, readers: [SQLiteConnection]) {
+    private init(connection: SQLiteConnection, readers: [SQLiteConnection], pools: [NIOThreadPool]) {
         self.connection = connection
         self.readers = readers.map { ($0, AsyncLock()) }
+        self.pools = pools
     }
 
     static func open(path: String, logger: Logger) async throws -> SQLiteEngine {
         let memory = path == ":memory:"
-        func connect() async throws -> SQLiteConnection {
+        let writerPool = NIOThreadPool(numberOfThreads: 1)
+        let readerPool = NIOThreadPool(numberOfThreads: 2)
+        writerPool.start()
+        readerPool.start()
+        func connect(on pool: NIOThreadPool) async throws -> SQLiteConnection {
             do {
-                return try await SQLiteConnection.open(storage: memory ? .memory : .file(path: path), logger: logger)
+                return try await SQLiteConnection.open(
+                    storage: memory ? .memory : .file(path: path), threadPool: pool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
             } catch {
+                try? await writerPool.shutdownGracefully()
+                try? await readerPool.shutdownGracefully()
                 throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path).")
             }
         }
-        let writer = try await connect()
+        let writer = try await connect(on: writerPool)
         let setup = Handle(connection: writer)
         if !memory { try await setup.run("PRAGMA journal_mode=WAL") }
         for pragma in ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"] { try await setup.run(pragma) }
@@ -158,12 +173,13 @@ final class SQLiteEngine: SQLEngine {
         var readers: [SQLiteConnection] = []
         if !memory {
             for _ in 0..<2 {
-                let reader = try await connect()
+                let reader = try await connect(on: readerPool)
                 for pragma in ["PRAGMA query_only=ON", "PRAGMA busy_timeout=5000"] { try await Handle(connection: reader).run(pragma) }
                 readers.append(reader)
             }
         }
-        return SQLiteEngine(connection: writer, readers: readers)
+        if memory { try? await readerPool.shutdownGracefully() }
+        return SQLiteEngine(connection: writer, readers: readers, pools: memory ? [writerPool] : [writerPool, readerPool])
     }
 
     func withConnection<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
@@ -176,9 +192,12 @@ final class SQLiteEngine: SQLEngine {
         return try await reader.lock.withLock { try await body(Handle(connection: reader.connection)) }
     }
 
+    /// Closes the connections and stops their threads; a second call does nothing.
     func close() async throws {
+        guard !closed.exchange(true, ordering: .relaxed) else { return }
         for reader in readers { try await reader.connection.close() }
         try await connection.close()
+        for pool in pools { try await pool.shutdownGracefully() }
     }
 
     private struct Handle: SQLConnection {

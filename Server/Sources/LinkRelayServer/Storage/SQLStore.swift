@@ -159,6 +159,13 @@ enum JSONText {
 
     static func decode<Value: Decodable>(_ type: Value.Type, _ text: String?) -> Value? {
         guard let text else { return nil }
+        // Most stored objects and lists are empty (a link's targeting, parameters): no decoder for them.
+        if text == "{}" {
+            if let empty = [String: JSONValue]() as? Value { return empty }
+            if let empty = [String: String]() as? Value { return empty }
+        } else if text == "[]", let empty = [String]() as? Value {
+            return empty
+        }
         return try? JSONDecoder().decode(type, from: Data(text.utf8))
     }
 }

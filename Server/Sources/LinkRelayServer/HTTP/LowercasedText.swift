@@ -1,0 +1,34 @@
+/// A header's text, lower-cased (ASCII) once, searched as bytes: `String.contains(_:)` with a
+/// string goes through Foundation's `CFStringFind` on Linux, and the user-agent checks of a
+/// redirect took a fifth of its CPU that way (measured with `perf` under `wrk`).
+struct LowercasedText {
+    let bytes: [UInt8]
+
+    init(_ text: String?) {
+        bytes = (text ?? "").utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+    }
+
+    var isEmpty: Bool { bytes.isEmpty }
+
+    /// Whether `token` (lower-case ASCII) occurs in the text.
+    func contains(_ token: String) -> Bool {
+        let needle = Array(token.utf8)
+        guard let first = needle.first, needle.count <= bytes.count else { return needle.isEmpty }
+        var start = 0
+        let last = bytes.count - needle.count
+        while start <= last {
+            if bytes[start] == first {
+                var index = 1
+                while index < needle.count, bytes[start + index] == needle[index] { index += 1 }
+                if index == needle.count { return true }
+            }
+            start += 1
+        }
+        return false
+    }
+
+    /// Whether any of `tokens` occurs in the text.
+    func containsAny(_ tokens: [String]) -> Bool {
+        tokens.contains { contains($0) }
+    }
+}
