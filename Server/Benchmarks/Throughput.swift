@@ -48,6 +48,14 @@ enum Seed {
         // The population's week, moved to end now.
         let shift = Date().timeIntervalSince1970 * 1000 - Double(population.clicks.last?.time ?? 0)
         let data = Signals(population: population, projectID: project.id, linkIDs: linkIDs)
+        // The day partitions (PostgreSQL) the server's hourly pass would have made over the week.
+        if let first = population.clicks.first?.time, let last = population.clicks.last?.time {
+            var day = Date(timeIntervalSince1970: (Double(first) + shift) / 1000)
+            while day.timeIntervalSince1970 * 1000 <= Double(last) + shift + 86_400_000 {
+                _ = try await store.maintainClickPartitions(now: day, droppingBefore: nil)
+                day = day.addingTimeInterval(86_400)
+            }
+        }
         var batch: [ClickRecord] = []
         for index in population.clicks.indices {
             var record = data.record(index)

@@ -138,6 +138,13 @@ func run(clicks size: Int, engine: String, options: Options) async throws -> Row
     let tally = try await app.test(.live) { client in
         var tally = Tally()
         var imported = 0
+        // PostgreSQL's day partitions over the population's days, as the server's hourly pass
+        // would have made them.
+        var day = population.start
+        while day <= (population.installs.last?.time ?? population.start) {
+            _ = try await store.maintainClickPartitions(now: Date(timeIntervalSince1970: TimeInterval(day) / 1000), droppingBefore: nil)
+            day += 86_400_000
+        }
         for install in sample {
             // The clicks made before this install, stored as the redirect would have.
             var batch: [ClickRecord] = []
@@ -183,12 +190,15 @@ func run(clicks size: Int, engine: String, options: Options) async throws -> Row
                 // As the install endpoint does it: the crowd counted in the database, the clicks
                 // of the fingerprint's window read and scored.
                 let t0 = ContinuousClock.now
-                let devices = try await store.networkDevices(
-                    project: project.id, networkPrefix: signals.networkPrefix ?? "", at: now, since: now.addingTimeInterval(-DeferredMatcher.lookback),
-                    limit: matcher.sharedNetworkDevices)
                 let candidates = try await store.matchCandidates(
                     project: project.id, networkPrefix: signals.networkPrefix ?? "",
                     since: now.addingTimeInterval(-TimeInterval(matcher.fingerprintWindowHours) * 3600), limit: matcher.candidateLimit)
+                var devices = 0
+                if matcher.best(for: signals, among: candidates, networkDevices: 0, at: now) != nil {
+                    devices = try await store.networkDevices(
+                        project: project.id, networkPrefix: signals.networkPrefix ?? "", at: now,
+                        since: now.addingTimeInterval(-DeferredMatcher.lookback), limit: matcher.sharedNetworkDevices)
+                }
                 let t1 = ContinuousClock.now
                 let match = matcher.best(for: signals, among: candidates, networkDevices: devices, at: now)
                 let t2 = ContinuousClock.now

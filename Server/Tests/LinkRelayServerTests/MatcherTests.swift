@@ -204,6 +204,15 @@ struct MatcherTests {
                 #expect(
                     matcher.best(for: phone, among: candidates, at: now)?.sharedNetwork
                         == matcher.best(for: phone, among: candidates, networkDevices: counted, at: now)?.sharedNetwork)
+                // The install endpoint asks for the crowd only when a quiet network would match:
+                // a crowd lowers every candidate alike, so nothing matches there that did not before.
+                var stranger = phone
+                stranger.timezone = "Asia/Tokyo"
+                stranger.screenWidth = 750
+                #expect(matcher.best(for: stranger, among: candidates, networkDevices: 0, at: now) == nil)
+                for crowd in [0, counted, 1000] {
+                    #expect(matcher.best(for: stranger, among: candidates, networkDevices: crowd, at: now) == nil)
+                }
             }
             #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 2) == 2)
             #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 4) == 4)

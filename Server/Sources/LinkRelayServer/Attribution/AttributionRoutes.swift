@@ -40,17 +40,21 @@ struct AttributionRoutes: Sendable {
             screenHeight: screenHeight)
         var match: DeferredMatch?
         if let prefix {
-            // The crowd is counted over the links' windows in the database; only the clicks a
-            // fingerprint may match (its window, a day by default) are read and scored.
+            // Only the clicks a fingerprint may match (its window, a day by default) are read
+            // and scored. The crowd is counted over the links' windows in the database, and only
+            // when a click would match on a quiet network: a crowded one only lowers every
+            // candidate's score alike, so what does not match there does not match at all.
             let matcher = configuration.matcher
-            async let devices = store.networkDevices(
-                project: key.projectID, networkPrefix: prefix, at: now, since: now.addingTimeInterval(-DeferredMatcher.lookback),
-                limit: matcher.sharedNetworkDevices)
             let candidates = try await store.matchCandidates(
                 project: key.projectID, networkPrefix: prefix,
                 since: now.addingTimeInterval(-min(DeferredMatcher.lookback, TimeInterval(matcher.fingerprintWindowHours) * 3600)),
                 limit: matcher.candidateLimit)
-            match = matcher.best(for: signals, among: candidates, networkDevices: try await devices, at: now)
+            if matcher.best(for: signals, among: candidates, networkDevices: 0, at: now) != nil {
+                let devices = try await store.networkDevices(
+                    project: key.projectID, networkPrefix: prefix, at: now, since: now.addingTimeInterval(-DeferredMatcher.lookback),
+                    limit: matcher.sharedNetworkDevices)
+                match = matcher.best(for: signals, among: candidates, networkDevices: devices, at: now)
+            }
         }
         let link = try await match.asyncFlatMap { try await store.link(id: $0.click.linkID) }
         if link == nil { match = nil }
