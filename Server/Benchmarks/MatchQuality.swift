@@ -154,36 +154,6 @@ enum Oracle {
     }
 }
 
-extension Oracle {
-    /// Whether an install that should stay organic (never tapped, or tapped elsewhere or too
-    /// long ago) looks exactly like a tap a matcher must attribute: a live tap of its network
-    /// within `fingerprintHours`, from another phone, agreeing on time zone, language and screen.
-    /// A matcher that finds the installs the oracle can tell apart attributes these too (from the
-    /// server's side they are the same install), so their count is the floor of its wrong
-    /// attributions.
-    static func indistinguishableOrganic(
-        _ install: Population.Install, signals: DeviceSignals, byNetwork: [Int32: [Int]], data: Signals, fingerprintHours: Int
-    ) -> Bool {
-        if case .matchable = install.truth { return false }
-        let population = data.population
-        for index in byNetwork[Int32(install.network)] ?? [] {
-            let click = population.clicks[index]
-            let age = install.time - click.time
-            guard click.kind == .tap, Int(click.device) != install.device, age >= 0,
-                age <= min(Population.window(link: click.link), Int64(fingerprintHours) * 3_600_000)
-            else { continue }
-            let record = data.record(index)
-            if record.timezone == signals.timezone,
-                record.language.map({ $0.prefix(2).lowercased() }) == signals.language.map({ $0.prefix(2).lowercased() }),
-                record.screenWidth == signals.screenWidth, record.screenHeight == signals.screenHeight
-            {
-                return true
-            }
-        }
-        return false
-    }
-}
-
 /// LinkRelay's matcher in memory, on the candidates the store's query returns (the install's
 /// network, 90 days, newest first, bots left out, at most `limit`): for choosing its settings
 /// quickly; the figures that count go through the install endpoint.

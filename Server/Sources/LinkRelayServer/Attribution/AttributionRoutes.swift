@@ -51,7 +51,7 @@ struct AttributionRoutes: Sendable {
                 limit: matcher.candidateLimit)
             if matcher.best(for: signals, among: candidates, networkDevices: 0, at: now) != nil {
                 let devices = try await store.networkDevices(
-                    project: key.projectID, networkPrefix: prefix, at: now, since: now.addingTimeInterval(-DeferredMatcher.lookback),
+                    project: key.projectID, networkPrefix: prefix, at: now, since: now.addingTimeInterval(-DeferredMatcher.crowdWindow),
                     limit: matcher.sharedNetworkDevices)
                 match = matcher.best(for: signals, among: candidates, networkDevices: devices, at: now)
             }

@@ -61,7 +61,7 @@ public struct DeferredMatch: Sendable, Hashable {
 ///
 /// Two things Core does not do:
 /// - **A shared network weighs less.** When the install's network shows clicks from
-///   ``sharedNetworkDevices`` or more distinct devices within their windows (a carrier's NAT, an
+///   ``sharedNetworkDevices`` or more distinct devices in the last week, within their windows (a carrier's NAT, an
 ///   office, a campus), the same address says little, so `ip` counts 20 instead of 40: a match
 ///   then needs the user agent and two more factors, or every other factor.
 /// - **Bots never become candidates** (their clicks are stored with `is_bot`, and the
@@ -71,6 +71,10 @@ public struct DeferredMatcher: Sendable {
     public static let threshold = 70
     /// The oldest click considered, whatever a link's window: 2,160 hours (90 days), LinkForty's bound.
     public static let lookback: TimeInterval = 2160 * 3600
+    /// How far back a network's crowd is counted: a week (within each click's link window). A
+    /// network's crowd is what it is this week; and on PostgreSQL the count reads a week's day
+    /// partitions, not ninety.
+    public static let crowdWindow: TimeInterval = 168 * 3600
 
     /// Distinct devices in one network (within their clicks' windows) from which the address
     /// weighs half. At least 2. Default 20.
@@ -101,9 +105,10 @@ public struct DeferredMatcher: Sendable {
     /// The best click for `install` among `candidates` (newest first) at `now`, or `nil`.
     ///
     /// - Parameter networkDevices: how many distinct devices clicked from the install's network
-    ///   within their links' windows (``ServerStore/networkDevices(project:networkPrefix:at:since:limit:)``);
-    ///   `nil` counts them among `candidates`, which must then hold the network's clicks of the
-    ///   longest window, not only the fingerprint window's.
+    ///   within the last ``crowdWindow`` and their links' windows
+    ///   (``ServerStore/networkDevices(project:networkPrefix:at:since:limit:)``); `nil` counts them
+    ///   among `candidates`, which must then hold the network's clicks of that week, not only the
+    ///   fingerprint window's.
     public func best(for install: DeviceSignals, among candidates: [MatchCandidate], networkDevices: Int? = nil, at now: Date) -> DeferredMatch? {
         let live = candidates.filter { candidate in
             now.timeIntervalSince(candidate.click.clickedAt) <= TimeInterval(candidate.windowHours) * 3600
@@ -112,8 +117,11 @@ public struct DeferredMatcher: Sendable {
         if let networkDevices {
             shared = networkDevices >= sharedNetworkDevices
         } else {
+            let crowdSince = now.addingTimeInterval(-Self.crowdWindow)
             var devices = Set<String>()
-            for candidate in live where devices.count < sharedNetworkDevices { devices.insert(Self.deviceSignature(candidate.click)) }
+            for candidate in live where devices.count < sharedNetworkDevices && candidate.click.clickedAt >= crowdSince {
+                devices.insert(Self.deviceSignature(candidate.click))
+            }
             shared = devices.count >= sharedNetworkDevices
         }
         let oldest = now.addingTimeInterval(-TimeInterval(fingerprintWindowHours) * 3600)
