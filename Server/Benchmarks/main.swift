@@ -38,8 +38,8 @@ struct Options {
             case "--phases": phases = true
             case "--smoke":
                 smoke = true
-                sizes = [1_000, 5_000]
-                installs = 300
+                sizes = [1_000, 2_000]
+                installs = 200
             default:
                 FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
                 exit(64)

@@ -41,9 +41,9 @@ struct AttributionRoutes: Sendable {
         var match: DeferredMatch?
         if let prefix {
             // Only the clicks a fingerprint may match (its window, a day by default) are read
-            // and scored. The crowd is counted over the links' windows in the database, and only
-            // when a click would match on a quiet network: a crowded one only lowers every
-            // candidate's score alike, so what does not match there does not match at all.
+            // and scored. The crowd (the last week, within the links' windows) is counted in the
+            // database, and only when a click would match on a quiet network: a crowded one only
+            // lowers every candidate's score alike, so what does not match there matches nowhere.
             let matcher = configuration.matcher
             let candidates = try await store.matchCandidates(
                 project: key.projectID, networkPrefix: prefix,

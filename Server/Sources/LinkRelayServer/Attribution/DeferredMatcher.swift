@@ -59,11 +59,14 @@ public struct DeferredMatch: Sendable, Hashable {
 /// `language` 10, `screen` 10; attributed at 70 or more; the newest click wins a tie), over
 /// candidates found by network and time instead of the newest 1,000 clicks of every link.
 ///
-/// Two things Core does not do:
+/// Three things Core does not do:
 /// - **A shared network weighs less.** When the install's network shows clicks from
-///   ``sharedNetworkDevices`` or more distinct devices in the last week, within their windows (a carrier's NAT, an
-///   office, a campus), the same address says little, so `ip` counts 20 instead of 40: a match
-///   then needs the user agent and two more factors, or every other factor.
+///   ``sharedNetworkDevices`` or more distinct devices in the last week, within their windows
+///   (a carrier's NAT, an office, a campus), the same address says little, so `ip` counts 20
+///   instead of 40: a match then needs the user agent and two more factors, or every other
+///   factor.
+/// - **A fingerprint is a day's guess.** Clicks older than ``fingerprintWindowHours`` (24) are
+///   not matched, whatever the link's window.
 /// - **Bots never become candidates** (their clicks are stored with `is_bot`, and the
 ///   candidate query leaves them out).
 public struct DeferredMatcher: Sendable {
@@ -76,8 +79,8 @@ public struct DeferredMatcher: Sendable {
     /// partitions, not ninety.
     public static let crowdWindow: TimeInterval = 168 * 3600
 
-    /// Distinct devices in one network (within their clicks' windows) from which the address
-    /// weighs half. At least 2. Default 20.
+    /// Distinct devices in one network (in the last week, within their clicks' windows) from
+    /// which the address weighs half. At least 2. Default 20.
     public var sharedNetworkDevices: Int
     /// The most candidates read for one install (the newest of its network). Default 10,000.
     public var candidateLimit: Int
