@@ -194,7 +194,7 @@ public struct DeferredMatcher: Sendable {
     /// Core's user-agent key: `platform|browser`, lower-cased, each the leftmost of its tokens
     /// (versions ignored; an app's `Name/1.0 iOS/17.4` and `CFNetwork` agents are both `|`).
     public static func normalizedUserAgent(_ agent: String) -> String {
-        let bytes = Array(agent.lowercased().utf8)
+        let bytes = LowercasedText(agent).bytes
         return "\(leftmost(platformTokens, in: bytes))|\(leftmost(browserTokens, in: bytes))"
     }
 

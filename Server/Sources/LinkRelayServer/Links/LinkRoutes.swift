@@ -52,12 +52,17 @@ enum Auth {
 
 /// What a click tells about the device, read from the request.
 enum Fingerprint {
-    static func click(on link: LinkRecord, request: Request, context: ServerContext, configuration: ServerConfiguration, at date: Date) -> ClickRecord {
+    /// - Parameter agent: the request's user agent, lower-cased already (the redirect made it to
+    ///   decide its answer); made here when `nil`.
+    static func click(
+        on link: LinkRecord, request: Request, context: ServerContext, configuration: ServerConfiguration, at date: Date,
+        agent: LowercasedText? = nil
+    ) -> ClickRecord {
         let query = request.uri.queryParameters
         let ip = ClientAddress.of(request, context, trustProxy: configuration.trustProxy)
         let prefix = ip.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: configuration.matchPrivateNetworks) }
         let userAgent = request.headers[.userAgent]
-        let agent = LowercasedText(userAgent)
+        let agent = agent ?? LowercasedText(userAgent)
         let acceptLanguage = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
             .map { $0.trimmingCharacters(in: .whitespaces) }
         return ClickRecord(

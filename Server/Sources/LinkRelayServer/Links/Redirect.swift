@@ -28,11 +28,10 @@ struct Redirect: Sendable {
         guard !LinkCreation.reservedSegments.contains((templateSlug ?? code).lowercased()),
             let link = try await store.link(project: nil, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
         else { throw APIError.linkNotFound }
-        let userAgent = request.headers[.userAgent]
-        let agent = LowercasedText(userAgent)
+        let agent = LowercasedText(request.headers[.userAgent])
         let platform = Fingerprint.platform(agent)
         if Fingerprint.isBot(agent) {
-            try await store.recordClick(Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now))
+            try await store.recordClick(Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent))
             return Self.html(Self.previewPage(link, url: request.uri.path))
         }
         guard Self.isTargeted(link.targetingRules, platform: platform, request: request) else { throw APIError.linkNotFound }
@@ -41,9 +40,9 @@ struct Redirect: Sendable {
         if platform != "web", !collected {
             return Self.html(Self.collectingPage(path: request.uri.path, query: request.uri.query))
         }
-        let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now)
+        let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
         try await store.recordClick(click)
-        let targets = Self.targets(link, platform: platform, userAgent: userAgent ?? "")
+        let targets = Self.targets(link, platform: platform, agent: agent)
         // Store pages are left as they are: the parameters mean nothing there.
         let stores = [link.iosAppStoreURL, link.androidAppStoreURL].compactMap { $0 }
         let web = targets.fallback.map { stores.contains($0) ? $0 : Self.decorated($0, link: link, clickID: click.id) }
@@ -57,6 +56,10 @@ struct Redirect: Sendable {
     /// Where a device goes: the app's scheme URL to try (for the interstitial), then the URL to
     /// go to (directly, or after the try).
     static func targets(_ link: LinkRecord, platform: String, userAgent: String) -> (scheme: String?, fallback: String?) {
+        targets(link, platform: platform, agent: LowercasedText(userAgent))
+    }
+
+    static func targets(_ link: LinkRecord, platform: String, agent: LowercasedText) -> (scheme: String?, fallback: String?) {
         func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
         let original = nonEmpty(link.originalURL)
         let web = nonEmpty(link.webFallbackURL) ?? original
@@ -66,7 +69,7 @@ struct Redirect: Sendable {
         let store = nonEmpty(platform == "ios" ? link.iosAppStoreURL : link.androidAppStoreURL)
         // In an app's own browser (Instagram, Facebook, Google…) the store often cannot open:
         // the web page first there, the store first elsewhere (Core's order).
-        let inApp = LowercasedText(userAgent).containsAny(["gsa/", "fban", "fbav", "instagram", "twitter", "linkedin", "micromessenger", "outlook"])
+        let inApp = agent.containsAny(["gsa/", "fban", "fbav", "instagram", "twitter", "linkedin", "micromessenger", "outlook"])
         let fallback = inApp ? (nonEmpty(link.webFallbackURL) ?? store ?? original) : (store ?? web)
         if let scheme = nonEmpty(link.appScheme), let path = nonEmpty(link.deepLinkPath) {
             var components = URLComponents()
