@@ -65,7 +65,7 @@ struct ResolveTests {
                         #expect(answer["iosUrl"] == "https://apps.apple.com/app/id1" && answer["webUrl"] == nil, "falsy fields are omitted")
                         #expect(answer["utmParameters"] == ["source": "mail"])
                         #expect(answer["customParameters"] == ["productId": "42", "discount": 20])
-                        #expect(answer["clickedAt"] == .string(ServerApplication.timestamp(world.now)))
+                        #expect(answer["clickedAt"] == .string(ServerApplication.sdkTimestamp(world.now)))
                     }
                 }
             }

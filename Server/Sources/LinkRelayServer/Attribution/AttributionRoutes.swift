@@ -72,9 +72,12 @@ struct AttributionRoutes: Sendable {
         try await store.recordInstall(install)
         var answer: [String: JSONValue] = [
             "installId": .string(install.id), "attributed": .bool(match != nil), "confidenceScore": .int(install.confidence),
-            "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)), "deepLinkData": .object(deepLinkData),
-            "attributionMethod": .string(install.method),
+            "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)), "attributionMethod": .string(install.method),
         ]
+        // An organic install has no `deepLinkData` at all. Core sends `{}`, which LinkForty's iOS
+        // SDK 1.1.3 cannot decode (its `DeepLinkData` requires `shortCode`): `initialize()`
+        // throws on every organic install. Absent decodes in every LinkForty SDK.
+        if !deepLinkData.isEmpty { answer["deepLinkData"] = .object(deepLinkData) }
         if let reportedIP { answer["clientReportedIp"] = .string(reportedIP) }
         return ServerApplication.json(answer)
     }
@@ -85,7 +88,7 @@ struct AttributionRoutes: Sendable {
             "shortCode": .string(link.shortCode), "originalUrl": .string(link.originalURL), "linkId": .string(link.id),
             "clickId": .string(match.click.id),
             "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)), "targetingRules": .object(link.targetingRules),
-            "deepLinkParameters": .object(link.deepLinkParameters), "clickedAt": .string(ServerApplication.timestamp(match.click.clickedAt)),
+            "deepLinkParameters": .object(link.deepLinkParameters), "clickedAt": .string(ServerApplication.sdkTimestamp(match.click.clickedAt)),
             "confidenceScore": .int(match.confidence), "matchedFactors": .array(match.factors.map(JSONValue.string)),
         ]
         for (name, value) in [

@@ -15,8 +15,10 @@ struct JSONBody {
 
     let object: [String: JSONValue]
 
-    /// The body of `request` as a JSON object.
-    /// - Throws: ``APIError`` 413 beyond `limit` bytes, 400 when it is not a JSON object.
+    /// The body of `request` as a JSON object, read by ``JSONParser`` (linear in its size, nested
+    /// at most 32 deep).
+    /// - Throws: ``APIError`` 413 beyond `limit` bytes, 400 when it is not a JSON object or nests
+    ///   deeper.
     static func read(_ request: Request, limit: Int = sdkLimit) async throws -> JSONBody {
         let buffer: ByteBuffer
         do {
@@ -25,9 +27,13 @@ struct JSONBody {
             throw APIError(.contentTooLarge, "The body is larger than \(limit) bytes.")
         }
         guard buffer.readableBytes > 0 else { throw APIError(.badRequest, "The body is empty; a JSON object is expected.") }
-        guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: buffer)) else {
-            throw APIError(.badRequest, "The body is not a JSON object.")
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(Array(buffer: buffer))
+        } catch {
+            throw APIError(.badRequest, "The body is not JSON: \(error.reason) (at byte \(error.offset)).")
         }
+        guard case .object(let object) = value else { throw APIError(.badRequest, "The body is not a JSON object.") }
         return JSONBody(object: object)
     }
 

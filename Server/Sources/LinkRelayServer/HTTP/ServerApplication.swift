@@ -154,6 +154,15 @@ public enum ServerApplication {
         date.formatted(withMilliseconds)
     }
 
+    /// `2026-03-01T10:15:30Z`: ISO 8601 in whole seconds (the fraction dropped), for the dates
+    /// LinkForty's SDKs decode (`clickedAt` in an install's `deepLinkData` and in a resolve). Its
+    /// iOS SDK reads them with a default `ISO8601DateFormatter`, which takes no fraction and makes
+    /// Core's `…30.123Z` a `nil`; Android's `Instant.parse`, Flutter's `DateTime.parse` and React
+    /// Native (a string) read both forms.
+    static func sdkTimestamp(_ date: Date) -> String {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)).formatted(wholeSeconds)
+    }
+
     /// An ISO 8601 date and time, with or without a fraction of a second, `Z` or an offset.
     static func parseTimestamp(_ text: String) -> Date? {
         (try? withMilliseconds.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
@@ -161,6 +170,7 @@ public enum ServerApplication {
 
     /// Made once (Sendable values), not a formatter per request.
     private static let withMilliseconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    private static let wholeSeconds = Date.ISO8601FormatStyle()
 }
 
 /// `GET /api/sdk/v1/health`: `{"status":"healthy","version":"v1","timestamp":"…"}`.

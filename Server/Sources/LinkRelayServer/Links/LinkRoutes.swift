@@ -21,7 +21,7 @@ struct LinkRoutes: Sendable {
         var answer: [String: JSONValue] = [
             "shortCode": .string(link.shortCode), "linkId": .string(link.id),
             "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)), "customParameters": .object(link.deepLinkParameters),
-            "clickedAt": .string(ServerApplication.timestamp(now)),
+            "clickedAt": .string(ServerApplication.sdkTimestamp(now)),
         ]
         let optional: [(String, String?)] = [
             ("deepLinkPath", link.deepLinkPath), ("appScheme", link.appScheme), ("iosUrl", link.iosAppStoreURL),
