@@ -25,12 +25,52 @@ struct DatabaseOption: ParsableArguments {
         return location
     }
 
-    /// The store, migrated to this server's schema.
-    func openStore(logger: Logger) async throws -> any ServerStore {
-        let store = try await location().open(logger: logger)
-        let applied = try await store.migrate()
-        if !applied.isEmpty { logger.info("Applied schema versions \(applied.map(String.init).joined(separator: ", ")).") }
-        return store
+    /// The store, migrated to this server's schema (closed again when the migration fails).
+    /// `create` `false`: a missing SQLite file is an error (commands that read or change a
+    /// database never make an empty one where they happen to run).
+    func openStore(create: Bool = false, logger: Logger) async throws -> any ServerStore {
+        let store = try await location().open(create: create, logger: logger)
+        do {
+            let applied = try await store.migrate()
+            if !applied.isEmpty { logger.info("Applied schema versions \(applied.map(String.init).joined(separator: ", ")).") }
+            return store
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
+    /// Runs `body` with the migrated store and closes it on every path; a failure is one line on
+    /// standard error and exit status 1.
+    func withStore<T>(create: Bool = false, _ body: (any ServerStore) async throws -> T) async throws -> T {
+        try await failingInOneLine {
+            let store = try await openStore(create: create, logger: Logger(label: "linkrelay.server"))
+            do {
+                let result = try await body(store)
+                try await store.close()
+                return result
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        }
+    }
+}
+
+/// Runs `body`; an error it throws (other than the argument parser's own) is printed as one line,
+/// `linkrelay-server: <what is wrong>`, on standard error, and the command exits with status 1.
+/// No backtrace, no type names: the line says what to change.
+func failingInOneLine<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as ValidationError {
+        throw error
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        let message = String(describing: error)
+        FileHandle.standardError.write(Data("linkrelay-server: \(message)\n".utf8))
+        throw ExitCode.failure
     }
 }
 
@@ -42,6 +82,8 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "The port; 0 for any free port.") var port = 8080
     @Flag(name: .long, help: "Take the client's address from X-Forwarded-For, and the origin from X-Forwarded-Proto/-Host (behind your own proxy).")
     var trustProxy = false
+    @Option(name: .long, help: "With --trust-proxy: a network (CIDR) of proxies in front of the server whose X-Forwarded-For entries are skipped; repeatable. Default: loopback and private networks.")
+    var trustedProxy: [String] = []
     @Option(name: .long, help: "The origin share links are made on (https://go.acme.app); default: each request's own.")
     var publicURL: String?
     @Option(name: .long, help: "Distinct devices in one network from which its address weighs half in the deferred match (at least 2).")
@@ -56,12 +98,17 @@ struct Serve: AsyncParsableCommand {
     var keepClicksDays = 90
     @Option(name: .long, help: "Seconds a connection may stay idle before it is closed (1…3600).")
     var idleTimeout = 30
+    @Flag(inversion: .prefixedNo, help: "One line per request in the log (client, method, path without its query, status, bytes, time).")
+    var accessLog = true
 
     func validate() throws {
         if let publicURL {
             guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ValidationError("--public-url takes an absolute http or https URL, such as https://go.acme.app.")
             }
+        }
+        for network in trustedProxy where IPNetwork(network) == nil {
+            throw ValidationError("--trusted-proxy takes a network such as 10.0.0.0/8 or fd00::/8, not \(network).")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port takes 0…65535.") }
         guard sharedNetworkDevices >= 2 else { throw ValidationError("--shared-network-devices takes 2 or more.") }
@@ -75,9 +122,35 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "linkrelay.server")
         logger.logLevel = .info
-        let location = try database.location()
-        let store = try await database.openStore(logger: logger)
-        switch try await Bootstrap.run(store: store, providedKey: ProcessInfo.processInfo.environment["LINKRELAY_ADMIN_KEY"], at: Date()) {
+        let providedKey = ProcessInfo.processInfo.environment["LINKRELAY_ADMIN_KEY"]
+        try await failingInOneLine {
+            // Everything that can be checked before a file is made or a row written is.
+            if let providedKey { try Bootstrap.validate(providedKey) }
+            let location = try database.location()
+            if port != 0 { try await ListenCheck.ensureAvailable(host: host, port: port) }
+            let store = try await location.open(create: true, logger: logger)
+            do {
+                try await serve(store: store, location: location, providedKey: providedKey, logger: logger)
+                try await store.close()
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        }
+    }
+
+    /// Locks an SQLite file (one serving process per file), migrates, makes the first start's
+    /// project and key, and serves until SIGTERM or SIGINT.
+    private func serve(store: any ServerStore, location: DatabaseLocation, providedKey: String?, logger: Logger) async throws {
+        let lock: DatabaseLock?
+        if case .sqlite(let path) = location, path != ":memory:" { lock = try DatabaseLock(sqlitePath: path) } else { lock = nil }
+        defer { withExtendedLifetime(lock) {} }
+        let applied = try await store.migrate()
+        if !applied.isEmpty { logger.info("Applied schema versions \(applied.map(String.init).joined(separator: ", ")).") }
+        switch try await Bootstrap.run(store: store, providedKey: providedKey, at: Date()) {
+        case .alreadySetUp(providedKeyIsKnown: false):
+            logger.warning(
+                "LINKRELAY_ADMIN_KEY is set but is not an admin key of this database: the variable is read only on a first start, and this database was set up before. Requests with it get 401; make an admin key with `linkrelay-server keys create --scope admin`.")
         case .alreadySetUp:
             break
         case .created(let project, let key, let secret):
@@ -88,16 +161,21 @@ struct Serve: AsyncParsableCommand {
             }
         }
         let configuration = ServerConfiguration(
-            host: host, port: port, trustProxy: trustProxy, publicBaseURL: publicURL.flatMap(URL.init(string:)),
+            host: host, port: port, trustProxy: trustProxy,
+            trustedProxies: trustedProxy.isEmpty ? IPNetwork.privateAndLoopback : trustedProxy.compactMap(IPNetwork.init), publicBaseURL: publicURL.flatMap(URL.init(string:)),
             matcher: DeferredMatcher(sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours), matchPrivateNetworks: matchPrivateNetworks,
             adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
-            idleTimeout: .seconds(idleTimeout))
+            idleTimeout: .seconds(idleTimeout), accessLog: accessLog)
         if matchPrivateNetworks { logger.warning("--match-private-networks: private and loopback addresses match. Never use it in production.") }
         let app = ServerApplication.application(store: store, configuration: configuration, logger: logger) { channel in
             say("LinkRelay Server listening on http://\(host):\(channel.localAddress?.port ?? port) (\(location))")
         }
-        try await app.runService()
-        try await store.close()
+        do {
+            try await app.runService()
+        } catch {
+            // The port taken between the check and the bind is said as the check says it.
+            throw ListenCheck.described(error, host: host, port: port)
+        }
     }
 }
 
@@ -107,10 +185,20 @@ struct Migrate: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
 
     func run() async throws {
-        let store = try await database.location().open(logger: Logger(label: "linkrelay.server"))
-        let applied = try await store.migrate()
-        print(applied.isEmpty ? "The schema is up to date (version \(Migration.latestVersion))." : "Applied versions \(applied.map(String.init).joined(separator: ", ")).")
-        try await store.close()
+        try await failingInOneLine {
+            let store = try await database.location().open(create: true, logger: Logger(label: "linkrelay.server"))
+            do {
+                let applied = try await store.migrate()
+                try await store.close()
+                print(
+                    applied.isEmpty
+                        ? "The schema is up to date (version \(Migration.latestVersion))."
+                        : "Applied versions \(applied.map(String.init).joined(separator: ", ")).")
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        }
     }
 }
 
@@ -121,9 +209,7 @@ struct Stats: AsyncParsableCommand {
     @Flag(name: .long, help: "As JSON.") var json = false
 
     func run() async throws {
-        let store = try await database.openStore(logger: Logger(label: "linkrelay.server"))
-        let counts = try await store.counts()
-        try await store.close()
+        let counts = try await database.withStore { try await $0.counts() }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -146,49 +232,74 @@ struct Keys: AsyncParsableCommand {
         @Option(help: "The project; default the first.") var project: String?
 
         func run() async throws {
-            let store = try await database.openStore(logger: Logger(label: "linkrelay.server"))
-            let first = try await store.projects().first?.id
-            guard let projectID = project ?? first else {
-                try await store.close()
-                throw ValidationError("There is no project yet: start the server once (it makes one).")
+            let issued = try await database.withStore { store in
+                let first = try await store.projects().first?.id
+                guard let projectID = project ?? first else {
+                    throw StartupError("There is no project yet: start the server once on this database (it makes one).")
+                }
+                let issued = APIKeys.issue(project: projectID, scope: scope, name: name, at: Date())
+                try await store.insertKey(issued.record)
+                return issued
             }
-            let issued = APIKeys.issue(project: projectID, scope: scope, name: name, at: Date())
-            try await store.insertKey(issued.record)
-            try await store.close()
             print("\(issued.record.id) \(scope.rawValue) \(name) (shown once, store it now):\n  \(issued.secret)")
         }
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Lists a project's keys (prefixes only).")
+        static let configuration = CommandConfiguration(abstract: "Lists a project's keys (prefixes only, never a secret).")
         @OptionGroup var database: DatabaseOption
         @Option(help: "The project; default the first.") var project: String?
 
         func run() async throws {
-            let store = try await database.openStore(logger: Logger(label: "linkrelay.server"))
-            let first = try await store.projects().first?.id
-            guard let projectID = project ?? first else {
-                try await store.close()
-                return
+            let keys = try await database.withStore { store -> [APIKeyRecord] in
+                let first = try await store.projects().first?.id
+                guard let projectID = project ?? first else { return [] }
+                return try await store.keys(project: projectID)
             }
-            for key in try await store.keys(project: projectID) {
-                print("\(key.id)  \(key.prefix)…  \(key.scope.rawValue)  \(key.name)\(key.revokedAt == nil ? "" : "  revoked")")
+            print(Self.table(keys))
+        }
+
+        /// The keys as a table with a header, columns aligned.
+        static func table(_ keys: [APIKeyRecord]) -> String {
+            let rows = [["ID", "PREFIX", "SCOPE", "STATUS", "CREATED", "NAME"]] + keys.map { key in
+                [
+                    key.id, key.prefix + "…", key.scope.rawValue, key.revokedAt == nil ? "active" : "revoked",
+                    key.createdAt.formatted(Date.ISO8601FormatStyle()), key.name,
+                ]
             }
-            try await store.close()
+            let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            return rows.map { row in
+                row.enumerated().map { column, text in
+                    column == row.count - 1 ? text : text.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                }.joined(separator: "  ")
+            }.joined(separator: "\n")
         }
     }
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revokes a key at once.")
         @OptionGroup var database: DatabaseOption
-        @Argument(help: "The key's id (key_…).") var id: String
+        @Argument(help: "The key: its id (key_…), its prefix (lr_sdk_1a2b3c4d, as `keys list` shows it), or the whole key.")
+        var key: String
 
         func run() async throws {
-            let store = try await database.openStore(logger: Logger(label: "linkrelay.server"))
-            let found = try await store.revokeKey(id: id, at: Date())
-            try await store.close()
-            guard found else { throw ValidationError("No key \(id).") }
+            let id = try await database.withStore { store -> String in
+                guard let id = try await Self.id(of: key, in: store), try await store.revokeKey(id: id, at: Date()) else {
+                    // Never the whole key back: its prefix at most.
+                    throw StartupError("No key \(APIKeys.prefix(of: key) ?? String(key.prefix(24))) in this database (`linkrelay-server keys list` shows them).")
+                }
+                return id
+            }
             print("Revoked \(id).")
+        }
+
+        /// The id of the key `text` names: an id, a prefix (with or without the `…` that `keys
+        /// list` prints), or a whole key.
+        static func id(of text: String, in store: any ServerStore) async throws -> String? {
+            let trimmed = text.hasSuffix("…") ? String(text.dropLast()) : text
+            if trimmed.hasPrefix("key_") { return trimmed }
+            let prefix = APIKeys.prefix(of: trimmed) ?? trimmed
+            return try await store.key(prefix: prefix)?.id
         }
     }
 

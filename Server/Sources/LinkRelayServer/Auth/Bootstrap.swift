@@ -4,8 +4,10 @@ import Foundation
 public enum Bootstrap {
     /// What the first start did.
     public enum Outcome: Sendable {
-        /// Projects existed; nothing was made.
-        case alreadySetUp
+        /// Projects existed; nothing was made. `providedKeyIsKnown` says whether
+        /// `LINKRELAY_ADMIN_KEY` (when set) is one of the database's admin keys: the variable is
+        /// read only on a first start, so a key set later is not one unless it was made there.
+        case alreadySetUp(providedKeyIsKnown: Bool?)
         /// Made the project and this admin key; `secret` is `nil` when the key came from the
         /// environment (the operator has it), else it must be printed once.
         case created(project: Project, key: APIKeyRecord, secret: String?)
@@ -14,12 +16,10 @@ public enum Bootstrap {
     /// Sets up an empty database. `providedKey` (from `LINKRELAY_ADMIN_KEY`) becomes the admin
     /// key when given; it must be shaped like a key (`lr_admin_…`).
     public static func run(store: any ServerStore, providedKey: String?, at date: Date) async throws -> Outcome {
-        guard try await store.projects().isEmpty else { return .alreadySetUp }
-        if let providedKey {
-            guard let prefix = APIKeys.prefix(of: providedKey), prefix.hasPrefix("lr_admin_") else {
-                throw BootstrapError(
-                    "LINKRELAY_ADMIN_KEY is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`).")
-            }
+        if let providedKey { try validate(providedKey) }
+        guard try await store.projects().isEmpty else {
+            guard let providedKey else { return .alreadySetUp(providedKeyIsKnown: nil) }
+            return .alreadySetUp(providedKeyIsKnown: try await isKnownAdminKey(providedKey, store: store))
         }
         let project = try await store.createProject(name: "default", at: date)
         if let providedKey, let prefix = APIKeys.prefix(of: providedKey) {
@@ -32,6 +32,24 @@ public enum Bootstrap {
         let issued = APIKeys.issue(project: project.id, scope: .admin, name: "admin (first start)", at: date)
         try await store.insertKey(issued.record)
         return .created(project: project, key: issued.record, secret: issued.secret)
+    }
+}
+
+extension Bootstrap {
+    /// Checks that `providedKey` (`LINKRELAY_ADMIN_KEY`) is shaped like an admin key, before
+    /// anything is opened or written.
+    /// - Throws: ``BootstrapError`` saying the shape it must have (never the value).
+    public static func validate(_ providedKey: String) throws {
+        guard let prefix = APIKeys.prefix(of: providedKey), prefix.hasPrefix("lr_admin_") else {
+            throw BootstrapError(
+                "LINKRELAY_ADMIN_KEY is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`).")
+        }
+    }
+
+    /// Whether `secret` is a live admin key of the database.
+    static func isKnownAdminKey(_ secret: String, store: any ServerStore) async throws -> Bool {
+        guard let prefix = APIKeys.prefix(of: secret), let record = try await store.key(prefix: prefix) else { return false }
+        return record.scope == .admin && record.revokedAt == nil && APIKeys.matches(secret, record)
     }
 }
 

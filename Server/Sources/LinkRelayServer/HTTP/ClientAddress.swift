@@ -1,21 +1,55 @@
 import Foundation
 import Hummingbird
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The client's address as the deferred match uses it: public or nothing, and its network.
 public enum ClientAddress {
-    /// The address the request came from: `X-Forwarded-For`'s first entry when the proxy is
-    /// trusted, else the connection's peer; `::ffff:` mapped IPv4 unwrapped.
-    static func of(forwardedFor: String?, peer: String?, trustProxy: Bool) -> String? {
-        let raw = trustProxy ? (forwardedFor?.split(separator: ",").first.map(String.init) ?? peer) : peer
-        guard var address = raw?.trimmingCharacters(in: .whitespaces), !address.isEmpty else { return nil }
+    /// The address the request came from. Without a trusted proxy, the connection's peer. Behind
+    /// one, `X-Forwarded-For` read from the right, as the proxies wrote it: each proxy appends the
+    /// address it was reached from, so the rightmost entries are the proxies' own words and the
+    /// leftmost are whatever the client sent. The client is the rightmost entry that is not one
+    /// of `trustedProxies` (nginx's `$proxy_add_x_forwarded_for`, a load balancer's); when every
+    /// entry is a trusted address, the leftmost. An entry that is not an IPv4 or IPv6 address ends
+    /// the walk (the client wrote it), and with no address found the peer is the client. `::ffff:`
+    /// mapped IPv4 is unwrapped.
+    static func of(forwardedFor: String?, peer: String?, trustProxy: Bool, trustedProxies: [IPNetwork] = IPNetwork.privateAndLoopback) -> String? {
+        var chosen = peer.flatMap(normalized)
+        if trustProxy, let forwardedFor {
+            var leftmostTrusted: String?
+            var found: String?
+            for entry in forwardedFor.split(separator: ",").reversed() {
+                guard let address = normalized(entry.trimmingCharacters(in: .whitespaces)), let bytes = IPNetwork.bytes(of: address) else { break }
+                if trustedProxies.contains(where: { $0.contains(bytes) }) {
+                    leftmostTrusted = address
+                } else {
+                    found = address
+                    break
+                }
+            }
+            if let address = found ?? leftmostTrusted { chosen = address }
+        }
+        return chosen
+    }
+
+    /// `address` trimmed, `::ffff:a.b.c.d` as `a.b.c.d`; `nil` when empty.
+    private static func normalized(_ text: String) -> String? {
+        var address = text.trimmingCharacters(in: .whitespaces)
+        guard !address.isEmpty else { return nil }
         if address.lowercased().hasPrefix("::ffff:"), address.utf8.contains(UInt8(ascii: ".")) { address = String(address.dropFirst(7)) }
         return address
     }
 
     /// The address `request` came from.
-    static func of(_ request: Request, _ context: ServerContext, trustProxy: Bool) -> String? {
-        let forwarded = request.headers.first { $0.name.canonicalName == "x-forwarded-for" }?.value
-        return of(forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress, trustProxy: trustProxy)
+    static func of(_ request: Request, _ context: ServerContext, trustProxy: Bool, trustedProxies: [IPNetwork] = IPNetwork.privateAndLoopback) -> String? {
+        let forwarded = request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value).joined(separator: ",")
+        return of(
+            forwardedFor: forwarded.isEmpty ? nil : forwarded, peer: context.remoteAddress?.ipAddress, trustProxy: trustProxy,
+            trustedProxies: trustedProxies)
     }
 
     /// The network an address belongs to (IPv4 /24 as `203.0.113`, IPv6 /64 as its first four
@@ -56,5 +90,70 @@ public enum ClientAddress {
             values.allSatisfy { $0 == 0 } || (values.dropLast().allSatisfy { $0 == 0 } && values[7] == 1)
             || (values[0] & 0xfe00) == 0xfc00 || (values[0] & 0xffc0) == 0xfe80
         return excluded && !includingPrivate ? nil : values.prefix(4).map { String($0, radix: 16) }.joined(separator: ":")
+    }
+}
+
+/// A network in CIDR notation (`10.0.0.0/8`, `fd00::/8`): the proxies `X-Forwarded-For` may pass
+/// through.
+public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
+    /// The network's address bytes (4 or 16).
+    let bytes: [UInt8]
+    /// The prefix length in bits.
+    let length: Int
+
+    /// Reads `10.0.0.0/8`, `2001:db8::/32`, or a single address (all its bits); `nil` otherwise.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+        guard let first = parts.first, let bytes = Self.bytes(of: first) else { return nil }
+        let bits = bytes.count * 8
+        if parts.count == 2 {
+            guard let length = Int(parts[1]), (0...bits).contains(length) else { return nil }
+            self.length = length
+        } else {
+            length = bits
+        }
+        self.bytes = bytes
+    }
+
+    public var description: String {
+        (bytes.count == 4 ? bytes.map(String.init).joined(separator: ".") : stride(from: 0, to: 16, by: 2).map {
+            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+        }.joined(separator: ":")) + "/\(length)"
+    }
+
+    /// Whether the address `other` (4 or 16 bytes) is in this network.
+    func contains(_ other: [UInt8]) -> Bool {
+        guard other.count == bytes.count else { return false }
+        var remaining = length
+        for index in bytes.indices where remaining > 0 {
+            let bits = min(remaining, 8)
+            let mask = UInt8(truncatingIfNeeded: 0xFF << (8 - bits))
+            if bytes[index] & mask != other[index] & mask { return false }
+            remaining -= bits
+        }
+        return true
+    }
+
+    /// Loopback and private networks (IPv4 127/8, 10/8, 172.16/12, 192.168/16, 100.64/10;
+    /// IPv6 ::1, fc00::/7, fe80::/10): where a reverse proxy in front of the server usually is.
+    public static let privateAndLoopback: [IPNetwork] = [
+        "127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "::1/128", "fc00::/7", "fe80::/10",
+    ].compactMap(IPNetwork.init)
+
+    /// The bytes of an IPv4 (dotted quad) or IPv6 address; `nil` when `text` is not one.
+    static func bytes(of text: String) -> [UInt8]? {
+        if text.utf8.contains(UInt8(ascii: ":")) {
+            var address = in6_addr()
+            guard text.utf8.count <= 64, inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+            return withUnsafeBytes(of: &address) { Array($0) }
+        }
+        let octets = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4 else { return nil }
+        var result: [UInt8] = []
+        for octet in octets {
+            guard (1...3).contains(octet.count), octet.allSatisfy(\.isASCII), let value = UInt8(octet) else { return nil }
+            result.append(value)
+        }
+        return result
     }
 }

@@ -43,7 +43,9 @@ struct JSONBody {
         return value
     }
 
-    /// A string of at most `maxLength` characters (at least one when `required`).
+    /// A string of at most `maxLength` bytes of UTF-8 (at least one character when `required`).
+    /// Bytes, not characters: a character may be any number of combining marks, so a limit in
+    /// characters bounds nothing that is stored.
     func string(_ name: String, required: Bool = false, maxLength: Int = 256) throws -> String? {
         guard let value = value(name) else {
             if required { throw APIError.field(name, "is required (a string)") }
@@ -51,7 +53,7 @@ struct JSONBody {
         }
         guard case .string(let text) = value else { throw APIError.field(name, "must be a string") }
         if required, text.isEmpty { throw APIError.field(name, "must not be empty") }
-        guard text.count <= maxLength else { throw APIError.field(name, "is longer than \(maxLength) characters") }
+        guard text.utf8.count <= maxLength else { throw APIError.field(name, "is longer than \(maxLength) bytes (UTF-8)") }
         return text
     }
 
@@ -85,7 +87,9 @@ struct JSONBody {
         for (key, value) in object {
             if let keys, !keys.contains(key) { throw APIError.field(name, "has an unknown key '\(key.prefix(40))' (allowed: \(keys.sorted().joined(separator: ", ")))") }
             if value == .null { continue }
-            guard case .string(let text) = value, text.count <= maxLength else { throw APIError.field(name, "must hold strings") }
+            guard case .string(let text) = value, text.utf8.count <= maxLength else {
+                throw APIError.field(name, "must hold strings of at most \(maxLength) bytes")
+            }
             result[key] = text
         }
         return result

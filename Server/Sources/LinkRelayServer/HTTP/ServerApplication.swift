@@ -13,6 +13,10 @@ public struct ServerConfiguration: Sendable {
     /// Whether `X-Forwarded-For` names the client (behind a proxy you run; on loopback in
     /// tests). Off by default: a client could otherwise claim any address.
     public var trustProxy: Bool
+    /// The proxies `X-Forwarded-For` passes through, besides the one the server is reached from
+    /// (with ``trustProxy``): the client is the rightmost entry outside them. Default: loopback
+    /// and private networks (``IPNetwork/privateAndLoopback``).
+    public var trustedProxies: [IPNetwork]
     /// The origin share links are made on (`https://go.acme.app`); `nil` for the request's
     /// own (`Host`, and `X-Forwarded-Proto` behind a trusted proxy).
     public var publicBaseURL: URL?
@@ -33,19 +37,24 @@ public struct ServerConfiguration: Sendable {
     /// negative) is raised to it, so no click that could still match is deleted; NaN is the
     /// default.
     public var clickRetention: TimeInterval?
+    /// Whether each request leaves a line in the log (``ResponseMiddleware``). Default `true`.
+    public var accessLog: Bool
     /// How long a connection may be idle (no request, or a request's body stalled) before it is
     /// closed. Default 30 seconds; clamped to 1 second…1 hour.
     public var idleTimeout: Duration
 
     /// A configuration; see each property.
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false, publicBaseURL: URL? = nil,
+        host: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false, trustedProxies: [IPNetwork] = IPNetwork.privateAndLoopback,
+        publicBaseURL: URL? = nil,
         matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
-        clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30)
+        clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30), accessLog: Bool = true
     ) {
+        self.accessLog = accessLog
         self.host = host
         self.port = port
         self.trustProxy = trustProxy
+        self.trustedProxies = trustedProxies
         self.publicBaseURL = publicBaseURL
         self.matcher = matcher
         self.matchPrivateNetworks = matchPrivateNetworks
@@ -67,10 +76,13 @@ public enum ServerApplication {
     public static let apiVersion = "v1"
 
     /// The router with every route, over `store`.
+    /// - Parameter accessLog: where each request's line goes (``ResponseMiddleware``); `nil`, none.
     public static func router(
-        store: any ServerStore, configuration: ServerConfiguration = ServerConfiguration(), clock: @escaping @Sendable () -> Date = Date.init
+        store: any ServerStore, configuration: ServerConfiguration = ServerConfiguration(), clock: @escaping @Sendable () -> Date = Date.init,
+        accessLog: Logger? = nil
     ) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
+        router.middlewares.add(ResponseMiddleware(accessLog: accessLog, configuration: configuration))
         router.get("api/sdk/v1/health") { _, _ -> Health in
             Health(status: "healthy", version: apiVersion, timestamp: Self.timestamp(clock()))
         }
@@ -128,6 +140,12 @@ public enum ServerApplication {
     static func json<Body: Encodable>(_ body: Body, status: HTTPResponse.Status = .ok) -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Dates as every other date the server writes (a template's or an app's `createdAt`
+        // were seconds since 2001, Foundation's default).
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(timestamp(date))
+        }
         let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
         return Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
@@ -141,7 +159,7 @@ public enum ServerApplication {
         // Also when clicks are kept forever: the pass makes PostgreSQL's day partitions.
         let services: [any Service] = [ClickRetention(store: store, retention: configuration.clickRetention, logger: logger)]
         return Application(
-            router: router(store: store, configuration: configuration),
+            router: router(store: store, configuration: configuration, accessLog: configuration.accessLog ? logger : nil),
             server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "LinkRelay Server"),
             services: services,
@@ -194,7 +212,8 @@ struct JSONErrorMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             let message =
                 switch error.status {
-                case .notFound: "Route \(request.method.rawValue):\(request.uri.path) not found"
+                // Core's wording; the path cut at 200 bytes and escaped (it is the client's own text).
+                case .notFound: "Route \(request.method.rawValue):\(ResponseMiddleware.loggedPath(request.uri.path)) not found"
                 case .contentTooLarge: "The body is too large."
                 case .methodNotAllowed: "\(request.method.rawValue) is not allowed here."
                 default: error.status.reasonPhrase

@@ -103,7 +103,7 @@ struct AdminRoutes: Sendable {
         guard let value = body.object[name], value != .null else { return nil }
         guard case .array(let items) = value, items.count <= 100 else { throw APIError.field(name, "must be a list of at most 100 strings") }
         return try items.map { item in
-            guard let text = item.stringValue, (1...512).contains(text.count) else { throw APIError.field(name, "must be a list of strings") }
+            guard let text = item.stringValue, (1...512).contains(text.utf8.count) else { throw APIError.field(name, "must be a list of strings") }
             return text
         }
     }

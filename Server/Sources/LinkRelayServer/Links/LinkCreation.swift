@@ -30,7 +30,7 @@ struct LinkCreation: Sendable {
         let (link, deduplicated) = try await create(try await JSONBody.read(request), key: key, admin: key.scope == .admin)
         return ServerApplication.json([
             "url": .string(shareURL(link, request: request).absoluteString), "shortCode": .string(link.shortCode), "linkId": .string(link.id),
-            "deduplicated": .bool(deduplicated),
+            "deduplicated": .bool(deduplicated), "warnings": .array(Self.warnings(link).map(JSONValue.string)),
         ] as [String: JSONValue])
     }
 
@@ -42,6 +42,7 @@ struct LinkCreation: Sendable {
         var row = Self.row(link)
         row["url"] = .string(shareURL(link, request: request).absoluteString)
         row["deduplicated"] = .bool(deduplicated)
+        row["warnings"] = .array(Self.warnings(link).map(JSONValue.string))
         return ServerApplication.json(row, status: deduplicated ? .ok : .created)
     }
 
@@ -52,7 +53,7 @@ struct LinkCreation: Sendable {
         if !admin {
             for name in [
                 "iosAppStoreUrl", "androidAppStoreUrl", "appScheme", "iosUniversalLink", "androidAppLink", "targetingRules", "isActive",
-                "ogTitle", "ogDescription", "ogImageUrl", "appendClickId", "expiresAt",
+                "ogTitle", "ogDescription", "ogImageUrl", "appendClickId", "expiresAt", "attributionWindowHours",
             ] where body.object[name] != nil && body.object[name] != .null {
                 throw APIError(.forbidden, "\(name) needs an admin key.", field: name)
             }
@@ -84,7 +85,10 @@ struct LinkCreation: Sendable {
         let deepLinkPath = try body.string("deepLinkPath", maxLength: 2048)
         if let deepLinkPath, !deepLinkPath.hasPrefix("/") { throw APIError.field("deepLinkPath", "must start with /") }
         let appScheme = try body.string("appScheme", maxLength: 64)
-        if let appScheme, !Self.isValidScheme(appScheme) { throw APIError.field("appScheme", "must match ^[a-z][a-z0-9+.-]*$") }
+        if let appScheme, !Self.isValidScheme(appScheme) {
+            throw APIError.field(
+                "appScheme", "must be a scheme an app can register (^[a-z][a-z0-9+.-]*$, not \(Self.refusedSchemes.sorted().joined(separator: ", ")))")
+        }
         let parameters = try body.object("deepLinkParameters") ?? [:]
         let utm = try body.stringMap("utmParameters", keys: ["source", "medium", "campaign", "term", "content"]) ?? [:]
         let targeting = try body.object("targetingRules") ?? [:]
@@ -140,8 +144,13 @@ struct LinkCreation: Sendable {
             && code.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }
     }
 
+    /// Schemes a browser handles itself, or that run code: never an app's.
+    static let refusedSchemes: Set<String> = ["javascript", "data", "vbscript", "file", "http", "https", "about", "blob", "ftp", "ws", "wss"]
+
+    /// Whether `scheme` is one an app can register: RFC 3986's form, lower-case, not one of
+    /// ``refusedSchemes``.
     static func isValidScheme(_ scheme: String) -> Bool {
-        guard let first = scheme.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
+        guard !refusedSchemes.contains(scheme), let first = scheme.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
         return scheme.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+.-".unicodeScalars.contains($0) }
     }
 
@@ -159,13 +168,31 @@ struct LinkCreation: Sendable {
         }
     }
 
-    /// The hash of what makes two requests of one user the same link.
+    /// The hash of what makes two requests of one user the same link: every field the request
+    /// set, destinations, targeting and preview included, so a link planted with another
+    /// destination (the SDK key ships in apps, and an `externalUserId` is guessable) is never
+    /// handed back to the user as theirs. Each value is length-prefixed, so no two requests'
+    /// fields run together into the same text.
     static func dedupeKey(_ link: LinkRecord, externalUserID: String, customCode: String?) -> String {
         let parts: [String] = [
-            externalUserID, link.templateSlug, customCode ?? "", link.originalURL, link.deepLinkPath ?? "", JSONText.encode(link.deepLinkParameters),
-            JSONText.encode(link.utmParameters), link.title ?? "", link.description ?? "",
+            "v2", externalUserID, link.templateSlug, customCode ?? "", link.originalURL, link.deepLinkPath ?? "", link.appScheme ?? "",
+            JSONText.encode(link.deepLinkParameters), JSONText.encode(link.utmParameters), link.title ?? "", link.description ?? "",
+            link.iosAppStoreURL ?? "", link.androidAppStoreURL ?? "", link.webFallbackURL ?? "", link.iosUniversalLink ?? "",
+            link.androidAppLink ?? "", JSONText.encode(link.targetingRules), link.ogTitle ?? "", link.ogDescription ?? "", link.ogImageURL ?? "",
+            String(link.attributionWindowHours), link.isActive ? "1" : "0", link.expiresAt.map(ServerApplication.timestamp) ?? "",
+            link.appendClickID ? "1" : "0",
         ]
-        return sha256Hex(parts.joined(separator: "\u{0}"))
+        return sha256Hex(parts.map { "\($0.utf8.count):\($0)" }.joined())
+    }
+
+    /// What a link's creator should know: it was made, but will not do all it seems to.
+    static func warnings(_ link: LinkRecord) -> [String] {
+        var warnings: [String] = []
+        if link.deepLinkPath != nil, link.appScheme == nil, link.iosUniversalLink == nil, link.androidAppLink == nil {
+            warnings.append(
+                "deepLinkPath is set without appScheme (or a universal/app link): a phone whose browser opens this link goes to the store or the web even when it has the app; the path reaches the app only through a deferred install or a universal link.")
+        }
+        return warnings
     }
 
     /// The link as Core's `POST /api/links` answers it.

@@ -59,9 +59,9 @@ enum Fingerprint {
         agent: LowercasedText? = nil
     ) -> ClickRecord {
         let query = request.uri.queryParameters
-        let ip = ClientAddress.of(request, context, trustProxy: configuration.trustProxy)
+        let ip = ClientAddress.of(request, context, trustProxy: configuration.trustProxy, trustedProxies: configuration.trustedProxies)
         let prefix = ip.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: configuration.matchPrivateNetworks) }
-        let userAgent = request.headers[.userAgent]
+        let userAgent = request.headers[.userAgent].map { Fingerprint.prefix($0, bytes: Fingerprint.maxUserAgentBytes) }
         let agent = agent ?? LowercasedText(userAgent)
         let acceptLanguage = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
             .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -72,9 +72,26 @@ enum Fingerprint {
             platform: platform(agent), isBot: isBot(agent))
     }
 
+    /// The most of a user agent a click keeps: real ones are 100–300 bytes; a click is ~250 bytes
+    /// on disk instead of whatever a client sends (61 KiB was seen).
+    static let maxUserAgentBytes = 512
+
+    /// The longest start of `text` of at most `bytes` bytes of UTF-8, ending on a whole character.
+    static func prefix(_ text: String, bytes: Int) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            used += character.utf8.count
+            if used > bytes { break }
+            result.append(character)
+        }
+        return result
+    }
+
     /// A value kept only when it is short enough to be what it claims (a time zone, a language).
     private static func bounded(_ value: String) -> String? {
-        value.isEmpty || value.count > 64 ? nil : value
+        value.isEmpty || value.utf8.count > 64 ? nil : value
     }
 
     private static func screenSize(_ value: String) -> Int? {

@@ -38,7 +38,8 @@ struct Redirect: Sendable {
         let query = request.uri.queryParameters
         let collected = query.contains { $0.key.hasPrefix("fp_") || $0.key == "lf_fp" }
         if platform != "web", !collected {
-            return Self.html(Self.collectingPage(path: request.uri.path, query: request.uri.query))
+            let nonce = Self.nonce()
+            return Self.html(Self.collectingPage(path: request.uri.path, query: request.uri.query, nonce: nonce), nonce: nonce)
         }
         let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
         try await store.recordClick(click)
@@ -47,7 +48,8 @@ struct Redirect: Sendable {
         let stores = [link.iosAppStoreURL, link.androidAppStoreURL].compactMap { $0 }
         let web = targets.fallback.map { stores.contains($0) ? $0 : Self.decorated($0, link: link, clickID: click.id) }
         if let scheme = targets.scheme {
-            return Self.html(Self.interstitial(link, scheme: scheme, fallback: web))
+            let nonce = Self.nonce()
+            return Self.html(Self.interstitial(link, scheme: scheme, fallback: web, nonce: nonce), nonce: nonce)
         }
         guard let web else { return Self.html(Self.previewPage(link, url: request.uri.path)) }
         return Response(status: .found, headers: [.location: web, .cacheControl: "no-store"])
@@ -71,7 +73,8 @@ struct Redirect: Sendable {
         // the web page first there, the store first elsewhere (Core's order).
         let inApp = agent.containsAny(["gsa/", "fban", "fbav", "instagram", "twitter", "linkedin", "micromessenger", "outlook"])
         let fallback = inApp ? (nonEmpty(link.webFallbackURL) ?? store ?? original) : (store ?? web)
-        if let scheme = nonEmpty(link.appScheme), let path = nonEmpty(link.deepLinkPath) {
+        // A stored scheme is checked again: a link made before schemes were checked cannot run script.
+        if let scheme = nonEmpty(link.appScheme), LinkCreation.isValidScheme(scheme), let path = nonEmpty(link.deepLinkPath) {
             var components = URLComponents()
             components.scheme = scheme
             components.host = ""
@@ -128,10 +131,22 @@ struct Redirect: Sendable {
 
     // MARK: Pages
 
-    static func html(_ page: String) -> Response {
-        Response(
-            status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+    /// A page, with a policy that runs only its own script (the one carrying `nonce`), loads
+    /// nothing, and cannot be framed.
+    static func html(_ page: String, nonce: String? = nil) -> Response {
+        let scripts = nonce.map { "script-src 'nonce-\($0)'; " } ?? ""
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentSecurityPolicy: "default-src 'none'; \(scripts)base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            ],
             body: .init(byteBuffer: ByteBuffer(string: page)))
+    }
+
+    /// A fresh nonce for one page's script: 22 base62 characters (131 bits).
+    static func nonce() -> String {
+        APIKeys.randomString(22, alphabet: APIKeys.base62)
     }
 
     /// Text safe inside HTML and attribute values.
@@ -156,13 +171,13 @@ struct Redirect: Sendable {
         return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
     }
 
-    static func collectingPage(path: String, query: String?) -> String {
+    static func collectingPage(path: String, query: String?, nonce: String) -> String {
         let separator = (query?.isEmpty ?? true) ? "?" : "&"
         let noScript = path + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "") + separator + "lf_fp=0"
         return """
             <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
             <noscript><meta http-equiv="refresh" content="0;url=\(escape(noScript))"></noscript>
-            <script>
+            <script nonce="\(nonce)">
             (function () {
               var u = new URL(window.location.href), r = window.devicePixelRatio || 1, z = "";
               try { z = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) {}
@@ -176,7 +191,7 @@ struct Redirect: Sendable {
             """
     }
 
-    static func interstitial(_ link: LinkRecord, scheme: String, fallback: String?) -> String {
+    static func interstitial(_ link: LinkRecord, scheme: String, fallback: String?, nonce: String) -> String {
         let title = escape(link.ogTitle ?? link.title ?? "Opening the app…")
         let fallbackScript = fallback.map { "setTimeout(function () { window.location.replace(\(script($0))); }, 1500);" } ?? ""
         let fallbackLink = fallback.map { "<p><a href=\"\(escape($0))\">Continue</a></p>" } ?? ""
@@ -184,7 +199,7 @@ struct Redirect: Sendable {
             <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
             <title>\(title)</title></head><body>
             <p>\(title)</p><p><a href="\(escape(scheme))">Open in the app</a></p>\(fallbackLink)
-            <script>window.location.href = \(script(scheme)); \(fallbackScript)</script>
+            <script nonce="\(nonce)">window.location.href = \(script(scheme)); \(fallbackScript)</script>
             </body></html>
             """
     }

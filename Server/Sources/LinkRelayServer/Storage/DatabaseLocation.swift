@@ -31,13 +31,44 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Opens the store.
-    public func open(logger: Logger) async throws -> any ServerStore {
+    /// Opens the store. With `create` `false` (commands that read or change a database, such as
+    /// `keys` and `stats`), a missing SQLite file is an error instead of a new empty database.
+    public func open(create: Bool = true, logger: Logger) async throws -> any ServerStore {
         switch self {
         case .sqlite(let path):
-            return try await SQLStore.sqlite(path: path, logger: logger)
+            return try await SQLStore.sqlite(path: path, create: create, logger: logger)
         case .postgres(let url):
             return SQLStore(engine: try await PostgresEngine.connect(url, logger: logger))
+        }
+    }
+
+    /// Why an SQLite file cannot be opened, said before SQLite's own "unable to open database
+    /// file": its folder is missing, is not a folder, or cannot be written (SQLite writes its
+    /// journal beside the file); the file is missing and may not be made; it is a folder.
+    static func checkSQLitePath(_ path: String, create: Bool) throws {
+        let manager = FileManager.default
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        if manager.fileExists(atPath: path, isDirectory: &isFolder) {
+            guard !isFolder.boolValue else {
+                throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path): it is a folder, not a file.")
+            }
+        } else if !create {
+            throw StoreError(
+                .unusableLocation,
+                "There is no database at \(path) (\(url.path)): start the server there first, or name the file with --database sqlite:PATH.")
+        }
+        guard manager.fileExists(atPath: folder, isDirectory: &isFolder) else {
+            throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path): the folder \(folder) does not exist.")
+        }
+        guard isFolder.boolValue else {
+            throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path): \(folder) is not a folder.")
+        }
+        guard manager.isWritableFile(atPath: folder) else {
+            throw StoreError(
+                .unusableLocation,
+                "Cannot open the SQLite database at \(path): the folder \(folder) is not writable (SQLite keeps its journal beside the file).")
         }
     }
 }

@@ -149,37 +149,50 @@ final class SQLiteEngine: SQLEngine {
         self.pools = pools
     }
 
-    static func open(path: String, logger: Logger) async throws -> SQLiteEngine {
+    /// Opens the file at `path` (made when missing and `create` is set). Every connection it
+    /// opened is closed again when a later step fails, so a failed start ends cleanly.
+    static func open(path: String, create: Bool = true, logger: Logger) async throws -> SQLiteEngine {
         let memory = path == ":memory:"
+        if !memory { try DatabaseLocation.checkSQLitePath(path, create: create) }
         let writerPool = NIOThreadPool(numberOfThreads: 1)
         let readerPool = NIOThreadPool(numberOfThreads: 2)
         writerPool.start()
         readerPool.start()
-        func connect(on pool: NIOThreadPool) async throws -> SQLiteConnection {
-            do {
-                return try await SQLiteConnection.open(
-                    storage: memory ? .memory : .file(path: path), threadPool: pool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
-            } catch {
-                try? await writerPool.shutdownGracefully()
-                try? await readerPool.shutdownGracefully()
-                throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path).")
+        var opened: [SQLiteConnection] = []
+        do {
+            func connect(on pool: NIOThreadPool) async throws -> SQLiteConnection {
+                do {
+                    let connection = try await SQLiteConnection.open(
+                        storage: memory ? .memory : .file(path: path), threadPool: pool, logger: logger,
+                        on: MultiThreadedEventLoopGroup.singleton.any())
+                    opened.append(connection)
+                    return connection
+                } catch {
+                    let reason = (error as? SQLiteError)?.message ?? "\(error)"
+                    throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path): \(reason).")
+                }
             }
-        }
-        let writer = try await connect(on: writerPool)
-        let setup = Handle(connection: writer)
-        if !memory { try await setup.run("PRAGMA journal_mode=WAL") }
-        for pragma in ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"] { try await setup.run(pragma) }
-        // An in-memory database is the connection's own: it reads where it writes.
-        var readers: [SQLiteConnection] = []
-        if !memory {
-            for _ in 0..<2 {
-                let reader = try await connect(on: readerPool)
-                for pragma in ["PRAGMA query_only=ON", "PRAGMA busy_timeout=5000"] { try await Handle(connection: reader).run(pragma) }
-                readers.append(reader)
+            let writer = try await connect(on: writerPool)
+            let setup = Handle(connection: writer)
+            if !memory { try await setup.run("PRAGMA journal_mode=WAL") }
+            for pragma in ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"] { try await setup.run(pragma) }
+            // An in-memory database is the connection's own: it reads where it writes.
+            var readers: [SQLiteConnection] = []
+            if !memory {
+                for _ in 0..<2 {
+                    let reader = try await connect(on: readerPool)
+                    for pragma in ["PRAGMA query_only=ON", "PRAGMA busy_timeout=5000"] { try await Handle(connection: reader).run(pragma) }
+                    readers.append(reader)
+                }
             }
+            if memory { try? await readerPool.shutdownGracefully() }
+            return SQLiteEngine(connection: writer, readers: readers, pools: memory ? [writerPool] : [writerPool, readerPool])
+        } catch {
+            for connection in opened { try? await connection.close() }
+            try? await writerPool.shutdownGracefully()
+            try? await readerPool.shutdownGracefully()
+            throw error
         }
-        if memory { try? await readerPool.shutdownGracefully() }
-        return SQLiteEngine(connection: writer, readers: readers, pools: memory ? [writerPool] : [writerPool, readerPool])
     }
 
     func withConnection<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {

@@ -17,10 +17,12 @@ public final class SQLStore: ServerStore {
         writes = GroupCommit { batch in await Self.commit(batch, engine: engine) }
     }
 
-    /// The embedded engine: the SQLite file at `path` (made when missing); `:memory:` for one
-    /// that lives as long as the store.
-    public static func sqlite(path: String, logger: Logger = Logger(label: "linkrelay.sqlite")) async throws -> SQLStore {
-        SQLStore(engine: try await SQLiteEngine.open(path: path, logger: logger))
+    /// The embedded engine: the SQLite file at `path` (made when missing, unless `create` is
+    /// `false`); `:memory:` for one that lives as long as the store.
+    /// - Throws: ``StoreError`` (`unusableLocation`) saying why the file cannot be opened: its
+    ///   folder missing or not writable, the file missing (without `create`), not a database.
+    public static func sqlite(path: String, create: Bool = true, logger: Logger = Logger(label: "linkrelay.sqlite")) async throws -> SQLStore {
+        SQLStore(engine: try await SQLiteEngine.open(path: path, create: create, logger: logger))
     }
 
     /// The PostgreSQL database `url` names (`postgres://user:password@host:port/database`).

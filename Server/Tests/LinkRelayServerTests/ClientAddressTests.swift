@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LinkRelay
+import Testing
+
+@testable import LinkRelayServer
+
+/// The client's address behind a proxy: `X-Forwarded-For` read from the right, where the
+/// proxies wrote, so a client cannot choose its network by writing the header itself.
+@Suite("Client address")
+struct ClientAddressTests {
+    @Test(
+        "the rightmost entry outside the trusted proxies; only addresses; the peer without a proxy",
+        arguments: [
+            // nginx's $proxy_add_x_forwarded_for: what the client sent, then its real address.
+            ("198.51.100.66, 203.0.113.7", "10.0.0.2", true, "203.0.113.7"),
+            ("203.0.113.7, 10.0.0.1", "10.0.0.2", true, "203.0.113.7"),
+            ("203.0.113.7", "127.0.0.1", true, "203.0.113.7"),
+            ("<script>, 203.0.113.7", "10.0.0.2", true, "203.0.113.7"),
+            ("203.0.113.7, <script>", "10.0.0.2", true, "10.0.0.2"),
+            (String(repeating: "9", count: 8192), "10.0.0.2", true, "10.0.0.2"),
+            ("10.1.1.1, 192.168.0.4", "10.0.0.2", true, "10.1.1.1"),
+            ("2001:db8::1, fd00::5", "10.0.0.2", true, "2001:db8::1"),
+            ("::ffff:203.0.113.9", "10.0.0.2", true, "203.0.113.9"),
+            ("1.2.3", "10.0.0.2", true, "10.0.0.2"),
+            ("203.0.113.7", "198.51.100.1", false, "198.51.100.1"),
+        ] as [(String, String, Bool, String)])
+    func forwardedFor(_ header: String, _ peer: String, _ trust: Bool, _ expected: String) {
+        #expect(ClientAddress.of(forwardedFor: header, peer: peer, trustProxy: trust) == expected)
+    }
+
+    @Test("configured trusted proxies: a CDN's range is skipped too; without private ranges, a private hop is the client")
+    func configured() throws {
+        let cdn = try #require(IPNetwork("198.51.100.0/24"))
+        #expect(ClientAddress.of(forwardedFor: "203.0.113.7, 198.51.100.20", peer: "10.0.0.2", trustProxy: true, trustedProxies: [cdn]) == "203.0.113.7")
+        #expect(ClientAddress.of(forwardedFor: "203.0.113.7, 10.0.0.9", peer: "10.0.0.2", trustProxy: true, trustedProxies: [cdn]) == "10.0.0.9")
+        #expect(IPNetwork("10.0.0.0/33") == nil && IPNetwork("x/8") == nil && IPNetwork("2001:db8::/129") == nil)
+        #expect(IPNetwork("2001:db8::/32")?.description == "2001:db8:0:0:0:0:0:0/32")
+        #expect(IPNetwork("172.16.0.0/12")?.contains([172, 31, 255, 1]) == true && IPNetwork("172.16.0.0/12")?.contains([172, 32, 0, 1]) == false)
+    }
+
+    @Test("an install whose X-Forwarded-For was written by the client is stored with the proxy-appended address", arguments: TestEngine.available)
+    func installAddress(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.app().test(.live) { client in
+                try await client.execute(
+                    uri: "/api/sdk/v1/install", method: .post,
+                    headers: HTTPTest.headers(key: world.sdkKey, ip: "<script>alert(1)</script>, 198.51.100.4", json: true),
+                    body: HTTPTest.body(HTTPTest.installBody)
+                ) { response async throws in
+                    #expect(response.status == .ok)
+                    guard case .string(let id)? = try HTTPTest.object(response.body)["installId"] else { return }
+                    #expect(try await world.store.install(project: world.project.id, id: id)?.ip == "198.51.100.4")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LinkRelay
+import Logging
+import Synchronization
+import Testing
+
+@testable import LinkRelayServer
+
+/// What the red-team run of issue 48 broke, each tried again as the attacker did.
+@Suite("Hardening")
+struct HardeningTests {
+    @Test("every answer forbids sniffing, framing and referrers; JSON has a deny-all policy; a page runs only its own nonce's script", arguments: TestEngine.available)
+    func headers(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.link("Xk9_2bQz")
+            try await world.app().test(.live) { client in
+                for (path, isPage) in [
+                    ("/api/sdk/v1/health", false), ("/nothing/here/at/all", false), ("/Xk9_2bQz", true),
+                    ("/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", true),
+                ] {
+                    try await RedirectTests.get(client, path, userAgent: HTTPTest.safari) { response in
+                        #expect(response.headers[.init("X-Content-Type-Options")!] == "nosniff", "\(path)")
+                        #expect(response.headers[.init("X-Frame-Options")!] == "DENY" && response.headers[.init("Referrer-Policy")!] == "no-referrer")
+                        let policy = response.headers[.contentSecurityPolicy] ?? ""
+                        #expect(policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'"), "\(path): \(policy)")
+                        if isPage {
+                            let page = String(buffer: response.body)
+                            let nonce = policy.split(separator: "'nonce-").dropFirst().first?.prefix(while: { $0 != "'" })
+                            #expect(nonce?.count == 22, "\(policy)")
+                            #expect(page.contains("<script nonce=\"\(nonce ?? "")\">"), "the page's script carries the policy's nonce")
+                            #expect(page.components(separatedBy: "<script").count == 2, "one script")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("the JSON 404 cuts and escapes the path it names")
+    func notFoundPath() {
+        #expect(ResponseMiddleware.loggedPath("/a\"b\n") == "/a\\\"b\\u{a}")
+        let long = ResponseMiddleware.loggedPath("/" + String(repeating: "x", count: 5000))
+        #expect(long.utf8.count <= 203 && long.hasSuffix("…"))
+    }
+
+    @Test("appScheme must be a scheme an app can register: javascript, data, http… refused; a stored one is never tried", arguments: TestEngine.available)
+    func schemes(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.app().test(.live) { client in
+                for scheme in ["javascript", "data", "vbscript", "file", "https", "JavaScript", "java script"] {
+                    try await client.execute(
+                        uri: "/api/links", method: .post, headers: HTTPTest.headers(key: world.adminKey, json: true),
+                        body: HTTPTest.body(["appScheme": .string(scheme), "deepLinkPath": "/x", "originalUrl": "https://acme.example"])
+                    ) { response async throws in
+                        #expect(response.status == .badRequest, "\(scheme)")
+                        #expect(try HTTPTest.object(response.body)["field"] == "appScheme")
+                    }
+                }
+                // A link stored before the check (or written to the database by hand).
+                try await world.link("evil", scheme: "javascript")
+                try await RedirectTests.get(client, "/evil?fp_tz=x&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: HTTPTest.safari) { response in
+                    #expect(response.status == .found && response.headers[.location] == "https://apps.apple.com/app/id1")
+                    #expect(!String(buffer: response.body).contains("javascript"))
+                }
+            }
+            #expect(try await world.store.counts().links == 1)
+        }
+    }
+
+    @Test("an SDK key cannot set a link's attribution window (admin-only, as documented)", arguments: TestEngine.available)
+    func window(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.app().test(.live) { client in
+                for (key, status) in [(world.sdkKey, HTTPResponse.Status.forbidden), (world.adminKey, .ok)] {
+                    try await client.execute(
+                        uri: "/api/sdk/v1/links", method: .post, headers: HTTPTest.headers(key: key, json: true),
+                        body: HTTPTest.body(["attributionWindowHours": 2160, "deepLinkParameters": ["a": "1"]])
+                    ) { #expect($0.status == status) }
+                }
+            }
+        }
+    }
+
+    @Test("share-link de-duplication covers every destination: a planted link with another web fallback is not handed back", arguments: TestEngine.available)
+    func dedupe(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.app().test(.live) { client in
+                func create(_ fallback: String) async throws -> (String, Bool) {
+                    try await client.execute(
+                        uri: "/api/sdk/v1/links", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
+                        body: HTTPTest.body([
+                            "externalUserId": "user-1", "deepLinkPath": "/invite", "deepLinkParameters": ["from": "user-1"],
+                            "webFallbackUrl": .string(fallback),
+                        ])
+                    ) { response async throws in
+                        let answer = try HTTPTest.object(response.body)
+                        return (answer["linkId"]?.stringValue ?? "", answer["deduplicated"] == true)
+                    }
+                }
+                let planted = try await create("https://evil.example/phish")
+                let real = try await create("https://acme.example/invite")
+                #expect(!real.1 && real.0 != planted.0, "the attacker's link is not the user's")
+                let again = try await create("https://acme.example/invite")
+                #expect(again.1 && again.0 == real.0, "the user's own repeat still de-duplicates")
+            }
+        }
+    }
+
+    @Test("lengths are bytes: a one-character title of 600 combining marks is refused; a click keeps 512 bytes of a 61 KiB agent", arguments: TestEngine.available)
+    func bytes(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("Xk9_2bQz")
+            try await world.app().test(.live) { client in
+                let title = "e" + String(repeating: "\u{301}", count: 600)
+                #expect(title.count == 1)
+                try await client.execute(
+                    uri: "/api/sdk/v1/links", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
+                    body: HTTPTest.body(["title": .string(title)])
+                ) { response async throws in
+                    let answer = try HTTPTest.object(response.body)
+                    #expect(response.status == .badRequest && answer["field"] == "title")
+                }
+                let agent = HTTPTest.safari + String(repeating: " é", count: 20_000)
+                try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: agent) { #expect($0.status == .ok) }
+            }
+            let stored = try await world.store.clicks(link: link.id).first?.userAgent ?? ""
+            #expect(stored.utf8.count <= 512 && stored.hasPrefix(HTTPTest.safari) && stored.utf8.count > 500)
+        }
+    }
+
+    @Test("a link with a path but no way into the app is made with a warning saying so; with a scheme, none", arguments: TestEngine.available)
+    func pathWithoutScheme(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.app().test(.live) { client in
+                for (body, warned) in [
+                    (["deepLinkPath": "/p/1", "originalUrl": "https://acme.example"] as [String: JSONValue], true),
+                    (["deepLinkPath": "/p/2", "appScheme": "acmeshop", "originalUrl": "https://acme.example"], false),
+                    (["originalUrl": "https://acme.example"], false),
+                ] {
+                    try await client.execute(
+                        uri: "/api/links", method: .post, headers: HTTPTest.headers(key: world.adminKey, json: true), body: HTTPTest.body(body)
+                    ) { response async throws in
+                        #expect(response.status == .created)
+                        guard case .array(let warnings)? = try HTTPTest.object(response.body)["warnings"] else {
+                            Issue.record("no warnings list")
+                            return
+                        }
+                        #expect(warnings.isEmpty != warned, "\(body)")
+                        if warned { #expect(warnings.first?.stringValue?.contains("appScheme") == true) }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("apps and templates answer createdAt in ISO 8601, as links do", arguments: TestEngine.available)
+    func dates(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.app().test(.live) { client in
+                for (path, body) in [
+                    ("/api/apps", ["platform": "ios", "appId": "ABCDE12345.com.acme.shop"] as [String: JSONValue]), ("/api/templates", ["name": "Promo"]),
+                ] {
+                    try await client.execute(uri: path, method: .post, headers: HTTPTest.headers(key: world.adminKey, json: true), body: HTTPTest.body(body)) {
+                        response async throws in
+                        let created = try HTTPTest.object(response.body)["createdAt"]?.stringValue
+                        #expect(created.flatMap(ServerApplication.parseTimestamp) != nil, "\(path): \(String(buffer: response.body))")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("the access log: one line per request (a 401, a 404, an attributed install), never the key, never the query", arguments: TestEngine.available)
+    func accessLog(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.link("Xk9_2bQz")
+            let lines = LogLines()
+            let logger = Logger(label: "test") { _ in lines }
+            let app = Application(
+                router: ServerApplication.router(store: world.store, configuration: world.configuration(), clock: world.clock.function, accessLog: logger),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            try await app.test(.live) { client in
+                try await client.execute(uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: "lr_sdk_00000000_x", json: true)) { _ in }
+                try await client.execute(uri: "/no/such/route", method: .get) { _ in }
+                try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari) { _ in }
+                try await client.execute(
+                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.99", json: true),
+                    body: HTTPTest.body(HTTPTest.installBody)
+                ) { #expect($0.status == .ok) }
+            }
+            let logged = lines.all
+            #expect(logged.count == 4, "\(logged)")
+            #expect(logged[0].hasPrefix("ACCESS 127.0.0.1 \"POST /api/sdk/v1/install\" 401 "))
+            #expect(logged[1].hasPrefix("ACCESS 127.0.0.1 \"GET /no/such/route\" 404 "))
+            #expect(logged[2].hasPrefix("ACCESS 203.0.113.7 \"GET /Xk9_2bQz\" 200 "))
+            #expect(logged[3].hasPrefix("ACCESS 203.0.113.99 \"POST /api/sdk/v1/install\" 200 ") && logged[3].hasSuffix(" ms"))
+            #expect(!logged.joined().contains(world.sdkKey) && !logged.joined().contains("fp_tz"))
+        }
+    }
+}
+
+/// A log handler that keeps each message.
+final class LogLines: LogHandler, Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+
+    var metadata: Logger.Metadata {
+        get { [:] }
+        set {}
+    }
+    var logLevel: Logger.Level {
+        get { .trace }
+        set {}
+    }
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { nil }
+        set {}
+    }
+
+    func log(event: LogEvent) {
+        lines.withLock { $0.append(event.message.description) }
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import LinkRelayServer
+
+/// The `linkrelay-server` binary as an operator starts it: every failure before serving is one
+/// line on standard error and exit status 1, with nothing made that should not be, and what is
+/// ignored is said.
+@Suite("Starting the server")
+struct StartupTests {
+    @Test("a hand-made LINKRELAY_ADMIN_KEY: one line saying the shape a key has, exit 1, no database made, the value never printed")
+    func handMadeKey() async throws {
+        let folder = try Scratch()
+        let result = try await Binary.run(["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY": "mysecret123"], in: folder.path)
+        #expect(result.status == 1)
+        #expect(result.errorLines == [
+            "linkrelay-server: LINKRELAY_ADMIN_KEY is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`)."
+        ])
+        #expect(!result.output.contains("mysecret123") && !result.error.contains("mysecret123"))
+        #expect(try folder.files() == [])
+    }
+
+    @Test("a port already in use: one line naming it, exit 1, no project or key made")
+    func portInUse() async throws {
+        let folder = try Scratch()
+        let first = try await Binary.start(["serve", "--port", "0", "--database", "sqlite:one.sqlite"], in: folder.path)
+        let port = try await first.port()
+        let result = try await Binary.run(["serve", "--port", String(port), "--database", "sqlite:two.sqlite"], in: folder.path)
+        #expect(result.status == 1)
+        #expect(result.errorLines == [
+            "linkrelay-server: Cannot listen on 127.0.0.1:\(port): the address is already in use (another server? choose another with --port)."
+        ])
+        #expect(!(try folder.files().contains("two.sqlite")), "nothing made before the port was known to be free")
+        #expect(await first.stop() == 0)
+    }
+
+    @Test("two servers on one SQLite file: the second refuses to start, and the first serves on")
+    func oneProcessPerFile() async throws {
+        let folder = try Scratch()
+        let first = try await Binary.start(["serve", "--port", "0", "--database", "sqlite:shared.sqlite"], in: folder.path)
+        _ = try await first.port()
+        let second = try await Binary.run(["serve", "--port", "0", "--database", "sqlite:shared.sqlite"], in: folder.path)
+        #expect(second.status == 1)
+        #expect(second.errorLines == [
+            "linkrelay-server: Another linkrelay-server is serving shared.sqlite: one process per SQLite file (use PostgreSQL for several)."
+        ])
+        // The CLI's other commands still run beside it.
+        let stats = try await Binary.run(["stats", "--database", "sqlite:shared.sqlite"], in: folder.path)
+        #expect(stats.status == 0 && stats.output.hasPrefix("projects 1,"))
+        #expect(await first.stop() == 0)
+    }
+
+    @Test("a database whose folder does not exist says so; keys and stats never make an empty database where they run")
+    func missingDatabase() async throws {
+        let folder = try Scratch()
+        let serve = try await Binary.run(["serve", "--port", "0", "--database", "sqlite:nowhere/db.sqlite"], in: folder.path)
+        #expect(serve.status == 1)
+        #expect(serve.errorLines == ["linkrelay-server: Cannot open the SQLite database at nowhere/db.sqlite: the folder \(folder.path)/nowhere does not exist."])
+        for command in [["keys", "create"], ["keys", "list"], ["stats"], ["keys", "revoke", "key_x"]] {
+            let result = try await Binary.run(command, in: folder.path)
+            #expect(result.status == 1, "\(command)")
+            #expect(result.error.contains("There is no database at linkrelay.sqlite"), "\(command): \(result.error)")
+        }
+        #expect(try folder.files() == [])
+    }
+
+    @Test("LINKRELAY_ADMIN_KEY on a database set up before: said at start, as it is not one of its keys; a known one is not")
+    func ignoredKey() async throws {
+        let folder = try Scratch()
+        let setUp = try await Binary.start(["serve", "--port", "0"], in: folder.path)
+        _ = try await setUp.port()
+        #expect(await setUp.stop() == 0)
+        let generated = try await Binary.run(["keys", "generate"], in: folder.path).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let unknown = try await Binary.start(["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY": generated], in: folder.path)
+        _ = try await unknown.port()
+        #expect(await unknown.stop() == 0)
+        #expect(unknown.error.contains("LINKRELAY_ADMIN_KEY is set but is not an admin key of this database"))
+        #expect(!unknown.error.contains(generated) && !unknown.output.contains(generated))
+
+        let created = try await Binary.run(["keys", "create", "--scope", "admin"], in: folder.path)
+        let known = created.output.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let knownRun = try await Binary.start(["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY": known], in: folder.path)
+        _ = try await knownRun.port()
+        #expect(await knownRun.stop() == 0)
+        #expect(!knownRun.error.contains("LINKRELAY_ADMIN_KEY"))
+    }
+
+    @Test("keys list has a header; keys revoke takes the id, the prefix keys list shows, or the whole key")
+    func keysCommands() async throws {
+        let folder = try Scratch()
+        let setUp = try await Binary.start(["serve", "--port", "0"], in: folder.path)
+        _ = try await setUp.port()
+        #expect(await setUp.stop() == 0)
+        var secrets: [String] = []
+        for name in ["a", "b", "c"] {
+            let created = try await Binary.run(["keys", "create", "--name", name], in: folder.path)
+            secrets.append(created.output.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "")
+        }
+        let list = try await Binary.run(["keys", "list"], in: folder.path).output.split(separator: "\n").map(String.init)
+        #expect(list.first?.split(separator: " ", omittingEmptySubsequences: true) == ["ID", "PREFIX", "SCOPE", "STATUS", "CREATED", "NAME"])
+        #expect(list.count == 5, "the header, the first start's admin key and three SDK keys")
+        guard let rowA = list.first(where: { $0.hasSuffix("  a") }) else {
+            Issue.record("no row for a: \(list)")
+            return
+        }
+        let columns = rowA.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        for (index, argument) in [columns[0], columns[1], secrets[2]].enumerated() {
+            let revoked = try await Binary.run(["keys", "revoke", argument], in: folder.path)
+            #expect(revoked.status == 0, "\(argument): \(revoked.error)")
+            #expect(!revoked.output.contains(secrets[2]) && !revoked.error.contains(secrets[2]))
+            _ = index
+        }
+        let after = try await Binary.run(["keys", "list"], in: folder.path).output
+        #expect(after.split(separator: "\n").filter { $0.contains("revoked") }.count == 2, "a (twice) and c")
+        let unknown = try await Binary.run(["keys", "revoke", "lr_sdk_00000000"], in: folder.path)
+        #expect(unknown.status == 1 && unknown.errorLines == ["linkrelay-server: No key lr_sdk_00000000 in this database (`linkrelay-server keys list` shows them)."])
+    }
+}
+
+/// A folder of its own for one test, removed after.
+final class Scratch {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-startup-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func files() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// The `linkrelay-server` executable this package built, beside the test bundle.
+enum Binary {
+    struct Result {
+        var status: Int32
+        var output: String
+        var error: String
+
+        /// Standard error's lines, without log lines a test did not ask about.
+        var errorLines: [String] { error.split(separator: "\n").map(String.init) }
+    }
+
+    static var url: URL {
+        get throws {
+            var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            // The test runner is `…/debug/LinkRelayServerPackageTests.xctest` (a file on Linux, a
+            // bundle on macOS, whose executable is three levels further in).
+            for _ in 0..<4 {
+                let candidate = folder.appendingPathComponent("linkrelay-server")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                folder.deleteLastPathComponent()
+            }
+            throw StartupError("linkrelay-server is not built beside the tests (swift build --package-path Server builds it)")
+        }
+    }
+
+    /// Runs the binary to its end.
+    static func run(_ arguments: [String], environment: [String: String] = [:], in folder: String) async throws -> Result {
+        let process = try RunningServer(arguments, environment: environment, in: folder)
+        let status = await process.exit()
+        return Result(status: status, output: process.output, error: process.error)
+    }
+
+    /// Starts the binary; the caller stops it.
+    static func start(_ arguments: [String], environment: [String: String] = [:], in folder: String) async throws -> RunningServer {
+        try RunningServer(arguments, environment: environment, in: folder)
+    }
+}
+
+/// A `linkrelay-server` process and what it has printed so far.
+final class RunningServer: Sendable {
+    private let process: Process
+    /// What the process printed, and how many of its two pipes are still open.
+    private final class Printed: Sendable {
+        let state = Mutex<(output: String, error: String, open: Int)>(("", "", 2))
+    }
+
+    private let printed = Printed()
+    private let changes: AsyncStream<Void>
+    private let exitStatus: Task<Int32, Never>
+
+    init(_ arguments: [String], environment: [String: String], in folder: String) throws {
+        let process = Process()
+        process.executableURL = try Binary.url
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        var merged = ProcessInfo.processInfo.environment
+        merged.removeValue(forKey: "LINKRELAY_ADMIN_KEY")
+        for (name, value) in environment { merged[name] = value }
+        process.environment = merged
+        let outputPipe = Pipe()
+        let errorPipe = Pipe()
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
+        let (changes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.changes = changes
+        self.process = process
+        let printed = self.printed
+        let (exits, exitContinuation) = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { exitContinuation.yield($0.terminationStatus); exitContinuation.finish() }
+        try process.run()
+        // A thread of its own per pipe, reading until the end (blocking reads stay off the
+        // tasks' threads; Foundation's readabilityHandler on Linux crashed here once).
+        for (pipe, isError) in [(outputPipe, false), (errorPipe, true)] {
+            let handle = pipe.fileHandleForReading
+            Thread.detachNewThread {
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    let text = String(decoding: data, as: UTF8.self)
+                    printed.state.withLock { isError ? $0.error.append(text) : $0.output.append(text) }
+                    continuation.yield()
+                }
+                if printed.state.withLock({ $0.open -= 1; return $0.open }) == 0 { continuation.finish() }
+            }
+        }
+        let drained = changes
+        exitStatus = Task {
+            var status: Int32 = -1
+            for await value in exits { status = value }
+            _ = drained
+            return status
+        }
+    }
+
+    var output: String { printed.state.withLock { $0.output } }
+    var error: String { printed.state.withLock { $0.error } }
+
+    /// The port from `LinkRelay Server listening on http://host:PORT`, once printed.
+    /// - Throws: when the process ends without printing it.
+    func port() async throws -> Int {
+        for await _ in changes {
+            if let line = output.split(separator: "\n").first(where: { $0.hasPrefix("LinkRelay Server listening on http://") }),
+                let port = line.split(separator: ":").dropFirst(2).first?.prefix(while: \.isNumber), let number = Int(port)
+            {
+                return number
+            }
+        }
+        throw StartupError("the server ended without listening: \(error)")
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    func stop() async -> Int32 {
+        process.terminate()
+        return await exit()
+    }
+
+    /// Waits for the process to end and for its pipes to be read to their end.
+    func exit() async -> Int32 {
+        let status = await exitStatus.value
+        for await _ in changes {}
+        return status
+    }
+}
