@@ -43,6 +43,16 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
 
     public var secrets: [String] { configuration.apiKey.map { [$0] } ?? [] }
 
+    /// A LinkRelay Server admin key (`lr_admin_…`) in an app: anyone who takes the app apart can
+    /// then manage the project (its links' destinations, its keys' templates and apps). An app
+    /// takes an SDK key (`lr_sdk_…`). The key itself is never named.
+    public var configurationWarnings: [String] {
+        guard let key = configuration.apiKey, key.hasPrefix("lr_admin_") else { return [] }
+        return [
+            "LinkFortyBackend was given a LinkRelay Server admin key (lr_admin_…): whoever unpacks the app can then change every link and key of the project. Give the app an SDK key (linkrelay-server keys create --scope sdk)."
+        ]
+    }
+
     /// LinkForty's SDK's data (``LinkFortySDKImporter``): its `installId` goes on.
     public var previousSDKImporters: [any PreviousSDKImporter] { [LinkFortySDKImporter(baseURL: configuration.baseURL)] }
 

@@ -160,6 +160,9 @@ struct Serve: AsyncParsableCommand {
                 say("First start: made project \(project.id) with the admin key from LINKRELAY_ADMIN_KEY (\(key.prefix)…).")
             }
         }
+        if let problem = await store.writeProblem(at: Date()) {
+            throw StartupError("The database cannot be written (\(problem)); the server does not serve what it cannot record.")
+        }
         let configuration = ServerConfiguration(
             host: host, port: port, trustProxy: trustProxy,
             trustedProxies: trustedProxy.isEmpty ? IPNetwork.privateAndLoopback : trustedProxy.compactMap(IPNetwork.init), publicBaseURL: publicURL.flatMap(URL.init(string:)),

@@ -28,8 +28,8 @@ struct MigrationTests {
             try await store.close()
 
             let reopened = try await reopen()
-            #expect(try await reopened.migrate() == [2, 3])
-            #expect(try await reopened.appliedMigrations() == [1, 2, 3])
+            #expect(try await reopened.migrate() == Array(2...Migration.latestVersion))
+            #expect(try await reopened.appliedMigrations() == Array(1...Migration.latestVersion))
             if engine == .postgres {
                 // Migration 3: the click moved into a partition made for its day.
                 let partitions = try await reopened.engine.select(

@@ -118,5 +118,6 @@ final class GatedStore: ServerStore {
     func insertApp(_ app: AppRecord) async throws { try await inner.insertApp(app) }
     func apps() async throws -> [AppRecord] { try await inner.apps() }
     func counts() async throws -> StoreCounts { try await inner.counts() }
+    func writeProblem(at date: Date) async -> String? { await inner.writeProblem(at: date) }
     func close() async throws {}
 }

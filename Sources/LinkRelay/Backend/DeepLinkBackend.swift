@@ -29,6 +29,11 @@ public protocol DeepLinkBackend: Sendable {
     /// Default: none.
     var secrets: [String] { get }
 
+    /// What is allowed but almost certainly a mistake in this backend's configuration (a
+    /// server's admin key shipped in an app), each a sentence that names no secret. The client
+    /// logs each at `warning` level when it is created. Default: none.
+    var configurationWarnings: [String] { get }
+
     /// Whether the URL is one of this backend's links. Called on the caller's thread from
     /// ``DeepLinkClient/handle(_:)``: it must be fast and must not block.
     func canHandle(_ url: URL) -> Bool
@@ -101,6 +106,7 @@ public protocol DeepLinkBackend: Sendable {
 extension DeepLinkBackend {
     public var appSchemes: Set<String> { [] }
     public var secrets: [String] { [] }
+    public var configurationWarnings: [String] { [] }
     public func provider(for url: URL) -> BackendID { id }
     public func resolveOnDevice(_ link: ParsedLink) -> DeepLink? { resolveOnDevice(link.url) }
     public func resolveOnDevice(_ url: URL) -> DeepLink? { nil }

@@ -135,6 +135,7 @@ public actor DeepLinkClient {
         let logger = LinkRelayLogger(sink: configuration.logSink, secrets: backend.secrets, backend: backend.id)
         self.logger = logger
         self.redactor = logger.redactor
+        for warning in backend.configurationWarnings { logger.warning(warning) }
         self.session = BackendSession(configuration: configuration, backendID: backend.id, logger: logger)
         self.broadcaster = LinkEventBroadcaster(
             heldLimit: configuration.undeliveredEventLimit, bufferLimit: configuration.linkBufferLimit, logger: logger)

@@ -83,8 +83,16 @@ public enum ServerApplication {
     ) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         router.middlewares.add(ResponseMiddleware(accessLog: accessLog, configuration: configuration))
-        router.get("api/sdk/v1/health") { _, _ -> Health in
-            Health(status: "healthy", version: apiVersion, timestamp: Self.timestamp(clock()))
+        // Healthy only when the database takes a write: a server whose every write fails (a
+        // read-only file, a full disk, a deleted file) answers 503 with the reason, so a load
+        // balancer sends its traffic elsewhere.
+        router.get("api/sdk/v1/health") { _, _ -> Response in
+            let now = clock()
+            if let problem = await store.writeProblem(at: now) {
+                return json(
+                    Health(status: "unhealthy", version: apiVersion, timestamp: Self.timestamp(now), reason: problem), status: .serviceUnavailable)
+            }
+            return json(Health(status: "healthy", version: apiVersion, timestamp: Self.timestamp(now)))
         }
         router.middlewares.add(JSONErrorMiddleware())
         let links = LinkRoutes(store: store, configuration: configuration, clock: clock)
@@ -196,6 +204,8 @@ struct Health: ResponseEncodable, Decodable {
     var status: String
     var version: String
     var timestamp: String
+    /// Why the server is unhealthy; absent when healthy.
+    var reason: String?
 }
 
 /// Every error as JSON, `{"error": "…"}`: an ``APIError`` as it says, a framework error

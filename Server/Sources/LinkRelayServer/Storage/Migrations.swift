@@ -27,7 +27,17 @@ public struct Migration: Sendable, Hashable {
             version: 3, name: "clicks partitioned by day (PostgreSQL)",
             // SQLite keeps one table: retention deletes there in batches.
             sqlite: [], postgres: clicksByDay),
+        Migration(
+            version: 4, name: "a row the health check writes",
+            sqlite: [healthTable(bigint: "INTEGER"), "INSERT INTO server_health (id, checked_at) VALUES (1, 0)"],
+            postgres: [healthTable(bigint: "BIGINT"), "INSERT INTO server_health (id, checked_at) VALUES (1, 0)"]),
     ]
+
+    /// One row, rewritten by every health check (``ServerStore/writeProblem(at:)``): a check that
+    /// the database takes a write, not only that it answers.
+    private static func healthTable(bigint: String) -> String {
+        "CREATE TABLE server_health (id INTEGER PRIMARY KEY, checked_at \(bigint) NOT NULL)"
+    }
 
     /// The newest version this server knows.
     public static let latestVersion: Int = all.last?.version ?? 0

@@ -1,4 +1,10 @@
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 import NIOPosix
 import SQLiteNIO
@@ -65,6 +71,12 @@ protocol SQLEngine: Sendable {
     func read<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T
     /// Closes every connection.
     func close() async throws
+    /// Why the database's file is not the one opened (deleted, replaced), or `nil`.
+    func fileProblem() -> String?
+}
+
+extension SQLEngine {
+    func fileProblem() -> String? { nil }
 }
 
 extension SQLConnection {
@@ -143,7 +155,11 @@ final class SQLiteEngine: SQLEngine {
 
     var dialect: SQLDialect { .sqlite }
 
-    private init(connection: SQLiteConnection, readers: [SQLiteConnection], pools: [NIOThreadPool]) {
+    /// The file's path and identity (device, inode) when opened; `nil` in memory.
+    private let file: (path: String, identity: [UInt64])?
+
+    private init(connection: SQLiteConnection, readers: [SQLiteConnection], pools: [NIOThreadPool], path: String?) {
+        self.file = path.map { ($0, Self.identity(of: $0) ?? []) }
         self.connection = connection
         self.readers = readers.map { ($0, AsyncLock()) }
         self.pools = pools
@@ -186,7 +202,8 @@ final class SQLiteEngine: SQLEngine {
                 }
             }
             if memory { try? await readerPool.shutdownGracefully() }
-            return SQLiteEngine(connection: writer, readers: readers, pools: memory ? [writerPool] : [writerPool, readerPool])
+            return SQLiteEngine(
+                connection: writer, readers: readers, pools: memory ? [writerPool] : [writerPool, readerPool], path: memory ? nil : path)
         } catch {
             for connection in opened { try? await connection.close() }
             try? await writerPool.shutdownGracefully()
@@ -203,6 +220,21 @@ final class SQLiteEngine: SQLEngine {
         guard !readers.isEmpty else { return try await withConnection(body) }
         let reader = readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
         return try await reader.lock.withLock { try await body(Handle(connection: reader.connection)) }
+    }
+
+    /// The device and inode of the file at `path`, or `nil` when there is none.
+    static func identity(of path: String) -> [UInt64]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    }
+
+    func fileProblem() -> String? {
+        guard let file else { return nil }
+        guard let now = Self.identity(of: file.path) else {
+            return "the database file \(file.path) was deleted while the server runs (its writes go to a file no one can open again; restore it and restart)"
+        }
+        return now == file.identity ? nil : "the database file \(file.path) was replaced while the server runs (restart to use the new one)"
     }
 
     /// Closes the connections and stops their threads; a second call does nothing.

@@ -1,6 +1,7 @@
 import Foundation
 import LinkRelay
 import Logging
+import Synchronization
 
 /// The store, on either engine: the statements are written once, in the SQL both SQLite and
 /// PostgreSQL speak (`?` placeholders, which the PostgreSQL engine numbers), and the same
@@ -12,9 +13,27 @@ public final class SQLStore: ServerStore {
     /// Which engine.
     public var dialect: SQLDialect { engine.dialect }
 
+    /// The newest durable write's outcome, for ``writeProblem(at:)``.
+    let lastWrite = WriteOutcomes()
+
     init(engine: any SQLEngine) {
         self.engine = engine
-        writes = GroupCommit { batch in await Self.commit(batch, engine: engine) }
+        let outcomes = lastWrite
+        writes = GroupCommit { batch in
+            let results = await Self.commit(batch, engine: engine)
+            outcomes.note(results)
+            return results
+        }
+    }
+
+    public func writeProblem(at date: Date) async -> String? {
+        if let problem = engine.fileProblem() { return problem }
+        do {
+            _ = try await engine.withConnection { try await $0.run("UPDATE server_health SET checked_at = ? WHERE id = 1", [.time(date)]) }
+        } catch {
+            return "the database refused a write: \(error)"
+        }
+        return lastWrite.problem
     }
 
     /// The embedded engine: the SQLite file at `path` (made when missing, unless `create` is
@@ -148,6 +167,45 @@ public final class SQLStore: ServerStore {
         return APIKeyRecord(
             id: id, projectID: project, prefix: prefix, secretHash: hash, scope: scope, name: name, createdAt: created,
             revokedAt: row.date("revoked_at"))
+    }
+}
+
+/// Whether the newest durable write failed, and how long ago (a conflict is the request's
+/// fault, not the database's, and does not count). A failure counts for ``window`` (30 seconds)
+/// or until a write succeeds: a server with no traffic left after a failure is then judged by
+/// the health check's own write alone, so it comes back once space is freed.
+final class WriteOutcomes: Sendable {
+    private let state = Mutex<(problem: String, at: ContinuousClock.Instant)?>(nil)
+    let window: Duration
+
+    init(window: Duration = .seconds(30)) {
+        self.window = window
+    }
+
+    var problem: String? {
+        state.withLock { state in
+            guard let state, ContinuousClock.now - state.at < window else { return nil }
+            return state.problem
+        }
+    }
+
+    func note<Written>(_ results: [Result<Written, any Error>]) {
+        var failure: String?
+        var succeeded = false
+        for result in results {
+            switch result {
+            case .success: succeeded = true
+            case .failure(let error as StoreError) where error.kind == .conflict: succeeded = true
+            case .failure(let error): failure = "the newest write failed: \(error)"
+            }
+        }
+        state.withLock { state in
+            if let failure {
+                state = (failure, ContinuousClock.now)
+            } else if succeeded {
+                state = nil
+            }
+        }
     }
 }
 

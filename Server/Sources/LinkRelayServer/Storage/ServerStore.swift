@@ -85,6 +85,12 @@ public protocol ServerStore: Sendable {
     /// How many rows each table holds.
     func counts() async throws -> StoreCounts
 
+    /// Why the database cannot take a write now, or `nil` when it can: a probe write (one row
+    /// rewritten), the newest real write having failed since the last that succeeded (a full
+    /// disk may still take the probe), an SQLite file deleted or replaced under the server.
+    /// Never throws: a failure is the answer.
+    func writeProblem(at date: Date) async -> String?
+
     /// Closes the connections; nothing may be called afterwards.
     func close() async throws
 }

@@ -1,0 +1,117 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LinkRelay
+import Testing
+
+@testable import LinkRelayServer
+
+/// Health says whether the database takes writes, not only whether the process answers.
+@Suite("Health when writes fail", .serialized)
+struct WriteHealthTests {
+    static func health(_ store: any ServerStore) async throws -> (HTTPResponse.Status, Health) {
+        let app = Application(router: ServerApplication.router(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        return try await app.test(.router) { client in
+            try await client.execute(uri: "/api/sdk/v1/health", method: .get) { response in
+                (response.status, try JSONDecoder().decode(Health.self, from: Data(String(buffer: response.body).utf8)))
+            }
+        }
+    }
+
+    static func click(_ project: String, _ link: String) -> ClickRecord {
+        ClickRecord(
+            linkID: link, projectID: project, clickedAt: Date(), ip: "203.0.113.7", networkPrefix: "203.0.113",
+            userAgent: String(repeating: "x", count: 400), timezone: "UTC", language: "en", screenWidth: 1, screenHeight: 1, platform: "ios",
+            isBot: false)
+    }
+
+    @Test("an SQLite file deleted under the server: 503 with the reason, until it is back")
+    func deletedFile() async throws {
+        let folder = try Scratch()
+        let path = folder.path + "/data.sqlite"
+        let store = try await SQLStore.sqlite(path: path)
+        _ = try await store.migrate()
+        #expect(try await Self.health(store).0 == .ok)
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".moved")
+        let (status, answer) = try await Self.health(store)
+        #expect(status == .serviceUnavailable && answer.status == "unhealthy")
+        #expect(answer.reason?.contains("was deleted") == true, "\(answer)")
+        try FileManager.default.moveItem(atPath: path + ".moved", toPath: path)
+        #expect(try await Self.health(store).0 == .ok)
+        try await store.close()
+    }
+
+    @Test("a real write that fails marks the store unhealthy until one succeeds; a conflict does not")
+    func failedWrites() throws {
+        let outcomes = WriteOutcomes()
+        outcomes.note([Result<Int, any Error>.failure(StoreError(.conflict, "taken"))])
+        #expect(outcomes.problem == nil)
+        outcomes.note([Result<Int, any Error>.success(1), .failure(StoreError(.failed, "disk I/O error"))])
+        #expect(outcomes.problem?.contains("disk I/O error") == true)
+        outcomes.note([Result<Int, any Error>.success(1)])
+        #expect(outcomes.problem == nil)
+        let brief = WriteOutcomes(window: .zero)
+        brief.note([Result<Int, any Error>.failure(StoreError(.failed, "disk I/O error"))])
+        #expect(brief.problem == nil, "past its window a failure no longer counts: the probe write decides")
+    }
+
+    @Test("a full disk (a 2 MiB tmpfs): clicks fail with a typed error, health is 503; once space is freed, writes and health come back")
+    func fullDisk() async throws {
+        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-full-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: mountPoint) }
+        guard Shell.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint]) == 0 else {
+            print("skipped: cannot mount a tmpfs here (not root, or no mount permission); failedWrites tests the same logic")
+            return
+        }
+        defer { _ = Shell.run("/bin/umount", [mountPoint]) }
+        let store = try await SQLStore.sqlite(path: mountPoint + "/data.sqlite")
+        _ = try await store.migrate()
+        let project = try await store.createProject(name: "p", at: Date())
+        let link = LinkRecord(
+            projectID: project.id, shortCode: "full", originalURL: "https://acme.example", deepLinkPath: nil, appScheme: nil, iosAppStoreURL: nil,
+            webFallbackURL: nil, utmParameters: [:], deepLinkParameters: [:], attributionWindowHours: 168, createdAt: Date())
+        try await store.insertLink(link)
+        // Fill the disk, then write until a click fails.
+        let filler = mountPoint + "/filler"
+        _ = FileManager.default.createFile(atPath: filler, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
+        let chunk = Data(count: 64 * 1024)
+        while (try? handle.write(contentsOf: chunk)) != nil {}
+        try? handle.close()
+        var failure: (any Error)?
+        for _ in 0..<2000 {
+            do {
+                try await store.recordClick(Self.click(project.id, link.id))
+            } catch {
+                failure = error
+                break
+            }
+        }
+        #expect((failure as? StoreError)?.kind == .failed, "\(String(describing: failure))")
+        let (status, answer) = try await Self.health(store)
+        #expect(status == .serviceUnavailable, "\(answer)")
+        try FileManager.default.removeItem(atPath: filler)
+        try await store.recordClick(Self.click(project.id, link.id))
+        #expect(try await Self.health(store).0 == .ok)
+        try await store.close()
+    }
+}
+
+/// A command run to its end, for test set-up (mount, umount).
+enum Shell {
+    static func run(_ executable: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return -1
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
