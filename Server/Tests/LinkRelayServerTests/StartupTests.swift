@@ -1,4 +1,10 @@
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 import Testing
 
@@ -118,6 +124,72 @@ struct StartupTests {
     }
 }
 
+extension StartupTests {
+    @Test("at a soft open-file limit of 256, 400 idle connections leave health answering: the server raises its limit at start")
+    func openFiles() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else {
+            print("skipped: no prlimit (util-linux) here; OpenFileLimit's own test covers the arithmetic")
+            return
+        }
+        let folder = try Scratch()
+        let server = try await Binary.start(["serve", "--port", "0", "--no-access-log"], in: folder.path, launcher: ["/usr/bin/prlimit", "--nofile=256:4096"])
+        let port = try await server.port()
+        var idle: [Int32] = []
+        defer { for socket in idle { close(socket) } }
+        for _ in 0..<400 {
+            guard let socket = RawHTTP.connect(port: port) else { break }
+            idle.append(socket)
+        }
+        #expect(idle.count == 400)
+        let answer = RawHTTP.get("/api/sdk/v1/health", port: port)
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+        #expect(await server.stop() == 0)
+        #expect(OpenFileLimit.connectionLimit(for: 1024) == 896 && OpenFileLimit.connectionLimit(for: 100) == 16)
+    }
+}
+
+/// Plain sockets to a server on loopback, for what an HTTP client library hides (idle
+/// connections held open by the hundred).
+enum RawHTTP {
+    static func connect(port: Int) -> Int32? {
+        #if os(Linux)
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard socket >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                #if os(Linux)
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                #else
+                Darwin.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                #endif
+            }
+        }
+        guard connected == 0 else {
+            close(socket)
+            return nil
+        }
+        return socket
+    }
+
+    /// `GET path` on a new connection; the answer's first bytes, or "" on failure.
+    static func get(_ path: String, port: Int) -> String {
+        guard let socket = connect(port: port) else { return "" }
+        defer { close(socket) }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        guard send(socket, request, request.count, 0) == request.count else { return "" }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(socket, &buffer, buffer.count, 0)
+        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
+    }
+}
+
 /// A folder of its own for one test, removed after.
 final class Scratch {
     let path: String
@@ -168,9 +240,11 @@ enum Binary {
         return Result(status: status, output: process.output, error: process.error)
     }
 
-    /// Starts the binary; the caller stops it.
-    static func start(_ arguments: [String], environment: [String: String] = [:], in folder: String) async throws -> RunningServer {
-        try RunningServer(arguments, environment: environment, in: folder)
+    /// Starts the binary (behind `launcher`, such as `prlimit …`, when given); the caller stops it.
+    static func start(
+        _ arguments: [String], environment: [String: String] = [:], in folder: String, launcher: [String] = []
+    ) async throws -> RunningServer {
+        try RunningServer(arguments, environment: environment, in: folder, launcher: launcher)
     }
 }
 
@@ -186,10 +260,15 @@ final class RunningServer: Sendable {
     private let changes: AsyncStream<Void>
     private let exitStatus: Task<Int32, Never>
 
-    init(_ arguments: [String], environment: [String: String], in folder: String) throws {
+    init(_ arguments: [String], environment: [String: String], in folder: String, launcher: [String] = []) throws {
         let process = Process()
-        process.executableURL = try Binary.url
-        process.arguments = arguments
+        if let tool = launcher.first {
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = Array(launcher.dropFirst()) + [try Binary.url.path] + arguments
+        } else {
+            process.executableURL = try Binary.url
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
         var merged = ProcessInfo.processInfo.environment
         merged.removeValue(forKey: "LINKRELAY_ADMIN_KEY")

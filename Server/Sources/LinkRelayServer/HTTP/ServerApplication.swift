@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -37,6 +38,9 @@ public struct ServerConfiguration: Sendable {
     /// negative) is raised to it, so no click that could still match is deleted; NaN is the
     /// default.
     public var clickRetention: TimeInterval?
+    /// The most connections open at once (more wait in the listen backlog); `nil` for no limit.
+    /// `linkrelay-server serve` sets it below the open-file limit (``OpenFileLimit``). At least 1.
+    public var maximumConnections: Int?
     /// Whether each request leaves a line in the log (``ResponseMiddleware``). Default `true`.
     public var accessLog: Bool
     /// How long a connection may be idle (no request, or a request's body stalled) before it is
@@ -48,8 +52,10 @@ public struct ServerConfiguration: Sendable {
         host: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false, trustedProxies: [IPNetwork] = IPNetwork.privateAndLoopback,
         publicBaseURL: URL? = nil,
         matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
-        clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30), accessLog: Bool = true
+        clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30), accessLog: Bool = true,
+        maximumConnections: Int? = nil
     ) {
+        self.maximumConnections = maximumConnections.map { max($0, 1) }
         self.accessLog = accessLog
         self.host = host
         self.port = port
@@ -169,7 +175,9 @@ public enum ServerApplication {
         return Application(
             router: router(store: store, configuration: configuration, accessLog: configuration.accessLog ? logger : nil),
             server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "LinkRelay Server"),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "LinkRelay Server",
+                availableConnectionsDelegate: configuration.maximumConnections.map { MaximumAvailableConnections($0, logger: logger) }),
             services: services,
             onServerRunning: onServerRunning,
             logger: logger)
