@@ -42,8 +42,35 @@ struct TimeoutTests {
         }
     }
 
+    @Test("a body trickled a byte at a time (never idle) is cut off with a 408 at the body timeout")
+    func trickled() async throws {
+        try await ServerWorld.with { world in
+            let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+            let app = ServerApplication.application(
+                store: world.store, configuration: ServerConfiguration(port: 0, idleTimeout: .seconds(1), bodyTimeout: .seconds(1)),
+                logger: Logger(label: "test")
+            ) { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+            }
+            let group = ServiceGroup(services: [app], logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                var iterator = ports.makeAsyncIterator()
+                let port = try #require(await iterator.next())
+                let head = "POST /api/sdk/v1/install HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(world.sdkKey)\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+                // The attacker's pace: a byte every 200 ms, well inside the idle timeout; 60
+                // bytes would take 12 s.
+                let received = try await Self.sendAndReadUntilClosed(head, port: port, trickle: Array(repeating: UInt8(ascii: " "), count: 60))
+                #expect(received.hasPrefix("HTTP/1.1 408"), "\(received)")
+                await group.triggerGracefulShutdown()
+                try await tasks.next()
+            }
+        }
+    }
+
     /// Connects, sends `text`, and reads until the peer closes; what was read.
-    static func sendAndReadUntilClosed(_ text: String, port: Int) async throws -> String {
+    /// With `trickle`, its bytes follow one every 200 ms until they are sent or the peer answers.
+    static func sendAndReadUntilClosed(_ text: String, port: Int, trickle: [UInt8] = []) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 let handle = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -60,6 +87,12 @@ struct TimeoutTests {
                     return
                 }
                 _ = text.withCString { send(handle, $0, strlen($0), 0) }
+                for byte in trickle {
+                    // Stop once the server has answered (something to read) or closed.
+                    var poller = pollfd(fd: handle, events: Int16(POLLIN), revents: 0)
+                    if poll(&poller, 1, 200) != 0 { break }
+                    guard send(handle, [byte], 1, Int32(MSG_NOSIGNAL)) == 1 else { break }
+                }
                 var received = [UInt8]()
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 while true {

@@ -18,7 +18,7 @@ struct AttributionRoutes: Sendable {
     /// it; and `attributionMethod`.
     func install(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
-        let body = try await JSONBody.read(request)
+        let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let userAgent = try body.string("userAgent", required: true, maxLength: 512)
         let timezone = try body.string("timezone", maxLength: 64)
         let language = try body.string("language", maxLength: 64)
@@ -114,7 +114,7 @@ struct AttributionRoutes: Sendable {
     /// it sent, and sends it again).
     func event(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
-        let body = try await JSONBody.read(request)
+        let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let installID = try body.string("installId", required: true, maxLength: 64) ?? ""
         let name = try body.string("eventName", required: true, maxLength: 256) ?? ""
         let data = try body.object("eventData") ?? [:]

@@ -19,10 +19,10 @@ struct JSONBody {
     /// at most 32 deep).
     /// - Throws: ``APIError`` 413 beyond `limit` bytes, 400 when it is not a JSON object or nests
     ///   deeper.
-    static func read(_ request: Request, limit: Int = sdkLimit) async throws -> JSONBody {
+    static func read(_ request: Request, limit: Int = sdkLimit, timeout: Duration = defaultTimeout) async throws -> JSONBody {
         let buffer: ByteBuffer
         do {
-            buffer = try await request.body.collect(upTo: limit)
+            buffer = try await collect(request, limit: limit, timeout: timeout)
         } catch is NIOTooManyBytesError {
             throw APIError(.contentTooLarge, "The body is larger than \(limit) bytes.")
         }
@@ -35,6 +35,27 @@ struct JSONBody {
         }
         guard case .object(let object) = value else { throw APIError(.badRequest, "The body is not a JSON object.") }
         return JSONBody(object: object)
+    }
+
+    /// How long a whole body may take to arrive: 10 seconds. The idle timeout closes a connection
+    /// that stops sending; this one ends a body sent a byte at a time, which never stops.
+    static let defaultTimeout: Duration = .seconds(10)
+
+    /// The body, whole, within `timeout`.
+    /// - Throws: ``APIError`` 408 past it.
+    private static func collect(_ request: Request, limit: Int, timeout: Duration) async throws -> ByteBuffer {
+        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await request.body.collect(upTo: limit) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let buffer = try await group.next() ?? nil else {
+                throw APIError(.requestTimeout, "The body did not arrive within \(timeout.components.seconds) seconds.")
+            }
+            return buffer
+        }
     }
 
     /// A field's value, `nil` when absent or `null`.

@@ -38,6 +38,10 @@ public struct ServerConfiguration: Sendable {
     /// negative) is raised to it, so no click that could still match is deleted; NaN is the
     /// default.
     public var clickRetention: TimeInterval?
+    /// How long a request's whole body may take to arrive (``JSONBody``): past it, `408`. Default
+    /// 10 seconds; clamped to 1 second…5 minutes. The idle timeout does not end a body sent a
+    /// byte at a time.
+    public var bodyTimeout: Duration
     /// The most connections open at once (more wait in the listen backlog); `nil` for no limit.
     /// `linkrelay-server serve` sets it below the open-file limit (``OpenFileLimit``). At least 1.
     public var maximumConnections: Int?
@@ -53,8 +57,9 @@ public struct ServerConfiguration: Sendable {
         publicBaseURL: URL? = nil,
         matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
         clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30), accessLog: Bool = true,
-        maximumConnections: Int? = nil
+        maximumConnections: Int? = nil, bodyTimeout: Duration = .seconds(10)
     ) {
+        self.bodyTimeout = min(max(bodyTimeout, .seconds(1)), .seconds(300))
         self.maximumConnections = maximumConnections.map { max($0, 1) }
         self.accessLog = accessLog
         self.host = host
@@ -120,7 +125,7 @@ public enum ServerApplication {
         let creation = LinkCreation(store: store, configuration: configuration, clock: clock)
         router.post("api/sdk/v1/links") { try await creation.createForSDK($0, $1) }
         router.post("api/links") { try await creation.createAsRow($0, $1) }
-        let admin = AdminRoutes(store: store, clock: clock)
+        let admin = AdminRoutes(store: store, configuration: configuration, clock: clock)
         router.post("api/templates") { try await admin.createTemplate($0, $1) }
         router.post("api/apps") { try await admin.createApp($0, $1) }
         router.get(".well-known/apple-app-site-association") { try await admin.appleAppSiteAssociation($0, $1) }

@@ -6,13 +6,14 @@ import LinkRelay
 /// name; and the association files themselves.
 struct AdminRoutes: Sendable {
     let store: any ServerStore
+    let configuration: ServerConfiguration
     let clock: @Sendable () -> Date
 
     /// `POST /api/templates`: `{"name", "slug"?, "iosAppStoreUrl"?, "androidAppStoreUrl"?, "webFallbackUrl"?}`;
     /// a slug is made (8 of `a–z0–9`, as Core's) when none is given; a taken one is a 409.
     func createTemplate(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try await Auth.require(request, store: store, scopes: [.admin])
-        let body = try await JSONBody.read(request)
+        let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let name = try body.string("name", required: true, maxLength: 256) ?? ""
         let slug = try body.string("slug", maxLength: 20)
         if let slug, !Self.isValidSlug(slug) {
@@ -38,7 +39,7 @@ struct AdminRoutes: Sendable {
     /// `{"platform": "android", "packageName": "…", "sha256CertFingerprints": ["AB:CD:…"]}`.
     func createApp(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try await Auth.require(request, store: store, scopes: [.admin])
-        let body = try await JSONBody.read(request)
+        let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let app: AppRecord
         switch try body.string("platform", required: true, maxLength: 16) {
         case "ios":

@@ -27,7 +27,7 @@ struct LinkCreation: Sendable {
     /// `POST /api/sdk/v1/links`: `{"url", "shortCode", "linkId", "deduplicated"}`.
     func createForSDK(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
-        let (link, deduplicated) = try await create(try await JSONBody.read(request), key: key, admin: key.scope == .admin)
+        let (link, deduplicated) = try await create(try await JSONBody.read(request, timeout: configuration.bodyTimeout), key: key, admin: key.scope == .admin)
         return ServerApplication.json([
             "url": .string(shareURL(link, request: request).absoluteString), "shortCode": .string(link.shortCode), "linkId": .string(link.id),
             "deduplicated": .bool(deduplicated), "warnings": .array(Self.warnings(link).map(JSONValue.string)),
@@ -38,7 +38,7 @@ struct LinkCreation: Sendable {
     /// copies and `clickCount`), plus `url`.
     func createAsRow(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
-        let (link, deduplicated) = try await create(try await JSONBody.read(request), key: key, admin: key.scope == .admin)
+        let (link, deduplicated) = try await create(try await JSONBody.read(request, timeout: configuration.bodyTimeout), key: key, admin: key.scope == .admin)
         var row = Self.row(link)
         row["url"] = .string(shareURL(link, request: request).absoluteString)
         row["deduplicated"] = .bool(deduplicated)
