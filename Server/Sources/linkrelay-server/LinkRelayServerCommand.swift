@@ -98,6 +98,8 @@ struct Serve: AsyncParsableCommand {
     var keepClicksDays = 90
     @Option(name: .long, help: "Seconds a connection may stay idle before it is closed (1…3600).")
     var idleTimeout = 30
+    @Option(name: .long, help: "Clicks one address may have recorded a minute; past it links still answer, the clicks are not stored. 0: no limit (a load test from one address).")
+    var clicksPerAddress = 120
     @Option(name: .long, help: "Seconds a request's whole body may take to arrive (1…300); past it, 408.")
     var bodyTimeout = 10
     @Option(name: .long, help: "The most connections open at once (default and ceiling: the open-file limit, raised at start, less 128 kept for the database).")
@@ -117,6 +119,7 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port takes 0…65535.") }
         guard sharedNetworkDevices >= 2 else { throw ValidationError("--shared-network-devices takes 2 or more.") }
         guard (1...2160).contains(fingerprintWindowHours) else { throw ValidationError("--fingerprint-window-hours takes 1…2160.") }
+        guard clicksPerAddress >= 0 else { throw ValidationError("--clicks-per-address takes 0 (no limit) or more.") }
         guard (1...300).contains(bodyTimeout) else { throw ValidationError("--body-timeout takes 1…300 seconds.") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections takes 1 or more.") }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout takes 1…3600 seconds.") }
@@ -176,7 +179,8 @@ struct Serve: AsyncParsableCommand {
             matcher: DeferredMatcher(sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours), matchPrivateNetworks: matchPrivateNetworks,
             adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
             idleTimeout: .seconds(idleTimeout), accessLog: accessLog,
-            maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit)), bodyTimeout: .seconds(bodyTimeout))
+            maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit)), bodyTimeout: .seconds(bodyTimeout),
+            clicksPerAddressPerMinute: clicksPerAddress)
         if matchPrivateNetworks { logger.warning("--match-private-networks: private and loopback addresses match. Never use it in production.") }
         let app = ServerApplication.application(store: store, configuration: configuration, logger: logger) { channel in
             say("LinkRelay Server listening on http://\(host):\(channel.localAddress?.port ?? port) (\(location))")

@@ -38,6 +38,10 @@ public struct ServerConfiguration: Sendable {
     /// negative) is raised to it, so no click that could still match is deleted; NaN is the
     /// default.
     public var clickRetention: TimeInterval?
+    /// Clicks one address may have recorded a minute (``ClickLimiter``); past it, links still
+    /// answer but the clicks are not stored. Default 120; `0` for no limit (a load test from one
+    /// address).
+    public var clicksPerAddressPerMinute: Int
     /// How long a request's whole body may take to arrive (``JSONBody``): past it, `408`. Default
     /// 10 seconds; clamped to 1 second…5 minutes. The idle timeout does not end a body sent a
     /// byte at a time.
@@ -57,8 +61,9 @@ public struct ServerConfiguration: Sendable {
         publicBaseURL: URL? = nil,
         matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
         clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30), accessLog: Bool = true,
-        maximumConnections: Int? = nil, bodyTimeout: Duration = .seconds(10)
+        maximumConnections: Int? = nil, bodyTimeout: Duration = .seconds(10), clicksPerAddressPerMinute: Int = 120
     ) {
+        self.clicksPerAddressPerMinute = max(clicksPerAddressPerMinute, 0)
         self.bodyTimeout = min(max(bodyTimeout, .seconds(1)), .seconds(300))
         self.maximumConnections = maximumConnections.map { max($0, 1) }
         self.accessLog = accessLog
@@ -106,7 +111,8 @@ public enum ServerApplication {
             return json(Health(status: "healthy", version: apiVersion, timestamp: Self.timestamp(now)))
         }
         router.middlewares.add(JSONErrorMiddleware())
-        let links = LinkRoutes(store: store, configuration: configuration, clock: clock)
+        let limiter = ClickLimiter(perMinute: configuration.clicksPerAddressPerMinute)
+        let links = LinkRoutes(store: store, configuration: configuration, clock: clock, limiter: limiter)
         // One parameter name per position: the router's tree needs the first segment named the
         // same in both forms (a short code alone, or a template slug before the code).
         router.get("api/sdk/v1/resolve/:first") { request, context in
@@ -131,7 +137,7 @@ public enum ServerApplication {
         router.get(".well-known/apple-app-site-association") { try await admin.appleAppSiteAssociation($0, $1) }
         router.get("apple-app-site-association") { try await admin.appleAppSiteAssociation($0, $1) }
         router.get(".well-known/assetlinks.json") { try await admin.assetLinks($0, $1) }
-        let redirect = Redirect(store: store, configuration: configuration, clock: clock)
+        let redirect = Redirect(store: store, configuration: configuration, clock: clock, limiter: limiter)
         router.get(":first") { request, context in
             try await redirect.follow(request, context, code: context.parameters.require("first"), templateSlug: nil)
         }

@@ -8,6 +8,7 @@ struct LinkRoutes: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
     let clock: @Sendable () -> Date
+    let limiter: ClickLimiter
 
     /// §5.2–5.3 of LinkForty's protocol: the link of the caller's project, live, answered with
     /// its fields (falsy ones omitted); the click and its fingerprint are on disk before the
@@ -17,7 +18,9 @@ struct LinkRoutes: Sendable {
         let now = clock()
         guard let link = try await store.link(project: key.projectID, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
         else { throw APIError.linkNotFound }
-        try await store.recordClick(Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now))
+        let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now)
+        let recorded = limiter.allow(click.ip ?? ClientAddress.of(request, context, trustProxy: configuration.trustProxy, trustedProxies: configuration.trustedProxies) ?? "-", at: now)
+        if recorded { try await store.recordClick(click) }
         var answer: [String: JSONValue] = [
             "shortCode": .string(link.shortCode), "linkId": .string(link.id),
             "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)), "customParameters": .object(link.deepLinkParameters),
@@ -28,7 +31,9 @@ struct LinkRoutes: Sendable {
             ("androidUrl", link.androidAppStoreURL), ("webUrl", link.webFallbackURL),
         ]
         for case (let name, let value?) in optional where !value.isEmpty { answer[name] = .string(value) }
-        return ServerApplication.json(answer)
+        var response = ServerApplication.json(answer)
+        if !recorded { response.headers[.init(ClickLimiter.headerName)!] = "false" }
+        return response
     }
 }
 
