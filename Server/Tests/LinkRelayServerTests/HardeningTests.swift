@@ -265,3 +265,61 @@ struct ClickLimitTests {
         }
     }
 }
+
+/// Where links made with the SDK key may send people: the project's to say.
+@Suite("Destination hosts")
+struct DestinationHostTests {
+    @Test("patterns: exact hosts and *. subdomains; none set allows any")
+    func patterns() {
+        #expect(DestinationHosts.allows([], "https://evil.example/x"))
+        #expect(DestinationHosts.allows(["acme.example"], "https://ACME.example/p"))
+        #expect(!DestinationHosts.allows(["acme.example"], "https://shop.acme.example/p"))
+        #expect(DestinationHosts.allows(["*.acme.example"], "https://shop.acme.example/p"))
+        #expect(!DestinationHosts.allows(["*.acme.example"], "https://acme.example/p"))
+        #expect(!DestinationHosts.allows(["*.acme.example"], "https://evilacme.example/p"))
+        #expect(!DestinationHosts.allows(["acme.example"], "https://acme.example.evil.example/p"))
+        #expect(DestinationHosts.isValidPattern("*.acme.example") && !DestinationHosts.isValidPattern("acme..example"))
+        #expect(!DestinationHosts.isValidPattern("https://acme.example") && !DestinationHosts.isValidPattern("*"))
+    }
+
+    @Test("once an admin sets the hosts, an SDK key's link to another host is a 403 naming the field; an admin's is not", arguments: TestEngine.available)
+    func enforced(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.app().test(.live) { client in
+                try await client.execute(
+                    uri: "/api/sdk/v1/links", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
+                    body: HTTPTest.body(["webFallbackUrl": "https://evil.example/phish"])
+                ) { #expect($0.status == .ok, "open until the project says otherwise") }
+                try await client.execute(
+                    uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: world.sdkKey, json: true),
+                    body: HTTPTest.body(["hosts": ["acme.example"]])
+                ) { #expect($0.status == .forbidden, "an admin's setting") }
+                try await client.execute(
+                    uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: world.adminKey, json: true),
+                    body: HTTPTest.body(["hosts": ["Acme.example", "*.acme.example", "acme.example"]])
+                ) { response async throws in
+                    #expect(response.status == .ok)
+                    #expect(try HTTPTest.object(response.body)["hosts"] == ["acme.example", "*.acme.example"])
+                }
+                for (field, url, key, status) in [
+                    ("webFallbackUrl", "https://evil.example/phish", world.sdkKey, HTTPResponse.Status.forbidden),
+                    ("originalUrl", "https://evil.example/phish", world.sdkKey, .forbidden),
+                    ("webFallbackUrl", "https://shop.acme.example/p/1", world.sdkKey, .ok),
+                    ("webFallbackUrl", "https://evil.example/campaign", world.adminKey, .ok),
+                ] {
+                    try await client.execute(
+                        uri: "/api/sdk/v1/links", method: .post, headers: HTTPTest.headers(key: key, json: true),
+                        body: HTTPTest.body([field: .string(url)])
+                    ) { response async throws in
+                        #expect(response.status == status, "\(field) \(url)")
+                        if status == .forbidden { #expect(try HTTPTest.object(response.body)["field"] == .string(field)) }
+                    }
+                }
+                try await client.execute(uri: "/api/destination-hosts", method: .get, headers: HTTPTest.headers(key: world.adminKey)) { response async throws in
+                    #expect(try HTTPTest.object(response.body)["hosts"] == ["acme.example", "*.acme.example"])
+                }
+            }
+            #expect(try await world.store.destinationHosts(project: world.otherProject.id) == [], "another project's are its own")
+        }
+    }
+}

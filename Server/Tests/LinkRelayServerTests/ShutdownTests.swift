@@ -119,5 +119,7 @@ final class GatedStore: ServerStore {
     func apps() async throws -> [AppRecord] { try await inner.apps() }
     func counts() async throws -> StoreCounts { try await inner.counts() }
     func writeProblem(at date: Date) async -> String? { await inner.writeProblem(at: date) }
+    func destinationHosts(project: String) async throws -> [String] { try await inner.destinationHosts(project: project) }
+    func setDestinationHosts(project: String, hosts: [String]) async throws { try await inner.setDestinationHosts(project: project, hosts: hosts) }
     func close() async throws {}
 }

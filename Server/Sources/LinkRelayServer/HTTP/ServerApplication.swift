@@ -134,6 +134,8 @@ public enum ServerApplication {
         let admin = AdminRoutes(store: store, configuration: configuration, clock: clock)
         router.post("api/templates") { try await admin.createTemplate($0, $1) }
         router.post("api/apps") { try await admin.createApp($0, $1) }
+        router.get("api/destination-hosts") { try await admin.destinationHosts($0, $1) }
+        router.put("api/destination-hosts") { try await admin.setDestinationHosts($0, $1) }
         router.get(".well-known/apple-app-site-association") { try await admin.appleAppSiteAssociation($0, $1) }
         router.get("apple-app-site-association") { try await admin.appleAppSiteAssociation($0, $1) }
         router.get(".well-known/assetlinks.json") { try await admin.assetLinks($0, $1) }

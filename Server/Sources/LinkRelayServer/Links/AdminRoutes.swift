@@ -35,6 +35,32 @@ struct AdminRoutes: Sendable {
         throw APIError(.serviceUnavailable, "No free slug was found; try again.")
     }
 
+    /// `GET /api/destination-hosts`: `{"hosts": […]}`, the hosts links made with an SDK key may
+    /// send people to; empty for any.
+    func destinationHosts(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let key = try await Auth.require(request, store: store, scopes: [.admin])
+        return ServerApplication.json(["hosts": .array(try await store.destinationHosts(project: key.projectID).map(JSONValue.string))] as [String: JSONValue])
+    }
+
+    /// `PUT /api/destination-hosts` `{"hosts": ["acme.example", "*.acme.example"]}`: replaces them
+    /// (at most 100; `*.` covers every subdomain; an empty list allows any host again).
+    func setDestinationHosts(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let key = try await Auth.require(request, store: store, scopes: [.admin])
+        let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
+        guard case .array(let items)? = body.object["hosts"], items.count <= 100 else {
+            throw APIError.field("hosts", "must be a list of at most 100 host names")
+        }
+        var hosts: [String] = []
+        for item in items {
+            guard let host = item.stringValue?.lowercased(), DestinationHosts.isValidPattern(host) else {
+                throw APIError.field("hosts", "must hold host names such as acme.example or *.acme.example")
+            }
+            if !hosts.contains(host) { hosts.append(host) }
+        }
+        try await store.setDestinationHosts(project: key.projectID, hosts: hosts)
+        return ServerApplication.json(["hosts": .array(hosts.map(JSONValue.string))] as [String: JSONValue])
+    }
+
     /// `POST /api/apps`: `{"platform": "ios", "appId": "TEAMID.bundle.id", "paths"?: ["/*"]}` or
     /// `{"platform": "android", "packageName": "…", "sha256CertFingerprints": ["AB:CD:…"]}`.
     func createApp(_ request: Request, _ context: ServerContext) async throws -> Response {

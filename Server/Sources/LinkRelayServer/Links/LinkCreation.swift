@@ -2,6 +2,26 @@ import Foundation
 import Hummingbird
 import LinkRelay
 
+/// The hosts a project lets links made with an SDK key send people to.
+enum DestinationHosts {
+    /// `acme.example`, `*.acme.example` or `localhost`: letters, digits, `-` and `.`.
+    static func isValidPattern(_ pattern: String) -> Bool {
+        let host = pattern.hasPrefix("*.") ? String(pattern.dropFirst(2)) : pattern
+        guard (1...253).contains(host.utf8.count), !host.hasPrefix("."), !host.hasSuffix("."), !host.contains("..") else { return false }
+        return host.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "." }
+    }
+
+    /// Whether `url`'s host is one of `patterns` (`*.acme.example` covers `shop.acme.example`,
+    /// not `acme.example` itself); any host when `patterns` is empty.
+    static func allows(_ patterns: [String], _ url: String) -> Bool {
+        guard !patterns.isEmpty else { return true }
+        guard let host = URL(string: url)?.host?.lowercased() else { return false }
+        return patterns.contains { pattern in
+            pattern.hasPrefix("*.") ? host.hasSuffix(String(pattern.dropFirst(1))) : host == pattern
+        }
+    }
+}
+
 /// Making links: `POST /api/sdk/v1/links` (what LinkForty's SDKs call without a template) and
 /// `POST /api/links` (Core's endpoint; with a template from the SDKs, everything from an admin).
 ///
@@ -81,7 +101,17 @@ struct LinkCreation: Sendable {
             throw APIError.field("customCode", "must be 1 to 20 characters of A-Z a-z 0-9 _ - and not a reserved word")
         }
         let webFallback = try body.webURL("webFallbackUrl")
-        let originalURL = try body.webURL("originalUrl") ?? webFallback ?? template?.webFallbackURL ?? ""
+        let requestedOriginal = try body.webURL("originalUrl")
+        if !admin {
+            // The SDK key ships in apps: where its links may send people is the project's to say.
+            let allowed = try await store.destinationHosts(project: key.projectID)
+            for (name, value) in [("originalUrl", requestedOriginal), ("webFallbackUrl", webFallback)] {
+                if let value, !DestinationHosts.allows(allowed, value) {
+                    throw APIError(.forbidden, "\(name) is not on one of the project's destination hosts.", field: name)
+                }
+            }
+        }
+        let originalURL = requestedOriginal ?? webFallback ?? template?.webFallbackURL ?? ""
         let deepLinkPath = try body.string("deepLinkPath", maxLength: 2048)
         if let deepLinkPath, !deepLinkPath.hasPrefix("/") { throw APIError.field("deepLinkPath", "must start with /") }
         let appScheme = try body.string("appScheme", maxLength: 64)

@@ -31,6 +31,10 @@ public struct Migration: Sendable, Hashable {
             version: 4, name: "a row the health check writes",
             sqlite: [healthTable(bigint: "INTEGER"), "INSERT INTO server_health (id, checked_at) VALUES (1, 0)"],
             postgres: [healthTable(bigint: "BIGINT"), "INSERT INTO server_health (id, checked_at) VALUES (1, 0)"]),
+        Migration(
+            version: 5, name: "a project's destination hosts for SDK-key links",
+            sqlite: ["ALTER TABLE projects ADD COLUMN destination_hosts TEXT NOT NULL DEFAULT '[]'"],
+            postgres: ["ALTER TABLE projects ADD COLUMN destination_hosts TEXT NOT NULL DEFAULT '[]'"]),
     ]
 
     /// One row, rewritten by every health check (``ServerStore/writeProblem(at:)``): a check that

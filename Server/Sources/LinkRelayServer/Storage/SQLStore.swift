@@ -129,6 +129,15 @@ public final class SQLStore: ServerStore {
         }
     }
 
+    public func destinationHosts(project: String) async throws -> [String] {
+        let row = try await engine.select("SELECT destination_hosts FROM projects WHERE id = ?", [.text(project)]).first
+        return JSONText.decode([String].self, row?.string("destination_hosts")) ?? []
+    }
+
+    public func setDestinationHosts(project: String, hosts: [String]) async throws {
+        try await engine.run("UPDATE projects SET destination_hosts = ? WHERE id = ?", [.text(JSONText.encode(hosts)), .text(project)])
+    }
+
     public func insertKey(_ key: APIKeyRecord) async throws {
         try await engine.run(
             """

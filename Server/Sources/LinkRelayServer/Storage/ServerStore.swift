@@ -16,6 +16,12 @@ public protocol ServerStore: Sendable {
     /// Every project, oldest first.
     func projects() async throws -> [Project]
 
+    /// The hosts links made with an SDK key may send people to (`acme.example`, `*.acme.example`);
+    /// empty for any.
+    func destinationHosts(project: String) async throws -> [String]
+    /// Replaces them.
+    func setDestinationHosts(project: String, hosts: [String]) async throws
+
     /// Stores a key's record (its secret only as a hash).
     func insertKey(_ key: APIKeyRecord) async throws
     /// The key whose public prefix is `prefix`, revoked or not.
