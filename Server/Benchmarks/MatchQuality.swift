@@ -59,13 +59,13 @@ struct Signals {
         switch click.kind {
         case .tap:
             let device = population.devices[Int(click.device)]
-            ip = population.ip(device: Int(click.device), network: Int(click.network))
+            ip = population.ip(device: Int(click.device), network: Int(click.network), at: click.time)
             userAgent = population.browserUserAgent(device: Int(click.device))
             timezone = Population.timezones[device.timezone]
             language = Population.languages[device.language].0
             screen = Population.screens[device.screen]
         case .preview:
-            ip = population.ip(device: Int(click.device), network: Int(click.network))
+            ip = population.ip(device: Int(click.device), network: Int(click.network), at: click.time)
             userAgent = Population.previewUserAgent
         case .crawler:
             ip = population.networks[Int(click.network)].prefix + ".\(index % 250 + 2)"
@@ -81,7 +81,7 @@ struct Signals {
     /// The install body LinkForty's SDKs (and LinkRelay's adapter) send, and the address it comes from.
     func install(_ install: Population.Install) -> (body: [String: JSONValue], ip: String, signals: DeviceSignals) {
         let device = population.devices[install.device]
-        let ip = population.ip(device: install.device, network: install.network)
+        let ip = population.ip(device: install.device, network: install.network, at: install.time)
         let screen = Population.screens[device.screen]
         let timezone = Population.timezones[device.timezone]
         let language = Population.languages[device.language].1
@@ -171,5 +171,29 @@ enum InMemoryRelay {
         }
         let now = Date(timeIntervalSince1970: TimeInterval(install.time) / 1000)
         return matcher.best(for: signals, among: candidates, at: now).flatMap { Int($0.click.id.dropFirst()) }.map { Int(clicks[$0].device) }
+    }
+}
+
+/// The two simplest matchers anyone could build on the same data (issue 48): the newest live tap
+/// (not a bot's, before the install, within its link's window) with the install's time zone,
+/// language (first two letters) and screen, from the same network (IPv4 /24, IPv6 /64), or from
+/// the same exact address. The server must never do worse than either.
+enum Reference {
+    static func match(
+        _ install: Population.Install, signals: DeviceSignals, byNetwork: [Int32: [Int]], data: Signals, exactAddress: Bool
+    ) -> Int? {
+        let clicks = data.population.clicks
+        for index in (byNetwork[Int32(install.network)] ?? []).reversed() {
+            let click = clicks[index]
+            guard click.time <= install.time, install.time - click.time <= Population.window(link: click.link) else { continue }
+            let record = data.record(index)
+            guard !record.isBot, record.networkPrefix == signals.networkPrefix, !exactAddress || record.ip == signals.ip,
+                record.timezone == signals.timezone,
+                record.language.map({ $0.prefix(2).lowercased() }) == signals.language.map({ $0.prefix(2).lowercased() }),
+                record.screenWidth == signals.screenWidth, record.screenHeight == signals.screenHeight
+            else { continue }
+            return Int(click.device)
+        }
+        return nil
     }
 }

@@ -52,6 +52,19 @@ struct Population {
         case home, carrier, office, ipv6, dataCenter
     }
 
+    /// Where the phones are. `bench` is the mix above; the others are held out from the
+    /// matcher's tuning, each dense where an app's users crowd (issue 48):
+    /// - `denseHouseholds`: households of 1–4 phones of one region behind one address (their
+    ///   router's), 30 households in each ISP /24;
+    /// - `sparseHouseholds`: the same households, each alone in its /24;
+    /// - `carrierHeavy`: three in five phones behind a carrier's few NAT addresses (4 per /24,
+    ///   hundreds of phones each), the rest dense households;
+    /// - `ipv6Households`: households on a /64 each, every phone with its own privacy address in it.
+    enum Shape: String, CaseIterable, Sendable {
+        case bench, denseHouseholds = "dense-households", sparseHouseholds = "sparse-households", carrierHeavy = "carrier-heavy"
+        case ipv6Households = "ipv6-households"
+    }
+
     struct Network {
         var kind: NetworkKind
         /// The /24 or /64, as the server keys it.
@@ -122,9 +135,12 @@ struct Population {
     let start: Int64
     let linkCount: Int
 
-    /// A population whose window holds about `clickCount` clicks, from `seed`.
-    init(clickCount: Int, seed: UInt64 = 42, start: Date = Date(timeIntervalSince1970: 1_780_000_000)) {
-        var random = SeededGenerator(seed: seed &+ UInt64(clickCount))
+    let shape: Shape
+
+    /// A population of `shape` whose window holds about `clickCount` clicks, from `seed`.
+    init(clickCount: Int, shape: Shape = .bench, seed: UInt64 = 42, start: Date = Date(timeIntervalSince1970: 1_780_000_000)) {
+        self.shape = shape
+        var random = SeededGenerator(seed: seed &+ UInt64(clickCount) &+ UInt64(Shape.allCases.firstIndex(of: shape) ?? 0) &* 1_000_003)
         // Whole milliseconds, within ±10,000 years (a NaN start is 1970).
         let milliseconds = (start.timeIntervalSince1970 * 1000).rounded(.down)
         self.start = milliseconds.isFinite ? Int64(min(max(milliseconds, -3e14), 3e14)) : 0
@@ -155,20 +171,70 @@ struct Population {
                     screen: random.pick(Self.screenWeights), safariVersion: random.pick([0.5, 0.3, 0.15, 0.05])))
             return devices.count - 1
         }
-        // What share of phones each kind of network holds, and how many phones one holds.
-        let mix: [(NetworkKind, Double, ClosedRange<Int>)] = [(.home, 0.5, 1...4), (.carrier, 0.2, 200...600), (.office, 0.1, 10...60), (.ipv6, 0.2, 1...2)]
-        for (kind, share, size) in mix {
-            var left = Int(Double(tappingDevices) * share)
+        /// A household: 1–4 phones of one region behind one address (`host`), often alike.
+        func addHousehold(network: Int, host: Int, privateAddresses: Bool) -> Int {
+            let count = random.pick([0.3, 0.3, 0.25, 0.15]) + 1
+            let language = random.pick(Self.languageWeights)
+            let screen = random.pick(Self.screenWeights)
+            for _ in 0..<count {
+                let device = addDevice(network: network)
+                devices[device].timezone = networks[network].timezone
+                if !privateAddresses { devices[device].host = host }
+                if random.chance(0.8) { devices[device].language = language }
+                if random.chance(0.5) { devices[device].screen = screen }
+            }
+            return count
+        }
+        switch shape {
+        case .bench:
+            // What share of phones each kind of network holds, and how many phones one holds.
+            let mix: [(NetworkKind, Double, ClosedRange<Int>)] = [(.home, 0.5, 1...4), (.carrier, 0.2, 200...600), (.office, 0.1, 10...60), (.ipv6, 0.2, 1...2)]
+            for (kind, share, size) in mix {
+                var left = Int(Double(tappingDevices) * share)
+                while left > 0 {
+                    let network = addNetwork(kind)
+                    let count = min(left, Int.random(in: size, using: &random))
+                    for _ in 0..<count { _ = addDevice(network: network) }
+                    left -= count
+                }
+            }
+        case .denseHouseholds, .sparseHouseholds, .carrierHeavy, .ipv6Households:
+            let householdsPerNetwork = shape == .sparseHouseholds || shape == .ipv6Households ? 1 : 30
+            var left = shape == .carrierHeavy ? tappingDevices * 2 / 5 : tappingDevices
             while left > 0 {
-                let network = addNetwork(kind)
-                let count = min(left, Int.random(in: size, using: &random))
-                for _ in 0..<count { _ = addDevice(network: network) }
-                left -= count
+                let network = addNetwork(shape == .ipv6Households ? .ipv6 : .home)
+                // A region's /24: its households share its time zone.
+                var hosts = Array(1...254)
+                for index in 0..<householdsPerNetwork where left > 0 {
+                    let host = hosts.remove(at: Int.random(in: 0..<hosts.count, using: &random))
+                    left -= addHousehold(network: network, host: shape == .ipv6Households ? index : host, privateAddresses: shape == .ipv6Households)
+                }
+            }
+            if shape == .carrierHeavy {
+                var carrier = tappingDevices * 3 / 5
+                while carrier > 0 {
+                    let network = addNetwork(.carrier)
+                    let addresses = (0..<4).map { _ in Int.random(in: 1...254, using: &random) }
+                    let count = min(carrier, Int.random(in: 200...600, using: &random))
+                    for _ in 0..<count {
+                        let device = addDevice(network: network)
+                        devices[device].host = addresses[Int.random(in: 0..<addresses.count, using: &random)]
+                    }
+                    carrier -= count
+                }
             }
         }
         let tapping = devices.count
         // Phones that never tap, in the same networks (organic installs come from them).
-        for _ in 0..<(tapping / 4) { _ = addDevice(network: devices[Int.random(in: 0..<tapping, using: &random)].network) }
+        for _ in 0..<(tapping / 4) {
+            let member = devices[Int.random(in: 0..<tapping, using: &random)]
+            let device = addDevice(network: member.network)
+            // Beside a household's phones: a family member behind the same router, of the same region.
+            if shape != .bench {
+                devices[device].timezone = member.timezone
+                if shape != .ipv6Households { devices[device].host = member.host }
+            }
+        }
         let dataCenters = (0..<max(1, clickCount / 20_000)).map { _ in addNetwork(.dataCenter) }
         // A device that installs from another network lands in a fresh home network.
         let elsewhere = (0..<max(1, tapping / 50)).map { _ in addNetwork(.home) }
@@ -226,9 +292,14 @@ struct Population {
 
     // MARK: Signals
 
-    func ip(device: Int, network: Int) -> String {
+    /// The address `device` has on `network` at `time` (milliseconds). In `ipv6Households` a
+    /// phone's privacy address changes every day within its /64, as iOS rotates them.
+    func ip(device: Int, network: Int, at time: Int64) -> String {
         let net = networks[network]
-        let host = devices[device].host
+        var host = devices[device].host
+        if shape == .ipv6Households, net.kind == .ipv6 {
+            host = (host &* 2_654_435_761 &+ Int((time - start) / 86_400_000) &* 40_503) & 0xffff | 1
+        }
         if net.kind == .ipv6 { return net.prefix + String(format: ":%x:%x:%x:%x", host, host &* 7 & 0xffff, host &* 13 & 0xffff, host &* 31 & 0xffff) }
         return net.prefix + ".\(host % 254 + 1)"
     }

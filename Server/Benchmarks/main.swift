@@ -9,12 +9,15 @@ import Synchronization
 // same synthetic population (see Population), with the truth known.
 //
 //   swift run -c release --package-path Server linkrelay-server-bench [--clicks 1000,100000,1000000]
-//       [--installs 3000] [--postgres URL] [--smoke]
+//       [--installs 3000] [--postgres URL] [--population bench|dense-households|sparse-households|
+//       carrier-heavy|ipv6-households|all] [--explore] [--smoke]
 //
-// Prints one table per engine: recall and wrong attributions for LinkRelay Server (through its
-// real install endpoint over HTTP on loopback) and for Core's replayed matcher, the recall of an
-// oracle that knows which installs the signals can tell apart, and the install request's
-// latency, with verdicts against the targets at the largest size.
+// Prints one table per population and engine: recall and wrong attributions for LinkRelay
+// Server (through its real install endpoint over HTTP on loopback), for the two reference
+// matchers (the newest tap with the install's zone, language and screen from the same /24, or
+// from the same address) and for Core's replayed matcher, the recall of an oracle that knows
+// which installs the signals can tell apart, and the install request's latency, with verdicts
+// against the targets at the largest size.
 
 struct Options {
     var sizes = [1_000, 100_000, 1_000_000]
@@ -26,6 +29,8 @@ struct Options {
     /// each timed on its own after the request (so the request's own figures in that run are
     /// not the ones to quote).
     var phases = false
+    /// Which population (``Population/Shape``); `--population all` runs each.
+    var shapes: [Population.Shape] = [.bench]
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -36,6 +41,16 @@ struct Options {
             case "--postgres": postgres = iterator.next().flatMap { URL(string: $0) }
             case "--explore": explore = true
             case "--phases": phases = true
+            case "--population":
+                let name = iterator.next() ?? ""
+                if name == "all" {
+                    shapes = Population.Shape.allCases
+                } else if let shape = Population.Shape(rawValue: name) {
+                    shapes = [shape]
+                } else {
+                    FileHandle.standardError.write(Data("--population takes all or one of: \(Population.Shape.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
+                    exit(64)
+                }
             case "--smoke":
                 smoke = true
                 sizes = [1_000, 2_000]
@@ -57,6 +72,9 @@ struct Row {
     var oracle = 0.0
     var relay = MatchOutcome()
     var core = MatchOutcome()
+    /// The references: the newest matching tap of the same network, of the same address.
+    var sameNetwork = MatchOutcome()
+    var sameAddress = MatchOutcome()
     var latencies: [Double] = []
     var setupSeconds = 0.0
     /// The SQLite file (and its WAL) per click stored, indexes included.
@@ -75,9 +93,9 @@ final class BenchClock: Sendable {
     var function: @Sendable () -> Date { { self.now.withLock { $0 } } }
 }
 
-func run(clicks size: Int, engine: String, options: Options) async throws -> Row {
+func run(clicks size: Int, shape: Population.Shape, engine: String, options: Options) async throws -> Row {
     var row = Row(clicks: size, engine: engine)
-    let population = Population(clickCount: size)
+    let population = Population(clickCount: size, shape: shape)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -126,6 +144,8 @@ func run(clicks size: Int, engine: String, options: Options) async throws -> Row
     struct Tally: Sendable {
         var relay = MatchOutcome()
         var core = MatchOutcome()
+        var sameNetwork = MatchOutcome()
+        var sameAddress = MatchOutcome()
         var latencies: [Double] = []
         var distinguishable = 0
         var importTime = Duration.zero
@@ -176,6 +196,10 @@ func run(clicks size: Int, engine: String, options: Options) async throws -> Row
             }
             tally.relay.record(install.truth, attributedTo: relayDevice)
             tally.core.record(install.truth, attributedTo: CoreReplay.match(install, signals: signals, in: data))
+            tally.sameNetwork.record(
+                install.truth, attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: false))
+            tally.sameAddress.record(
+                install.truth, attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: true))
             if Oracle.distinguishable(install, signals: signals, byNetwork: byNetwork, data: data) { tally.distinguishable += 1 }
             if options.phases {
                 let now = Date(timeIntervalSince1970: TimeInterval(install.time) / 1000)
@@ -222,6 +246,8 @@ func run(clicks size: Int, engine: String, options: Options) async throws -> Row
     }
     row.relay = tally.relay
     row.core = tally.core
+    row.sameNetwork = tally.sameNetwork
+    row.sameAddress = tally.sameAddress
     row.latencies = tally.latencies
     let distinguishable = tally.distinguishable
     let importTime = tally.importTime
@@ -274,8 +300,9 @@ if options.explore {
         ("+ ambiguity + crowd 10 + fingerprint 24 h", DeferredMatcher(sharedNetworkDevices: 10)),
         ("+ ambiguity + crowd 5 + fingerprint 24 h", DeferredMatcher(sharedNetworkDevices: 5)),
     ]
+    for shape in options.shapes {
     for size in options.sizes {
-        let population = Population(clickCount: size)
+        let population = Population(clickCount: size, shape: shape)
         let data = Signals(population: population, projectID: "p", linkIDs: (0..<population.linkCount).map { "l\($0)" })
         let byNetwork = population.clicks.indices.reduce(into: [Int32: [Int]]()) { $0[population.clicks[$1].network, default: []].append($1) }
         let stride = max(1, population.installs.count / options.installs)
@@ -284,23 +311,30 @@ if options.explore {
         var matchable = 0
         var outcomes = [MatchOutcome](repeating: MatchOutcome(), count: settings.count)
         var core = MatchOutcome()
+        var sameNetwork = MatchOutcome()
+        var sameAddress = MatchOutcome()
         for install in sample {
             let (_, _, signals) = data.install(install)
             if case .matchable = install.truth { matchable += 1 }
             if Oracle.distinguishable(install, signals: signals, byNetwork: byNetwork, data: data) { oracle += 1 }
             core.record(install.truth, attributedTo: CoreReplay.match(install, signals: signals, in: data))
+            sameNetwork.record(install.truth, attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: false))
+            sameAddress.record(install.truth, attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: true))
             for (index, setting) in settings.enumerated() {
                 outcomes[index].record(
                     install.truth, attributedTo: InMemoryRelay.match(install, signals: signals, byNetwork: byNetwork, data: data, matcher: setting.1))
             }
         }
         let oracleRecall = Double(oracle) / Double(max(matchable, 1))
-        say("\(size) clicks, \(sample.count) installs (\(matchable) matchable), oracle recall \(percent(oracleRecall))")
+        say("\(shape.rawValue), \(size) clicks, \(sample.count) installs (\(matchable) matchable), oracle recall \(percent(oracleRecall))")
         say("  Core replay: recall \(percent(core.recall)), wrong \(percent(core.wrongShare)) of \(core.attributed)")
+        say("  same /24, zone, language, screen: recall \(percent(sameNetwork.recall)) (\(String(format: "%.3f", sameNetwork.recall / max(oracleRecall, 0.0001)))× oracle), wrong \(percent(sameNetwork.wrongShare)) of \(sameNetwork.attributed)")
+        say("  same address, zone, language, screen: recall \(percent(sameAddress.recall)) (\(String(format: "%.3f", sameAddress.recall / max(oracleRecall, 0.0001)))× oracle), wrong \(percent(sameAddress.wrongShare)) of \(sameAddress.attributed)")
         for (index, setting) in settings.enumerated() {
             let outcome = outcomes[index]
             say("  \(setting.0): recall \(percent(outcome.recall)) (\(String(format: "%.3f", outcome.recall / max(oracleRecall, 0.0001)))× oracle), wrong \(percent(outcome.wrongShare)) of \(outcome.attributed) (organic attributed \(outcome.organicAttributed))")
         }
+    }
     }
     exit(0)
 }
@@ -309,18 +343,22 @@ if options.postgres != nil { engines.append("postgres") }
 say("LinkRelay Server vs LinkForty Core's matcher, on the same synthetic population (seeded)")
 say("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GB; \(Date())\n")
 var failed = false
+for shape in options.shapes {
 for engine in engines {
     say("engine: \(engine)")
-    say("| clicks in window | installs (matchable) | oracle recall | LinkRelay recall (÷ oracle) | LinkRelay wrong | Core recall | Core wrong | install p50 / p99 | bytes per click |")
-    say("|---|---|---|---|---|---|---|---|---|")
+    say("population: \(shape.rawValue)")
+    say("| clicks in window | installs (matchable) | oracle recall | LinkRelay recall (÷ oracle) | LinkRelay wrong | same /24 ref. recall | wrong | same address ref. recall | wrong | Core recall | Core wrong | install p50 / p99 | bytes per click |")
+    say("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     var rows: [Row] = []
     for size in options.sizes {
-        let row = try await run(clicks: size, engine: engine, options: options)
+        let row = try await run(clicks: size, shape: shape, engine: engine, options: options)
         rows.append(row)
         let ratio = row.oracle == 0 ? 0 : row.relay.recall / row.oracle
         say(
             "| \(size) | \(row.sampled) (\(row.matchable)) | \(percent(row.oracle)) | \(percent(row.relay.recall)) (\(String(format: "%.3f", ratio))) | "
-                + "\(percent(row.relay.wrongShare)) of \(row.relay.attributed) | \(percent(row.core.recall)) | \(percent(row.core.wrongShare)) of \(row.core.attributed) | "
+                + "\(percent(row.relay.wrongShare)) of \(row.relay.attributed) | "
+                + "\(percent(row.sameNetwork.recall)) | \(percent(row.sameNetwork.wrongShare)) | \(percent(row.sameAddress.recall)) | \(percent(row.sameAddress.wrongShare)) | "
+                + "\(percent(row.core.recall)) | \(percent(row.core.wrongShare)) of \(row.core.attributed) | "
                 + String(format: "%.2f / %.2f ms | ", row.percentile(0.5), row.percentile(0.99))
                 + (row.bytesPerClick.map { String(format: "%.0f |", $0) } ?? "– |"))
     }
@@ -335,13 +373,22 @@ for engine in engines {
                     + "\(relay.attributedWrong - relay.organicAttributed) given another phone's tap or a tap from another network or past its window"
             ),
             ("install p99 ≤ 10 ms", largest.percentile(0.99) <= 10, String(format: "%.2f ms", largest.percentile(0.99))),
+            (
+                "recall ≥ the same-/24 reference's", relay.recall >= largest.sameNetwork.recall,
+                "\(percent(relay.recall)) against \(percent(largest.sameNetwork.recall))"
+            ),
+            (
+                "wrong ≤ the same-address reference's", relay.wrongShare <= largest.sameAddress.wrongShare,
+                "\(percent(relay.wrongShare)) against \(percent(largest.sameAddress.wrongShare))"
+            ),
         ]
-        say("\nat \(largest.clicks) clicks on \(engine):")
+        say("\nat \(largest.clicks) clicks on \(engine), \(shape.rawValue):")
         for (target, met, figure) in verdicts {
             say("  \(met ? "met" : "MISSED"): \(target) (\(figure))")
             if !met { failed = true }
         }
     }
     say("")
+}
 }
 exit(failed ? 1 : 0)
