@@ -22,48 +22,41 @@ struct TimeoutTests {
     ])
     func stalled(_ sent: String) async throws {
         try await ServerWorld.with { world in
-            let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-            let app = ServerApplication.application(
-                store: world.store, configuration: ServerConfiguration(port: 0, idleTimeout: .seconds(1)), logger: Logger(label: "test")
-            ) { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-            }
-            let group = ServiceGroup(services: [app], logger: Logger(label: "test"))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                var iterator = ports.makeAsyncIterator()
-                let port = try #require(await iterator.next())
+            try await Self.serving(world, ServerConfiguration(port: 0, idleTimeout: .seconds(1))) { port in
                 // Blocks until the server closes the connection (the suite's time limit fails a hang).
                 let received = try await Self.sendAndReadUntilClosed(sent, port: port)
                 #expect(!received.contains("200 OK"), "\(received)")
-                await group.triggerGracefulShutdown()
-                try await tasks.next()
             }
+        }
+    }
+
+    /// Runs the whole application (its idle timeout is the HTTP server's, not the router's) on a
+    /// free port for `body`, then shuts it down gracefully.
+    static func serving(_ world: ServerWorld, _ configuration: ServerConfiguration, _ body: (Int) async throws -> Void) async throws {
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = ServerApplication.application(store: world.store, configuration: configuration, logger: Logger(label: "test")) { channel in
+            portContinuation.yield(channel.localAddress?.port ?? 0)
+        }
+        let group = ServiceGroup(services: [app], logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            try await body(port)
+            await group.triggerGracefulShutdown()
+            try await tasks.next()
         }
     }
 
     @Test("a body trickled a byte at a time (never idle) is cut off with a 408 at the body timeout")
     func trickled() async throws {
         try await ServerWorld.with { world in
-            let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-            let app = ServerApplication.application(
-                store: world.store, configuration: ServerConfiguration(port: 0, idleTimeout: .seconds(1), bodyTimeout: .seconds(1)),
-                logger: Logger(label: "test")
-            ) { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-            }
-            let group = ServiceGroup(services: [app], logger: Logger(label: "test"))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                var iterator = ports.makeAsyncIterator()
-                let port = try #require(await iterator.next())
+            try await Self.serving(world, ServerConfiguration(port: 0, idleTimeout: .seconds(1), bodyTimeout: .seconds(1))) { port in
                 let head = "POST /api/sdk/v1/install HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(world.sdkKey)\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
                 // The attacker's pace: a byte every 200 ms, well inside the idle timeout; 60
                 // bytes would take 12 s.
                 let received = try await Self.sendAndReadUntilClosed(head, port: port, trickle: Array(repeating: UInt8(ascii: " "), count: 60))
                 #expect(received.hasPrefix("HTTP/1.1 408"), "\(received)")
-                await group.triggerGracefulShutdown()
-                try await tasks.next()
             }
         }
     }
