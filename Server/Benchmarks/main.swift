@@ -290,15 +290,17 @@ if options.explore {
     // The matcher's settings side by side, in memory (no server), on each size.
     let core = 2160  // a fingerprint window no shorter than any link's: Core's behaviour
     let settings: [(String, DeferredMatcher)] = [
-        ("Core's rules, indexed", DeferredMatcher(sharedNetworkDevices: 1_000_000, refusesAmbiguousMatches: false, fingerprintWindowHours: core)),
-        ("+ ambiguity", DeferredMatcher(sharedNetworkDevices: 1_000_000, fingerprintWindowHours: core)),
-        ("+ crowd 20", DeferredMatcher(sharedNetworkDevices: 20, refusesAmbiguousMatches: false, fingerprintWindowHours: core)),
-        ("+ ambiguity + crowd 20", DeferredMatcher(sharedNetworkDevices: 20, fingerprintWindowHours: core)),
-        ("+ ambiguity + crowd 20 + fingerprint 48 h", DeferredMatcher(fingerprintWindowHours: 48)),
-        ("+ ambiguity + crowd 20 + fingerprint 24 h (the default)", DeferredMatcher()),
-        ("+ ambiguity + crowd 20 + fingerprint 12 h", DeferredMatcher(fingerprintWindowHours: 12)),
-        ("+ ambiguity + crowd 10 + fingerprint 24 h", DeferredMatcher(sharedNetworkDevices: 10)),
-        ("+ ambiguity + crowd 5 + fingerprint 24 h", DeferredMatcher(sharedNetworkDevices: 5)),
+        ("Core's rules, indexed", DeferredMatcher(sharedNetworkDevices: 1_000_000, refusesAmbiguousMatches: false, fingerprintWindowHours: core, matchesAddressFirst: false)),
+        ("+ ambiguity", DeferredMatcher(sharedNetworkDevices: 1_000_000, fingerprintWindowHours: core, matchesAddressFirst: false)),
+        ("+ crowd 20", DeferredMatcher(sharedNetworkDevices: 20, refusesAmbiguousMatches: false, fingerprintWindowHours: core, matchesAddressFirst: false)),
+        ("+ ambiguity + crowd 20", DeferredMatcher(sharedNetworkDevices: 20, fingerprintWindowHours: core, matchesAddressFirst: false)),
+        ("+ ambiguity + crowd 20 + fingerprint 48 h", DeferredMatcher(fingerprintWindowHours: 48, matchesAddressFirst: false)),
+        ("+ ambiguity + crowd 20 + fingerprint 24 h (the default before issue 48)", DeferredMatcher(matchesAddressFirst: false)),
+        ("+ ambiguity + crowd 20 + fingerprint 12 h", DeferredMatcher(fingerprintWindowHours: 12, matchesAddressFirst: false)),
+        ("+ ambiguity + crowd 5 + fingerprint 24 h", DeferredMatcher(sharedNetworkDevices: 5, matchesAddressFirst: false)),
+        ("address first, without ambiguity", DeferredMatcher(refusesAmbiguousMatches: false)),
+        ("address first + ambiguity + crowd 20 + fingerprint 24 h (the default)", DeferredMatcher()),
+        ("address first + ambiguity + crowd 20 + fingerprint 48 h", DeferredMatcher(fingerprintWindowHours: 48)),
     ]
     for shape in options.shapes {
     for size in options.sizes {

@@ -90,6 +90,8 @@ struct Serve: AsyncParsableCommand {
     var sharedNetworkDevices = 20
     @Option(name: .long, help: "Hours after a click within which a fingerprint may match it (1…2160; the link's shorter window still applies; 2160 behaves as LinkForty Core).")
     var fingerprintWindowHours = 24
+    @Flag(inversion: .prefixedNo, help: "Take a tap from the install's exact address first (a household's router), the network's score only without one; --no-address-first compares /24s alone, as LinkForty Core.")
+    var addressFirst = true
     @Flag(name: .long, help: "Let private and loopback addresses match (trying deferred links on one machine or a LAN; never in production).")
     var matchPrivateNetworks = false
     @Flag(name: .long, help: "Keep events of installs another server made (moving an app from LinkForty): the install is adopted, unattributed.")
@@ -176,7 +178,8 @@ struct Serve: AsyncParsableCommand {
         let configuration = ServerConfiguration(
             host: host, port: port, trustProxy: trustProxy,
             trustedProxies: trustedProxy.isEmpty ? IPNetwork.privateAndLoopback : trustedProxy.compactMap(IPNetwork.init), publicBaseURL: publicURL.flatMap(URL.init(string:)),
-            matcher: DeferredMatcher(sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours), matchPrivateNetworks: matchPrivateNetworks,
+            matcher: DeferredMatcher(
+                sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours, matchesAddressFirst: addressFirst), matchPrivateNetworks: matchPrivateNetworks,
             adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
             idleTimeout: .seconds(idleTimeout), accessLog: accessLog,
             maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit)), bodyTimeout: .seconds(bodyTimeout),

@@ -45,6 +45,27 @@ struct InstallTests {
         }
     }
 
+    @Test("a tap in Safari and the install from the same household address: attributed at 90 with `address`, through the endpoints", arguments: TestEngine.available)
+    func sameAddress(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.link("Xk9_2bQz", scheme: nil)
+            try await world.app().test(.live) { client in
+                try await RedirectTests.get(
+                    client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari, ip: "198.51.100.23"
+                ) { #expect($0.status == .found) }
+                world.clock.advance(hours: 1)
+                try await client.execute(
+                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "198.51.100.23", json: true),
+                    body: HTTPTest.body(HTTPTest.installBody)
+                ) { response async throws in
+                    let answer = try HTTPTest.object(response.body)
+                    #expect(answer["attributed"] == true && answer["confidenceScore"] == 90)
+                    #expect(answer["matchedFactors"] == ["ip", "address", "timezone", "language", "screen"])
+                }
+            }
+        }
+    }
+
     @Test("organic: Core's shape without deepLinkData (LinkForty's iOS SDK cannot decode {}), confidence 0; each report is a new install", arguments: TestEngine.available)
     func organic(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in

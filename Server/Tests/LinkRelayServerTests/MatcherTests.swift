@@ -117,6 +117,46 @@ struct MatcherTests {
         #expect(matcher.best(for: Self.phone, among: [neighbour, mine, better], at: Self.now)?.click.id == "better")
     }
 
+    /// A click from an exact address (the phone's household router is 203.0.113.7).
+    static func atAddress(_ id: String, _ address: String = "203.0.113.7", hoursAgo: Double = 1, width: Int = 1179, language: String = "en-US") -> MatchCandidate {
+        var click = click(id, hoursAgo: hoursAgo, userAgent: HTTPTest.safari, language: language, width: width)
+        click.ip = address
+        return MatchCandidate(click: click, windowHours: 168)
+    }
+
+    @Test("the exact address first: the newest agreeing tap from the install's own address wins at 90 with `address`, whatever the network's crowd")
+    func addressFirst() {
+        let matcher = DeferredMatcher()
+        let household = Self.atAddress("household", hoursAgo: 3)
+        // Newer look-alike taps of the same /24 from other households: on the network's score alone they tie.
+        let neighbours = (0..<3).map { Self.atAddress("neighbour\($0)", "203.0.113.\(20 + $0)", hoursAgo: 1) }
+        let match = matcher.best(for: Self.phone, among: neighbours + [household], networkDevices: 0, at: Self.now)
+        #expect(match?.click.id == "household" && match?.confidence == 90)
+        #expect(match?.factors == ["ip", "address", "timezone", "language", "screen"])
+        // On a crowded /24 the network weighs 20, the address still decides: 20 + 20 + 30 = 70.
+        let crowded = matcher.best(for: Self.phone, among: neighbours + [household], networkDevices: 50, at: Self.now)
+        #expect(crowded?.click.id == "household" && crowded?.confidence == 70 && crowded?.sharedNetwork == true)
+        #expect(
+            DeferredMatcher(matchesAddressFirst: false).best(for: Self.phone, among: neighbours + [household], networkDevices: 0, at: Self.now)?.click.id
+                == "neighbour0", "without it, the newest look-alike of another household takes the install")
+    }
+
+    @Test("at one address: a tap that disagrees is no match; two devices alike are ambiguous; a tap past the fingerprint's day is not taken")
+    func addressRules() {
+        let matcher = DeferredMatcher()
+        #expect(matcher.best(for: Self.phone, among: [Self.atAddress("other-screen", width: 828)], networkDevices: 0, at: Self.now) == nil)
+        #expect(matcher.best(for: Self.phone, among: [Self.atAddress("other-language", language: "de-DE")], networkDevices: 0, at: Self.now) == nil)
+        var sibling = Self.atAddress("sibling", hoursAgo: 1)
+        sibling.click.userAgent = HTTPTest.safari.replacingOccurrences(of: "17_4", with: "16_6")
+        let mine = Self.atAddress("mine", hoursAgo: 2)
+        #expect(matcher.best(for: Self.phone, among: [sibling, mine], networkDevices: 0, at: Self.now) == nil, "two phones of one family alike")
+        #expect(DeferredMatcher(refusesAmbiguousMatches: false).best(for: Self.phone, among: [sibling, mine], networkDevices: 0, at: Self.now)?.click.id == "sibling")
+        let again = Self.atAddress("again", hoursAgo: 1)
+        #expect(matcher.best(for: Self.phone, among: [again, mine], networkDevices: 0, at: Self.now)?.click.id == "again", "one phone tapping twice")
+        let old = Self.atAddress("old", hoursAgo: 30)
+        #expect(matcher.best(for: Self.phone, among: [old], networkDevices: 0, at: Self.now)?.factors.contains("address") != true)
+    }
+
     @Test("a network crowded with distinct devices halves the address: the same partial fingerprint is organic there")
     func sharedNetwork() {
         let matcher = DeferredMatcher(sharedNetworkDevices: 5)

@@ -59,7 +59,10 @@ public struct DeferredMatch: Sendable, Hashable {
 /// `language` 10, `screen` 10; attributed at 70 or more; the newest click wins a tie), over
 /// candidates found by network and time instead of the newest 1,000 clicks of every link.
 ///
-/// Three things Core does not do:
+/// Four things Core does not do:
+/// - **The exact address first** (``matchesAddressFirst``): the newest tap from the install's
+///   own address that agrees on time zone, language and screen is the match (factor `address`),
+///   the network's score only without one; a household's router tells more than its ISP's /24.
 /// - **A shared network weighs less.** When the install's network shows clicks from
 ///   ``sharedNetworkDevices`` or more distinct devices in the last week, within their windows
 ///   (a carrier's NAT, an office, a campus), the same address says little, so `ip` counts 20
@@ -95,10 +98,26 @@ public struct DeferredMatcher: Sendable {
     /// behaviour (the link's window alone).
     public var fingerprintWindowHours: Int
 
+    /// Whether a tap from the install's exact address is taken first: the newest tap, within
+    /// the fingerprint's window, from the same address that agrees on time zone, language and
+    /// screen (each present on both sides), scored with the ``addressFactor``; the network's
+    /// score only when there is none. Default `true`; `false` is the score alone (LinkForty
+    /// Core's comparison of /24s). When another device's tap from the address agrees as well
+    /// (two phones of one family alike), the install stays organic if
+    /// ``refusesAmbiguousMatches``.
+    public var matchesAddressFirst: Bool
+
+    /// The factor an exact address adds (`address`, 20; the confidence stays at most 100): a
+    /// household's router, an office's egress. A carrier's NAT address is shared by many phones,
+    /// where two of them alike make the install organic, as on any address.
+    public static let addressFactor = ("address", 20)
+
     /// A matcher; values out of range are clamped to it.
     public init(
-        sharedNetworkDevices: Int = 20, candidateLimit: Int = 10_000, refusesAmbiguousMatches: Bool = true, fingerprintWindowHours: Int = 24
+        sharedNetworkDevices: Int = 20, candidateLimit: Int = 10_000, refusesAmbiguousMatches: Bool = true, fingerprintWindowHours: Int = 24,
+        matchesAddressFirst: Bool = true
     ) {
+        self.matchesAddressFirst = matchesAddressFirst
         self.sharedNetworkDevices = max(sharedNetworkDevices, 2)
         self.candidateLimit = max(candidateLimit, 1)
         self.refusesAmbiguousMatches = refusesAmbiguousMatches
@@ -128,6 +147,7 @@ public struct DeferredMatcher: Sendable {
             shared = devices.count >= sharedNetworkDevices
         }
         let oldest = now.addingTimeInterval(-TimeInterval(fingerprintWindowHours) * 3600)
+        if matchesAddressFirst, let match = addressMatch(for: install, among: live, since: oldest, shared: shared) { return match }
         var best: DeferredMatch?
         var bestDevice = ""
         var ambiguous = false
@@ -155,6 +175,31 @@ public struct DeferredMatcher: Sendable {
             }
         }
         return ambiguous ? nil : best
+    }
+
+    /// The newest tap from the install's exact address, within the fingerprint's window, that
+    /// agrees on time zone, language and screen (each present on both sides); with
+    /// ``refusesAmbiguousMatches``, only when no other device's tap there agrees as well.
+    private func addressMatch(for install: DeviceSignals, among live: [MatchCandidate], since oldest: Date, shared: Bool) -> DeferredMatch? {
+        guard let address = install.ip else { return nil }
+        let here = live.filter { $0.click.clickedAt >= oldest && $0.click.ip == address }.map(\.click)
+        let agreeing = here.filter { click in
+            guard let timezone = click.timezone, timezone == install.timezone, let language = click.language, let own = install.language,
+                language.count >= 2, own.count >= 2, language.prefix(2).lowercased() == own.prefix(2).lowercased(),
+                let width = click.screenWidth, let height = click.screenHeight, width != 0, height != 0, width == install.screenWidth,
+                height == install.screenHeight
+            else { return false }
+            return true
+        }
+        guard let found = agreeing.first else { return nil }
+        if refusesAmbiguousMatches {
+            let foundDevice = Self.deviceSignature(found)
+            if agreeing.contains(where: { Self.deviceSignature($0) != foundDevice }) { return nil }
+        }
+        var (score, factors) = Self.score(install, DeviceSignals(found), ipWeight: shared ? 20 : 40)
+        score = min(100, score + Self.addressFactor.1)
+        factors.insert(Self.addressFactor.0, at: factors.firstIndex(of: "ip").map { $0 + 1 } ?? 0)
+        return DeferredMatch(click: found, confidence: max(score, Self.threshold), factors: factors, sharedNetwork: shared)
     }
 
     /// Core's score of `install` against `click`: each factor only when both sides have it.
