@@ -96,7 +96,8 @@ struct MatcherTests {
         let matcher = DeferredMatcher()
         let newer = MatchCandidate(click: Self.click("newer", hoursAgo: 1, userAgent: HTTPTest.safari), windowHours: 168)
         let older = MatchCandidate(click: Self.click("older", hoursAgo: 2, userAgent: HTTPTest.safari), windowHours: 168)
-        let best = MatchCandidate(click: Self.click("best", hoursAgo: 3), windowHours: 168)
+        // From the install's own address: 90, above the network's 70.
+        let best = Self.atAddress("best", hoursAgo: 3)
         #expect(matcher.best(for: Self.phone, among: [newer, older], at: Self.now)?.click.id == "newer")
         #expect(matcher.best(for: Self.phone, among: [newer, older, best], at: Self.now)?.click.id == "best")
     }
@@ -113,7 +114,7 @@ struct MatcherTests {
         let again = MatchCandidate(click: Self.click("again", hoursAgo: 1, userAgent: HTTPTest.safari), windowHours: 168)
         #expect(matcher.best(for: Self.phone, among: [again, mine], at: Self.now)?.click.id == "again", "the same phone tapping twice")
         // A better-scoring click wins outright over a lower tie.
-        let better = MatchCandidate(click: Self.click("better", hoursAgo: 3), windowHours: 168)
+        let better = Self.atAddress("better", hoursAgo: 3)
         #expect(matcher.best(for: Self.phone, among: [neighbour, mine, better], at: Self.now)?.click.id == "better")
     }
 
@@ -161,7 +162,7 @@ struct MatcherTests {
     func sharedNetwork() {
         let matcher = DeferredMatcher(sharedNetworkDevices: 5)
         let target = MatchCandidate(click: Self.click("target", userAgent: HTTPTest.safari), windowHours: 168)
-        let full = MatchCandidate(click: Self.click("full", hoursAgo: 2), windowHours: 168)
+        let full = Self.atAddress("full", hoursAgo: 2)
         // Four other devices: five in all, the crowd threshold.
         let crowd = (0..<4).map { index in
             MatchCandidate(click: Self.click("other\(index)", hoursAgo: 3, userAgent: "Mozilla/5.0 (Linux; Android 1\(index)) Chrome/12\(index).0", width: 800 + index), windowHours: 168)
@@ -169,8 +170,14 @@ struct MatcherTests {
         let quiet = matcher.best(for: Self.phone, among: [target], at: Self.now)
         #expect(quiet?.confidence == 70 && quiet?.sharedNetwork == false && quiet?.method == "fingerprint")
         #expect(matcher.best(for: Self.phone, among: [target] + crowd, at: Self.now) == nil, "ip at 20 + 30 is not enough")
-        let crowded = matcher.best(for: Self.phone, among: [target, full] + crowd.dropLast(), at: Self.now)
-        #expect(crowded?.click.id == "full" && crowded?.confidence == 80 && crowded?.sharedNetwork == true)
+        // A forged click with the app's own agent (Core's key `|`, as the install's) earns no user_agent.
+        let forged = MatchCandidate(click: Self.click("forged", hoursAgo: 0.5), windowHours: 168)
+        #expect(DeferredMatcher.score(Self.phone, DeviceSignals(forged.click)).0 == 100, "Core's score would give it 100")
+        #expect(matcher.best(for: Self.phone, among: [forged], at: Self.now)?.confidence == 70)
+        #expect(matcher.best(for: Self.phone, among: [forged, Self.atAddress("real", hoursAgo: 2)], at: Self.now)?.click.id == "real")
+        // `full` is `target`'s phone (the same signals) from the install's own address: five devices with the crowd.
+        let crowded = matcher.best(for: Self.phone, among: [target, full] + crowd, at: Self.now)
+        #expect(crowded?.click.id == "full" && crowded?.confidence == 70 && crowded?.sharedNetwork == true, "20 + address 20 + 30")
         #expect(crowded?.method == "fingerprint_shared_network")
         // Devices whose clicks are outside their windows do not crowd the network.
         let stale = crowd.map { MatchCandidate(click: $0.click, windowHours: 1) }

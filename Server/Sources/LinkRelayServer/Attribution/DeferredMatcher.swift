@@ -59,7 +59,12 @@ public struct DeferredMatch: Sendable, Hashable {
 /// `language` 10, `screen` 10; attributed at 70 or more; the newest click wins a tie), over
 /// candidates found by network and time instead of the newest 1,000 clicks of every link.
 ///
-/// Four things Core does not do:
+/// Five things Core does not do:
+/// - **Only a browser's agent counts.** A click earns `user_agent` only when its agent names a
+///   browser: an app's agent (Core's key `|`) can be sent to a redirect by anyone, so a forged
+///   click with the app's own agent no longer scores 100 (issue 48, §4.2), and the app's own
+///   resolve of a link it opened no longer attributes the next launch at 100 (§4.4 of the
+///   protocol notes). ``score(_:_:ipWeight:)`` stays Core's, for comparison.
 /// - **The exact address first** (``matchesAddressFirst``): the newest tap from the install's
 ///   own address that agrees on time zone, language and screen is the match (factor `address`),
 ///   the network's score only without one; a household's router tells more than its ISP's /24.
@@ -155,11 +160,13 @@ public struct DeferredMatcher: Sendable {
         var keys: [String: String] = [:]
         let installKey = install.userAgent.map(Self.normalizedUserAgent)
         for candidate in live where candidate.click.clickedAt >= oldest {
-            let clickKey = candidate.click.userAgent.map { agent in
-                if let known = keys[agent] { return known }
-                let key = Self.normalizedUserAgent(agent)
+            // Only a browser's agent earns `user_agent`: an app's (`Acme/2.3 CFNetwork/…`, key `|`)
+            // is what any client can send to a redirect, and what the app itself sends when it
+            // resolves a link it already opened; neither says a browser tapped.
+            let clickKey = candidate.click.userAgent.flatMap { agent -> String? in
+                let key = keys[agent] ?? Self.normalizedUserAgent(agent)
                 keys[agent] = key
-                return key
+                return Self.isBrowserKey(key) ? key : nil
             }
             let (score, factors) = Self.score(
                 install, DeviceSignals(candidate.click), ipWeight: shared ? 20 : 40, userAgentKeys: (installKey, clickKey))
@@ -196,7 +203,9 @@ public struct DeferredMatcher: Sendable {
             let foundDevice = Self.deviceSignature(found)
             if agreeing.contains(where: { Self.deviceSignature($0) != foundDevice }) { return nil }
         }
-        var (score, factors) = Self.score(install, DeviceSignals(found), ipWeight: shared ? 20 : 40)
+        let clickKey = found.userAgent.map(Self.normalizedUserAgent).flatMap { Self.isBrowserKey($0) ? $0 : nil }
+        var (score, factors) = Self.score(
+            install, DeviceSignals(found), ipWeight: shared ? 20 : 40, userAgentKeys: (install.userAgent.map(Self.normalizedUserAgent), clickKey))
         score = min(100, score + Self.addressFactor.1)
         factors.insert(Self.addressFactor.0, at: factors.firstIndex(of: "ip").map { $0 + 1 } ?? 0)
         return DeferredMatch(click: found, confidence: max(score, Self.threshold), factors: factors, sharedNetwork: shared)
@@ -241,6 +250,12 @@ public struct DeferredMatcher: Sendable {
     public static func normalizedUserAgent(_ agent: String) -> String {
         let bytes = LowercasedText(agent).bytes
         return "\(leftmost(platformTokens, in: bytes))|\(leftmost(browserTokens, in: bytes))"
+    }
+
+    /// Whether a user-agent key names a browser (`iphone|safari`, `|chrome`): an app's agent
+    /// names none (`|`, `iphone|`).
+    static func isBrowserKey(_ key: String) -> Bool {
+        !(key.split(separator: "|", omittingEmptySubsequences: false).last?.isEmpty ?? true)
     }
 
     private static let platformTokens = ["iphone", "ipad", "android", "windows", "macintosh", "linux"].map { Array($0.utf8) }
