@@ -143,7 +143,8 @@ struct Population {
         var random = SeededGenerator(seed: seed &+ UInt64(clickCount) &+ UInt64(Shape.allCases.firstIndex(of: shape) ?? 0) &* 1_000_003)
         // Whole milliseconds, within ±10,000 years (a NaN start is 1970).
         let milliseconds = (start.timeIntervalSince1970 * 1000).rounded(.down)
-        self.start = milliseconds.isFinite ? Int64(min(max(milliseconds, -3e14), 3e14)) : 0
+        let clamped = milliseconds.isNaN ? 0 : min(max(milliseconds, -3e14), 3e14)  // ±infinity clamp to ±10,000 years
+        self.start = Int64(clamped)
         linkCount = max(10, min(500, clickCount / 200))
         let week: Int64 = 7 * 24 * 3_600_000
         let tappingDevices = max(50, Int(Double(clickCount) * 0.92 / 1.2))

@@ -25,35 +25,33 @@ struct DatabaseOption: ParsableArguments {
         return location
     }
 
-    /// The store, migrated to this server's schema (closed again when the migration fails).
-    /// `create` `false`: a missing SQLite file is an error (commands that read or change a
-    /// database never make an empty one where they happen to run).
-    func openStore(create: Bool = false, logger: Logger) async throws -> any ServerStore {
-        let store = try await location().open(create: create, logger: logger)
-        do {
-            let applied = try await store.migrate()
-            if !applied.isEmpty { logger.info("Applied schema versions \(applied.map(String.init).joined(separator: ", ")).") }
-            return store
-        } catch {
-            try? await store.close()
-            throw error
-        }
-    }
-
-    /// Runs `body` with the migrated store and closes it on every path; a failure is one line on
-    /// standard error and exit status 1.
+    /// Runs `body` with the store, migrated to this server's schema, and closes it on every
+    /// path; a failure is one line on standard error and exit status 1. `create` `false`: a
+    /// missing SQLite file is an error (commands that read or change a database never make an
+    /// empty one where they happen to run).
     func withStore<T>(create: Bool = false, _ body: (any ServerStore) async throws -> T) async throws -> T {
-        try await failingInOneLine {
-            let store = try await openStore(create: create, logger: Logger(label: "linkrelay.server"))
-            do {
-                let result = try await body(store)
-                try await store.close()
-                return result
-            } catch {
-                try? await store.close()
-                throw error
+        let logger = Logger(label: "linkrelay.server")
+        return try await failingInOneLine {
+            try await using(try location(), create: create, logger: logger) { store in
+                let applied = try await store.migrate()
+                if !applied.isEmpty { logger.info("Applied schema versions \(applied.map(String.init).joined(separator: ", ")).") }
+                return try await body(store)
             }
         }
+    }
+}
+
+/// Runs `body` with the store at `location` and closes it on every path, so a failure leaves no
+/// connection open (SQLiteNIO stops a debug build that drops one).
+func using<T>(_ location: DatabaseLocation, create: Bool, logger: Logger, _ body: (any ServerStore) async throws -> T) async throws -> T {
+    let store = try await location.open(create: create, logger: logger)
+    do {
+        let result = try await body(store)
+        try await store.close()
+        return result
+    } catch {
+        try? await store.close()
+        throw error
     }
 }
 
@@ -139,13 +137,8 @@ struct Serve: AsyncParsableCommand {
             if let providedKey { try Bootstrap.validate(providedKey) }
             let location = try database.location()
             if port != 0 { try await ListenCheck.ensureAvailable(host: host, port: port) }
-            let store = try await location.open(create: true, logger: logger)
-            do {
+            try await using(location, create: true, logger: logger) { store in
                 try await serve(store: store, location: location, providedKey: providedKey, logger: logger)
-                try await store.close()
-            } catch {
-                try? await store.close()
-                throw error
             }
         }
     }
@@ -203,20 +196,13 @@ struct Migrate: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
 
     func run() async throws {
-        try await failingInOneLine {
-            let store = try await database.location().open(create: true, logger: Logger(label: "linkrelay.server"))
-            do {
-                let applied = try await store.migrate()
-                try await store.close()
-                print(
-                    applied.isEmpty
-                        ? "The schema is up to date (version \(Migration.latestVersion))."
-                        : "Applied versions \(applied.map(String.init).joined(separator: ", ")).")
-            } catch {
-                try? await store.close()
-                throw error
-            }
+        let applied = try await failingInOneLine {
+            try await using(try database.location(), create: true, logger: Logger(label: "linkrelay.server")) { try await $0.migrate() }
         }
+        print(
+            applied.isEmpty
+                ? "The schema is up to date (version \(Migration.latestVersion))."
+                : "Applied versions \(applied.map(String.init).joined(separator: ", ")).")
     }
 }
 

@@ -219,18 +219,16 @@ enum Binary {
         var errorLines: [String] { error.split(separator: "\n").map(String.init) }
     }
 
-    static var url: URL {
-        get throws {
-            var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            // The test runner is `…/debug/LinkRelayServerPackageTests.xctest` (a file on Linux, a
-            // bundle on macOS, whose executable is three levels further in).
-            for _ in 0..<4 {
-                let candidate = folder.appendingPathComponent("linkrelay-server")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                folder.deleteLastPathComponent()
-            }
-            throw StartupError("linkrelay-server is not built beside the tests (swift build --package-path Server builds it)")
+    static func url() throws -> URL {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // The test runner is `…/debug/LinkRelayServerPackageTests.xctest` (a file on Linux, a
+        // bundle on macOS, whose executable is three levels further in).
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("linkrelay-server")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder.deleteLastPathComponent()
         }
+        throw StartupError("linkrelay-server is not built beside the tests (swift build --package-path Server builds it)")
     }
 
     /// Runs the binary to its end.
@@ -264,9 +262,9 @@ final class RunningServer: Sendable {
         let process = Process()
         if let tool = launcher.first {
             process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = Array(launcher.dropFirst()) + [try Binary.url.path] + arguments
+            process.arguments = Array(launcher.dropFirst()) + [try Binary.url().path] + arguments
         } else {
-            process.executableURL = try Binary.url
+            process.executableURL = try Binary.url()
             process.arguments = arguments
         }
         process.currentDirectoryURL = URL(fileURLWithPath: folder)

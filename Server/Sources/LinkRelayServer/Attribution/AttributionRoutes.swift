@@ -33,7 +33,7 @@ struct AttributionRoutes: Sendable {
         let reportedIP = try body.string("ipAddress", maxLength: 64)
 
         let now = clock()
-        let ip = ClientAddress.of(request, context, trustProxy: configuration.trustProxy, trustedProxies: configuration.trustedProxies)
+        let ip = context.clientAddress
         let prefix = ip.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: configuration.matchPrivateNetworks) }
         let signals = DeviceSignals(
             ip: ip, networkPrefix: prefix, userAgent: userAgent, timezone: timezone, language: language, screenWidth: screenWidth,
@@ -148,7 +148,7 @@ struct AttributionRoutes: Sendable {
     /// project's, unattributed (`method` `adopted`), so its events are kept. Two events of it
     /// arriving at once adopt it once.
     private func adopt(_ installID: String, project: String, request: Request, context: ServerContext, at now: Date) async throws {
-        let ip = ClientAddress.of(request, context, trustProxy: configuration.trustProxy, trustedProxies: configuration.trustedProxies)
+        let ip = context.clientAddress
         let install = InstallRecord(
             id: installID, projectID: project, linkID: nil, clickID: nil, confidence: 0, matchedFactors: [], method: "adopted",
             installedAt: now, ip: ip, userAgent: request.headers[.userAgent], timezone: nil, language: nil, screenWidth: nil,

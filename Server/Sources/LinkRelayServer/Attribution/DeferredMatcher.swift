@@ -189,27 +189,26 @@ public struct DeferredMatcher: Sendable {
     /// ``refusesAmbiguousMatches``, only when no other device's tap there agrees as well.
     private func addressMatch(for install: DeviceSignals, among live: [MatchCandidate], since oldest: Date, shared: Bool) -> DeferredMatch? {
         guard let address = install.ip else { return nil }
-        let here = live.filter { $0.click.clickedAt >= oldest && $0.click.ip == address }.map(\.click)
-        let agreeing = here.filter { click in
-            guard let timezone = click.timezone, timezone == install.timezone, let language = click.language, let own = install.language,
-                language.count >= 2, own.count >= 2, language.prefix(2).lowercased() == own.prefix(2).lowercased(),
-                let width = click.screenWidth, let height = click.screenHeight, width != 0, height != 0, width == install.screenWidth,
-                height == install.screenHeight
-            else { return false }
-            return true
+        // The network's score, with only a browser's agent counted (as in `best`), decides which
+        // taps agree: every one of time zone, language and screen among their factors.
+        let installKey = install.userAgent.map(Self.normalizedUserAgent)
+        let agreeing = live.lazy.filter { $0.click.clickedAt >= oldest && $0.click.ip == address }.compactMap { candidate in
+            let clickKey = candidate.click.userAgent.map(Self.normalizedUserAgent).flatMap { Self.isBrowserKey($0) ? $0 : nil }
+            let scored = Self.score(install, DeviceSignals(candidate.click), ipWeight: shared ? 20 : 40, userAgentKeys: (installKey, clickKey))
+            return Self.agreementFactors.isSubset(of: scored.1) ? (candidate.click, scored) : nil
         }
-        guard let found = agreeing.first else { return nil }
+        guard let (found, (score, factors)) = agreeing.first else { return nil }
         if refusesAmbiguousMatches {
             let foundDevice = Self.deviceSignature(found)
-            if agreeing.contains(where: { Self.deviceSignature($0) != foundDevice }) { return nil }
+            if agreeing.contains(where: { Self.deviceSignature($0.0) != foundDevice }) { return nil }
         }
-        let clickKey = found.userAgent.map(Self.normalizedUserAgent).flatMap { Self.isBrowserKey($0) ? $0 : nil }
-        var (score, factors) = Self.score(
-            install, DeviceSignals(found), ipWeight: shared ? 20 : 40, userAgentKeys: (install.userAgent.map(Self.normalizedUserAgent), clickKey))
-        score = min(100, score + Self.addressFactor.1)
-        factors.insert(Self.addressFactor.0, at: factors.firstIndex(of: "ip").map { $0 + 1 } ?? 0)
-        return DeferredMatch(click: found, confidence: max(score, Self.threshold), factors: factors, sharedNetwork: shared)
+        var named = factors
+        named.insert(Self.addressFactor.0, at: named.firstIndex(of: "ip").map { $0 + 1 } ?? 0)
+        return DeferredMatch(click: found, confidence: min(100, score + Self.addressFactor.1), factors: named, sharedNetwork: shared)
     }
+
+    /// What a tap from the install's own address must agree on.
+    private static let agreementFactors: Set<String> = ["timezone", "language", "screen"]
 
     /// Core's score of `install` against `click`: each factor only when both sides have it.
     public static func score(_ install: DeviceSignals, _ click: DeviceSignals, ipWeight: Int = 40) -> (Int, [String]) {
@@ -255,7 +254,7 @@ public struct DeferredMatcher: Sendable {
     /// Whether a user-agent key names a browser (`iphone|safari`, `|chrome`): an app's agent
     /// names none (`|`, `iphone|`).
     static func isBrowserKey(_ key: String) -> Bool {
-        !(key.split(separator: "|", omittingEmptySubsequences: false).last?.isEmpty ?? true)
+        !key.hasSuffix("|")
     }
 
     private static let platformTokens = ["iphone", "ipad", "android", "windows", "macintosh", "linux"].map { Array($0.utf8) }

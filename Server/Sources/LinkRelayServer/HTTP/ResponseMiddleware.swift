@@ -24,6 +24,8 @@ struct ResponseMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
+        var context = context
+        context.clientAddress = ClientAddress.of(request, context, trustProxy: configuration.trustProxy, trustedProxies: configuration.trustedProxies)
         var response: Response
         do {
             response = try await next(request, context)
@@ -37,7 +39,7 @@ struct ResponseMiddleware: RouterMiddleware {
         if let accessLog {
             let elapsed = ContinuousClock.now - start
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            let client = ClientAddress.of(request, context, trustProxy: configuration.trustProxy, trustedProxies: configuration.trustedProxies) ?? "-"
+            let client = context.clientAddress ?? "-"
             accessLog.info(
                 "ACCESS \(client) \"\(request.method.rawValue) \(Self.loggedPath(request.uri.path))\" \(response.status.code) \(response.body.contentLength.map(String.init) ?? "-") \(String(format: "%.1f", milliseconds)) ms"
             )

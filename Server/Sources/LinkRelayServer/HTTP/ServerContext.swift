@@ -7,6 +7,10 @@ public struct ServerContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The connection's peer (the client, or the proxy in front of the server).
     public let remoteAddress: SocketAddress?
+    /// The client's address as the server's configuration reads it (the peer, or
+    /// `X-Forwarded-For` behind a trusted proxy; ``ClientAddress``): worked out once per request
+    /// by the outermost middleware, for the routes, the click limit and the access log alike.
+    public var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

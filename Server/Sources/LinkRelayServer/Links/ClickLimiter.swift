@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import Synchronization
 
 /// How many clicks one address may have recorded: a token bucket per exact address, refilled at
@@ -31,6 +32,21 @@ final class ClickLimiter: Sendable {
     init(perMinute: Int, trackedLimit: Int = 100_000) {
         self.perMinute = max(perMinute, 0)
         self.trackedLimit = max(trackedLimit, 1)
+    }
+
+    /// Stores `click` unless `address` is past its limit; whether it was stored.
+    func record(_ click: ClickRecord, from address: String?, in store: any ServerStore, at now: Date) async throws -> Bool {
+        guard allow(address ?? "-", at: now) else { return false }
+        try await store.recordClick(click)
+        return true
+    }
+
+    /// `response`, with `X-LinkRelay-Click-Recorded: false` when its click was not stored.
+    static func marked(_ response: Response, recorded: Bool) -> Response {
+        guard !recorded else { return response }
+        var response = response
+        response.headers[.init(headerName)!] = "false"
+        return response
     }
 
     /// How many addresses are tracked now.

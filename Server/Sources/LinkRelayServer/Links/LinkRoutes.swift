@@ -19,8 +19,7 @@ struct LinkRoutes: Sendable {
         guard let link = try await store.link(project: key.projectID, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
         else { throw APIError.linkNotFound }
         let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now)
-        let recorded = limiter.allow(click.ip ?? ClientAddress.of(request, context, trustProxy: configuration.trustProxy, trustedProxies: configuration.trustedProxies) ?? "-", at: now)
-        if recorded { try await store.recordClick(click) }
+        let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
         var answer: [String: JSONValue] = [
             "shortCode": .string(link.shortCode), "linkId": .string(link.id),
             "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)), "customParameters": .object(link.deepLinkParameters),
@@ -31,9 +30,7 @@ struct LinkRoutes: Sendable {
             ("androidUrl", link.androidAppStoreURL), ("webUrl", link.webFallbackURL),
         ]
         for case (let name, let value?) in optional where !value.isEmpty { answer[name] = .string(value) }
-        var response = ServerApplication.json(answer)
-        if !recorded { response.headers[.init(ClickLimiter.headerName)!] = "false" }
-        return response
+        return ClickLimiter.marked(ServerApplication.json(answer), recorded: recorded)
     }
 }
 
@@ -64,7 +61,7 @@ enum Fingerprint {
         agent: LowercasedText? = nil
     ) -> ClickRecord {
         let query = request.uri.queryParameters
-        let ip = ClientAddress.of(request, context, trustProxy: configuration.trustProxy, trustedProxies: configuration.trustedProxies)
+        let ip = context.clientAddress
         let prefix = ip.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: configuration.matchPrivateNetworks) }
         let userAgent = request.headers[.userAgent].map { Fingerprint.prefix($0, bytes: Fingerprint.maxUserAgentBytes) }
         let agent = agent ?? LowercasedText(userAgent)

@@ -33,9 +33,8 @@ struct Redirect: Sendable {
         let platform = Fingerprint.platform(agent)
         if Fingerprint.isBot(agent) {
             let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
-            let recorded = limiter.allow(limitKey(click, request, context), at: now)
-            if recorded { try await store.recordClick(click) }
-            return Self.marked(Self.html(Self.previewPage(link, url: request.uri.path)), recorded: recorded)
+            let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
+            return ClickLimiter.marked(Self.html(Self.previewPage(link, url: request.uri.path)), recorded: recorded)
         }
         guard Self.isTargeted(link.targetingRules, platform: platform, request: request) else { throw APIError.linkNotFound }
         let query = request.uri.queryParameters
@@ -45,31 +44,17 @@ struct Redirect: Sendable {
             return Self.html(Self.collectingPage(path: request.uri.path, query: request.uri.query, nonce: nonce), nonce: nonce)
         }
         let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
-        let recorded = limiter.allow(limitKey(click, request, context), at: now)
-        if recorded { try await store.recordClick(click) }
+        let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
         let targets = Self.targets(link, platform: platform, agent: agent)
         // Store pages are left as they are: the parameters mean nothing there.
         let stores = [link.iosAppStoreURL, link.androidAppStoreURL].compactMap { $0 }
         let web = targets.fallback.map { stores.contains($0) ? $0 : Self.decorated($0, link: link, clickID: click.id) }
         if let scheme = targets.scheme {
             let nonce = Self.nonce()
-            return Self.marked(Self.html(Self.interstitial(link, scheme: scheme, fallback: web, nonce: nonce), nonce: nonce), recorded: recorded)
+            return ClickLimiter.marked(Self.html(Self.interstitial(link, scheme: scheme, fallback: web, nonce: nonce), nonce: nonce), recorded: recorded)
         }
-        guard let web else { return Self.marked(Self.html(Self.previewPage(link, url: request.uri.path)), recorded: recorded) }
-        return Self.marked(Response(status: .found, headers: [.location: web, .cacheControl: "no-store"]), recorded: recorded)
-    }
-
-    /// The address a click is counted against: its own, else the connection's.
-    private func limitKey(_ click: ClickRecord, _ request: Request, _ context: ServerContext) -> String {
-        click.ip ?? ClientAddress.of(request, context, trustProxy: configuration.trustProxy, trustedProxies: configuration.trustedProxies) ?? "-"
-    }
-
-    /// `response`, saying when its click was not recorded (the address's limit).
-    static func marked(_ response: Response, recorded: Bool) -> Response {
-        guard !recorded else { return response }
-        var response = response
-        response.headers[.init(ClickLimiter.headerName)!] = "false"
-        return response
+        guard let web else { return ClickLimiter.marked(Self.html(Self.previewPage(link, url: request.uri.path)), recorded: recorded) }
+        return ClickLimiter.marked(Response(status: .found, headers: [.location: web, .cacheControl: "no-store"]), recorded: recorded)
     }
 
     /// Where a device goes: the app's scheme URL to try (for the interstitial), then the URL to
