@@ -207,9 +207,7 @@ func run(clicks size: Int, shape: Population.Shape, engine: String, options: Opt
                 // As the install endpoint does it: the crowd counted in the database, the clicks
                 // of the fingerprint's window read and scored.
                 let t0 = ContinuousClock.now
-                let candidates = try await store.matchCandidates(
-                    project: project.id, networkPrefix: signals.networkPrefix ?? "",
-                    since: now.addingTimeInterval(-TimeInterval(matcher.fingerprintWindowHours) * 3600), limit: matcher.candidateLimit)
+                let candidates = try await store.matchCandidates(for: signals, project: project.id, matcher: matcher, at: now)
                 var devices = 0
                 if matcher.best(for: signals, among: candidates, networkDevices: 0, at: now) != nil {
                     devices = try await store.networkDevices(
@@ -298,9 +296,14 @@ if options.explore {
         ("+ ambiguity + crowd 20 + fingerprint 24 h (the default before issue 48)", DeferredMatcher(matchesAddressFirst: false)),
         ("+ ambiguity + crowd 20 + fingerprint 12 h", DeferredMatcher(fingerprintWindowHours: 12, matchesAddressFirst: false)),
         ("+ ambiguity + crowd 5 + fingerprint 24 h", DeferredMatcher(sharedNetworkDevices: 5, matchesAddressFirst: false)),
+        ("address first + IPv4 /24s, without ambiguity", DeferredMatcher(refusesAmbiguousMatches: false, scoresIPv4Networks: true)),
+        ("address first + IPv4 /24s + ambiguity + crowd 20 + fingerprint 24 h", DeferredMatcher(scoresIPv4Networks: true)),
+        ("address first + IPv4 /24s + ambiguity + crowd 20 + fingerprint 48 h", DeferredMatcher(fingerprintWindowHours: 48, scoresIPv4Networks: true)),
         ("address first, without ambiguity", DeferredMatcher(refusesAmbiguousMatches: false)),
         ("address first + ambiguity + crowd 20 + fingerprint 24 h (the default)", DeferredMatcher()),
+        ("address first + ambiguity + no crowd + fingerprint 24 h", DeferredMatcher(sharedNetworkDevices: 1_000_000)),
         ("address first + ambiguity + crowd 20 + fingerprint 48 h", DeferredMatcher(fingerprintWindowHours: 48)),
+        ("address first + ambiguity + crowd 20 + fingerprint 168 h", DeferredMatcher(fingerprintWindowHours: 168)),
     ]
     for shape in options.shapes {
     for size in options.sizes {
@@ -315,6 +318,8 @@ if options.explore {
         var core = MatchOutcome()
         var sameNetwork = MatchOutcome()
         var sameAddress = MatchOutcome()
+        var addressOnly = MatchOutcome()
+        var addressOnlyLinkWindow = MatchOutcome()
         for install in sample {
             let (_, _, signals) = data.install(install)
             if case .matchable = install.truth { matchable += 1 }
@@ -322,6 +327,8 @@ if options.explore {
             core.record(install.truth, attributedTo: CoreReplay.match(install, signals: signals, in: data))
             sameNetwork.record(install.truth, attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: false))
             sameAddress.record(install.truth, attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: true))
+            addressOnly.record(install.truth, attributedTo: InMemoryRelay.match(install, signals: signals, byNetwork: byNetwork, data: data, matcher: DeferredMatcher(), sameAddressOnly: true))
+            addressOnlyLinkWindow.record(install.truth, attributedTo: InMemoryRelay.match(install, signals: signals, byNetwork: byNetwork, data: data, matcher: DeferredMatcher(fingerprintWindowHours: 168), sameAddressOnly: true))
             for (index, setting) in settings.enumerated() {
                 outcomes[index].record(
                     install.truth, attributedTo: InMemoryRelay.match(install, signals: signals, byNetwork: byNetwork, data: data, matcher: setting.1))
@@ -332,6 +339,9 @@ if options.explore {
         say("  Core replay: recall \(percent(core.recall)), wrong \(percent(core.wrongShare)) of \(core.attributed)")
         say("  same /24, zone, language, screen: recall \(percent(sameNetwork.recall)) (\(String(format: "%.3f", sameNetwork.recall / max(oracleRecall, 0.0001)))× oracle), wrong \(percent(sameNetwork.wrongShare)) of \(sameNetwork.attributed)")
         say("  same address, zone, language, screen: recall \(percent(sameAddress.recall)) (\(String(format: "%.3f", sameAddress.recall / max(oracleRecall, 0.0001)))× oracle), wrong \(percent(sameAddress.wrongShare)) of \(sameAddress.attributed)")
+        say("  DIAG address only: recall \(percent(addressOnly.recall)), wrong \(percent(addressOnly.wrongShare)) of \(addressOnly.attributed) (organic \(addressOnly.organicAttributed))")
+        say("  DIAG address only 168h: recall \(percent(addressOnlyLinkWindow.recall)), wrong \(percent(addressOnlyLinkWindow.wrongShare)) of \(addressOnlyLinkWindow.attributed) (organic \(addressOnlyLinkWindow.organicAttributed))")
+        say("  DIAG same address ref organic \(sameAddress.organicAttributed), wrong \(sameAddress.attributedWrong)")
         for (index, setting) in settings.enumerated() {
             let outcome = outcomes[index]
             say("  \(setting.0): recall \(percent(outcome.recall)) (\(String(format: "%.3f", outcome.recall / max(oracleRecall, 0.0001)))× oracle), wrong \(percent(outcome.wrongShare)) of \(outcome.attributed) (organic attributed \(outcome.organicAttributed))")

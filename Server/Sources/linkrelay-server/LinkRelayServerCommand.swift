@@ -90,6 +90,10 @@ struct Serve: AsyncParsableCommand {
     var fingerprintWindowHours = 24
     @Flag(inversion: .prefixedNo, help: "Take a tap from the install's exact address first (a household's router), the network's score only without one; --no-address-first compares /24s alone, as LinkForty Core.")
     var addressFirst = true
+    @Flag(name: .long, help: "With the address first: score an IPv4 install without a tap from its address against its /24 (off: an IPv4 /24 is an ISP's neighbours; IPv6 installs are always scored against their /64).")
+    var ipv4NetworkMatch = false
+    @Option(name: .long, help: "Distinct devices clicking from one address within 10 minutes that make it a sprayer, whose clicks there never attribute (at least 2).")
+    var sprayerDevices = 10
     @Flag(name: .long, help: "Let private and loopback addresses match (trying deferred links on one machine or a LAN; never in production).")
     var matchPrivateNetworks = false
     @Flag(name: .long, help: "Keep events of installs another server made (moving an app from LinkForty): the install is adopted, unattributed.")
@@ -118,6 +122,7 @@ struct Serve: AsyncParsableCommand {
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port takes 0…65535.") }
         guard sharedNetworkDevices >= 2 else { throw ValidationError("--shared-network-devices takes 2 or more.") }
+        guard sprayerDevices >= 2 else { throw ValidationError("--sprayer-devices takes 2 or more.") }
         guard (1...2160).contains(fingerprintWindowHours) else { throw ValidationError("--fingerprint-window-hours takes 1…2160.") }
         guard clicksPerAddress >= 0 else { throw ValidationError("--clicks-per-address takes 0 (no limit) or more.") }
         guard (1...300).contains(bodyTimeout) else { throw ValidationError("--body-timeout takes 1…300 seconds.") }
@@ -172,7 +177,8 @@ struct Serve: AsyncParsableCommand {
             host: host, port: port, trustProxy: trustProxy,
             trustedProxies: trustedProxy.isEmpty ? IPNetwork.privateAndLoopback : trustedProxy.compactMap(IPNetwork.init), publicBaseURL: publicURL.flatMap(URL.init(string:)),
             matcher: DeferredMatcher(
-                sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours, matchesAddressFirst: addressFirst), matchPrivateNetworks: matchPrivateNetworks,
+                sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours, matchesAddressFirst: addressFirst,
+                scoresIPv4Networks: ipv4NetworkMatch, sprayerDevices: sprayerDevices), matchPrivateNetworks: matchPrivateNetworks,
             adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
             idleTimeout: .seconds(idleTimeout), accessLog: accessLog,
             maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit)), bodyTimeout: .seconds(bodyTimeout),

@@ -80,8 +80,8 @@ struct EndToEndTests {
                 let link = try #require(try await world.store.link(project: world.project.id, shortCode: "p42", templateSlug: nil))
                 world.clock.advance(hours: 3)
 
-                // The first launch, from the same network.
-                let network = PhoneNetwork(address: "203.0.113.99")
+                // The first launch, from the same household's address.
+                let network = PhoneNetwork(address: "203.0.113.7")
                 let client = try Self.client(port: port, key: world.sdkKey, network: network)
                 var events = client.linkEvents().makeAsyncIterator()
                 _ = await client.start()
@@ -89,8 +89,8 @@ struct EndToEndTests {
                     Issue.record("not attributed: \(await client.installOutcome())")
                     return
                 }
-                #expect(attribution.confidence?.score == 70)
-                #expect(attribution.matchedFactors == ["ip", "timezone", "language", "screen"])
+                #expect(attribution.confidence?.score == 90)
+                #expect(attribution.matchedFactors == ["ip", "address", "timezone", "language", "screen"])
                 #expect(deferred.linkID == link.id)
                 #expect(deferred.shortCode == "p42" && deferred.path == "/product/42")
                 #expect(deferred.destination == URL(string: "shopapp://product/42") && deferred.parameters["productId"] == "42")

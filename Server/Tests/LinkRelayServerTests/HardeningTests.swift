@@ -244,6 +244,17 @@ struct ClickLimitTests {
         #expect(!small.allow("198.51.100.999", at: start), "the address just counted is still tracked")
     }
 
+    @Test("an IPv6 client is limited by its /64: a subscriber's whole prefix, whatever address it picks in it")
+    func ipv6Prefix() {
+        let start = Date(timeIntervalSince1970: 1_780_000_000)
+        let limiter = ClickLimiter(perMinute: 60)
+        #expect((0..<60).allSatisfy { limiter.allow(ClickLimiter.key(for: "2001:db8:7:1::\(String($0 + 1, radix: 16))"), at: start) })
+        #expect(!limiter.allow(ClickLimiter.key(for: "2001:db8:7:1:ffff::1"), at: start), "another address of the same /64")
+        #expect(limiter.allow(ClickLimiter.key(for: "2001:db8:7:2::1"), at: start), "another /64")
+        #expect(ClickLimiter.key(for: "203.0.113.7") == "203.0.113.7" && ClickLimiter.key(for: nil) == "-")
+        #expect(ClickLimiter.key(for: "not an address") == "not an address")
+    }
+
     @Test("past the limit a tap still reaches its destination, its click is not stored and the answer says so", arguments: TestEngine.available)
     func redirect(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in

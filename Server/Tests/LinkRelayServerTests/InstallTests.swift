@@ -9,15 +9,16 @@ import Testing
 /// `POST /api/sdk/v1/install` and `GET /api/sdk/v1/attribution/{hash}` over a real socket.
 @Suite("Install")
 struct InstallTests {
-    @Test("a resolve from the phone, then its install: attributed at 70 (an app's agent earns no user_agent), with the route, stored, on disk before the answer", arguments: TestEngine.available)
+    @Test("a resolve from the phone, then its install from another address of its IPv6 /64 (privacy addresses rotate): attributed at 70 (an app's agent earns no user_agent), with the route, stored, on disk before the answer", arguments: TestEngine.available)
     func attributed(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("Xk9_2bQz")
             try await world.app().test(.live) { client in
-                try await HTTPTest.resolveOnPhone(client, code: "Xk9_2bQz", key: world.sdkKey, ip: "203.0.113.7")
+                try await HTTPTest.resolveOnPhone(client, code: "Xk9_2bQz", key: world.sdkKey, ip: "2001:db8:7:1:a4c1:1f2e:93b0:7")
                 world.clock.advance(hours: 2)
                 try await client.execute(
-                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.99", json: true),
+                    uri: "/api/sdk/v1/install", method: .post,
+                    headers: HTTPTest.headers(key: world.sdkKey, ip: "2001:db8:7:1:5e21:88d0:4a7c:99", json: true),
                     body: HTTPTest.body(HTTPTest.installBody)
                 ) { response async throws in
                     #expect(response.status == .ok)
@@ -39,8 +40,41 @@ struct InstallTests {
                     #expect(data["clickedAt"] == .string(ServerApplication.sdkTimestamp(clicks[0].clickedAt)))
                     let stored = try await world.store.install(project: world.project.id, id: installID)
                     #expect(stored?.linkID == link.id && stored?.clickID == clicks[0].id && stored?.confidence == 70)
-                    #expect(stored?.ip == "203.0.113.99" && stored?.attributionWindowHours == 168)
+                    #expect(stored?.ip == "2001:db8:7:1:5e21:88d0:4a7c:99" && stored?.attributionWindowHours == 168)
                 }
+            }
+        }
+    }
+
+    @Test("54 fingerprints sprayed through the redirect from one address in minutes: a phone there that never tapped stays organic; its own tap later is attributed", arguments: TestEngine.available)
+    func sprayer(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            _ = try await world.link("Xk9_2bQz")
+            try await world.app().test(.live) { client in
+                for index in 0..<54 {
+                    // One of them exactly the phone's (America/New_York, en, 1179 × 2556).
+                    let width = index == 27 ? 1179 : 700 + index
+                    try await RedirectTests.get(
+                        client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=\(width)&fp_sh=2556", userAgent: HTTPTest.safari,
+                        ip: "198.51.100.23"
+                    ) { response in #expect(response.status == .ok) }
+                    world.clock.advance(hours: 4 / 3600)
+                }
+                world.clock.advance(hours: 1)
+                func install() async throws -> [String: JSONValue] {
+                    try await client.execute(
+                        uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "198.51.100.23", json: true),
+                        body: HTTPTest.body(HTTPTest.installBody)
+                    ) { response async throws in try HTTPTest.object(response.body) }
+                }
+                #expect(try await install()["attributed"] == false, "the sprayer's look-alike click does not attribute")
+                // An hour later the phone's own tap from the same address, the spray past.
+                try await RedirectTests.get(
+                    client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari, ip: "198.51.100.23"
+                ) { response in #expect(response.status == .ok) }
+                world.clock.advance(hours: 0.5)
+                let answer = try await install()
+                #expect(answer["attributed"] == true && answer["matchedFactors"] == ["ip", "address", "timezone", "language", "screen"])
             }
         }
     }

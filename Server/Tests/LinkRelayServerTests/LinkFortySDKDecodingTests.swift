@@ -87,7 +87,7 @@ struct LinkFortySDKDecodingTests {
                 }
                 world.clock.advance(hours: 1)
                 try await client.execute(
-                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.99", json: true),
+                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.7", json: true),
                     body: HTTPTest.body(HTTPTest.installBody)
                 ) { response async throws in
                     let decoded = try JSONDecoder().decode(InstallResponse.self, from: Data(buffer: response.body))

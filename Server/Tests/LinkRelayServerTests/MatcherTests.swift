@@ -5,7 +5,8 @@ import Testing
 @testable import LinkRelayServer
 
 /// The deferred match: LinkForty Core's factors and threshold, windows per link, ties to the
-/// newest, a crowded network weighing less, bots never candidates.
+/// newest, the exact address first (IPv4 /24s only on request), sprayers and bots never
+/// candidates, a crowded network weighing less.
 @Suite("Deferred match")
 struct MatcherTests {
     static let now = Date(timeIntervalSince1970: 1_780_000_000)
@@ -52,7 +53,7 @@ struct MatcherTests {
 
     @Test("below 70 is organic; at 70 it matches")
     func threshold() {
-        let matcher = DeferredMatcher()
+        let matcher = DeferredMatcher(scoresIPv4Networks: true)
         let weak = MatchCandidate(click: Self.click("weak", userAgent: HTTPTest.safari, width: nil, height: nil), windowHours: 168)
         #expect(matcher.best(for: Self.phone, among: [weak], at: Self.now) == nil)
         let enough = MatchCandidate(click: Self.click("enough", userAgent: HTTPTest.safari), windowHours: 168)
@@ -61,7 +62,7 @@ struct MatcherTests {
 
     @Test("each link's own window decides; exactly at the window still counts")
     func windows() {
-        let matcher = DeferredMatcher(fingerprintWindowHours: 2160)
+        let matcher = DeferredMatcher(fingerprintWindowHours: 2160, scoresIPv4Networks: true)
         let inside = MatchCandidate(click: Self.click("in", hoursAgo: 24), windowHours: 24)
         let outside = MatchCandidate(click: Self.click("out", hoursAgo: 24.01), windowHours: 24)
         let long = MatchCandidate(click: Self.click("long", hoursAgo: 500), windowHours: 720)
@@ -75,10 +76,10 @@ struct MatcherTests {
         let day = MatchCandidate(click: Self.click("day", hoursAgo: 24), windowHours: 168)
         let older = MatchCandidate(click: Self.click("older", hoursAgo: 24.01), windowHours: 168)
         let short = MatchCandidate(click: Self.click("short", hoursAgo: 3), windowHours: 2)
-        #expect(DeferredMatcher().best(for: Self.phone, among: [day], at: Self.now)?.click.id == "day")
-        #expect(DeferredMatcher().best(for: Self.phone, among: [older], at: Self.now) == nil)
-        #expect(DeferredMatcher(fingerprintWindowHours: 48).best(for: Self.phone, among: [older], at: Self.now)?.click.id == "older")
-        #expect(DeferredMatcher(fingerprintWindowHours: 48).best(for: Self.phone, among: [short], at: Self.now) == nil, "the link's 2 hours")
+        #expect(DeferredMatcher(scoresIPv4Networks: true).best(for: Self.phone, among: [day], at: Self.now)?.click.id == "day")
+        #expect(DeferredMatcher(scoresIPv4Networks: true).best(for: Self.phone, among: [older], at: Self.now) == nil)
+        #expect(DeferredMatcher(fingerprintWindowHours: 48, scoresIPv4Networks: true).best(for: Self.phone, among: [older], at: Self.now)?.click.id == "older")
+        #expect(DeferredMatcher(fingerprintWindowHours: 48, scoresIPv4Networks: true).best(for: Self.phone, among: [short], at: Self.now) == nil, "the link's 2 hours")
         // Out-of-range settings are clamped to 1…2,160 hours.
         #expect(DeferredMatcher(fingerprintWindowHours: 0).fingerprintWindowHours == 1)
         #expect(DeferredMatcher(fingerprintWindowHours: -5).fingerprintWindowHours == 1)
@@ -88,12 +89,12 @@ struct MatcherTests {
             MatchCandidate(click: Self.click("other\(index)", hoursAgo: 100, userAgent: "Mozilla/5.0 (Linux; Android 1\(index)) Chrome/12\(index).0", width: 800 + index), windowHours: 168)
         }
         let target = MatchCandidate(click: Self.click("target", userAgent: HTTPTest.safari), windowHours: 168)
-        #expect(DeferredMatcher(sharedNetworkDevices: 5).best(for: Self.phone, among: [target] + crowd, at: Self.now) == nil)
+        #expect(DeferredMatcher(sharedNetworkDevices: 5, scoresIPv4Networks: true).best(for: Self.phone, among: [target] + crowd, at: Self.now) == nil)
     }
 
     @Test("the best score wins; on a tie between clicks of one device the newest click (the first candidate) wins")
     func ties() {
-        let matcher = DeferredMatcher()
+        let matcher = DeferredMatcher(scoresIPv4Networks: true)
         let newer = MatchCandidate(click: Self.click("newer", hoursAgo: 1, userAgent: HTTPTest.safari), windowHours: 168)
         let older = MatchCandidate(click: Self.click("older", hoursAgo: 2, userAgent: HTTPTest.safari), windowHours: 168)
         // From the install's own address: 90, above the network's 70.
@@ -104,13 +105,13 @@ struct MatcherTests {
 
     @Test("two devices scoring the best alike: the install stays organic (Core gives it to the newer); one device's two clicks are not ambiguous")
     func ambiguity() {
-        let matcher = DeferredMatcher()
+        let matcher = DeferredMatcher(scoresIPv4Networks: true)
         let mine = MatchCandidate(click: Self.click("mine", hoursAgo: 2, userAgent: HTTPTest.safari), windowHours: 168)
         // Another phone of the same model, zone and language, its Safari a version older.
         let neighbour = MatchCandidate(
             click: Self.click("neighbour", hoursAgo: 1, userAgent: HTTPTest.safari.replacingOccurrences(of: "17_4", with: "16_6")), windowHours: 168)
         #expect(matcher.best(for: Self.phone, among: [neighbour, mine], at: Self.now) == nil)
-        #expect(DeferredMatcher(refusesAmbiguousMatches: false).best(for: Self.phone, among: [neighbour, mine], at: Self.now)?.click.id == "neighbour")
+        #expect(DeferredMatcher(refusesAmbiguousMatches: false, scoresIPv4Networks: true).best(for: Self.phone, among: [neighbour, mine], at: Self.now)?.click.id == "neighbour")
         let again = MatchCandidate(click: Self.click("again", hoursAgo: 1, userAgent: HTTPTest.safari), windowHours: 168)
         #expect(matcher.best(for: Self.phone, among: [again, mine], at: Self.now)?.click.id == "again", "the same phone tapping twice")
         // A better-scoring click wins outright over a lower tie.
@@ -142,6 +143,56 @@ struct MatcherTests {
                 == "neighbour0", "without it, the newest look-alike of another household takes the install")
     }
 
+    @Test("an IPv4 install without a tap from its own address stays organic (a neighbour's look-alike tap in the /24 is no match); an IPv6 install matches its /64")
+    func networksWithoutTheAddress() {
+        // A look-alike tap from another household of the phone's /24.
+        let neighbour = Self.atAddress("neighbour", "203.0.113.40", hoursAgo: 1)
+        #expect(DeferredMatcher().best(for: Self.phone, among: [neighbour], networkDevices: 0, at: Self.now) == nil)
+        let scored = DeferredMatcher(scoresIPv4Networks: true).best(for: Self.phone, among: [neighbour], networkDevices: 0, at: Self.now)
+        #expect(scored?.click.id == "neighbour" && scored?.confidence == 70 && scored?.factors.contains("address") == false, "Core's /24, on request")
+        // An IPv6 phone's privacy address rotated since its tap: the same /64 is its LAN.
+        var phone = Self.phone
+        phone.ip = "2001:db8:7:1:aaaa:bbbb:cccc:1"
+        phone.networkPrefix = "2001:db8:7:1"
+        var tapped = Self.atAddress("rotated", "2001:db8:7:1:1111:2222:3333:4", hoursAgo: 5)
+        tapped.click.networkPrefix = "2001:db8:7:1"
+        let match = DeferredMatcher().best(for: phone, among: [tapped], networkDevices: 0, at: Self.now)
+        #expect(match?.click.id == "rotated" && match?.confidence == 70 && match?.factors == ["ip", "timezone", "language", "screen"])
+        // Without the address first, the network score is all there is, IPv4 included (Core's behaviour).
+        #expect(DeferredMatcher(matchesAddressFirst: false).best(for: Self.phone, among: [neighbour], networkDevices: 0, at: Self.now)?.click.id == "neighbour")
+    }
+
+    @Test("a sprayer (10 distinct devices from one address within 10 minutes) never attributes; a busy address below it, or spread over time, still does")
+    func sprayers() {
+        let matcher = DeferredMatcher()
+        // 54 fingerprints sprayed from the install's own address within four minutes; one of
+        // them looks exactly like the phone, which never tapped.
+        func sprayed(_ count: Int, every seconds: Double) -> [MatchCandidate] {
+            (0..<count).map { index in
+                var click = Self.atAddress("spray\(index)", hoursAgo: 2 - Double(index) * seconds / 3600).click
+                if index != count / 2 { click.screenWidth = 700 + index }
+                return MatchCandidate(click: click, windowHours: 168)
+            }.reversed()
+        }
+        let spray = sprayed(54, every: 4)
+        #expect(DeferredMatcher.sprayedClicks(in: spray, devices: 10).count == 54)
+        #expect(matcher.best(for: Self.phone, among: spray, networkDevices: 0, at: Self.now) == nil)
+        #expect(DeferredMatcher(sprayerDevices: 100).best(for: Self.phone, among: spray, networkDevices: 0, at: Self.now)?.click.id == "spray27", "the rule off")
+        // Nine devices in ten minutes is a busy address, not a sprayer.
+        #expect(matcher.best(for: Self.phone, among: sprayed(9, every: 60), networkDevices: 0, at: Self.now)?.click.id == "spray4")
+        // Fifty-four devices over a day (one every 27 minutes): a carrier's address on a normal day.
+        let spread = sprayed(54, every: 1600)
+        #expect(DeferredMatcher.sprayedClicks(in: spread, devices: 10).isEmpty)
+        // One device tapping 30 times in a minute is one device.
+        let repeated = (0..<30).map { Self.atAddress("again\($0)", hoursAgo: 1 - Double($0) / 3600) }
+        #expect(DeferredMatcher.sprayedClicks(in: repeated, devices: 10).isEmpty)
+        // Only the span around the spray is the sprayer's: the same address's tap a day earlier
+        // (within its window) stays a candidate.
+        let earlier = Self.atAddress("earlier", hoursAgo: 20)
+        #expect(DeferredMatcher.sprayedClicks(in: spray + [earlier], devices: 10).contains("earlier") == false)
+        #expect(DeferredMatcher(sprayerDevices: 1).sprayerDevices == 2, "clamped")
+    }
+
     @Test("at one address: a tap that disagrees is no match; two devices alike are ambiguous; a tap past the fingerprint's day is not taken")
     func addressRules() {
         let matcher = DeferredMatcher()
@@ -160,7 +211,7 @@ struct MatcherTests {
 
     @Test("a network crowded with distinct devices halves the address: the same partial fingerprint is organic there")
     func sharedNetwork() {
-        let matcher = DeferredMatcher(sharedNetworkDevices: 5)
+        let matcher = DeferredMatcher(sharedNetworkDevices: 5, scoresIPv4Networks: true)
         let target = MatchCandidate(click: Self.click("target", userAgent: HTTPTest.safari), windowHours: 168)
         let full = Self.atAddress("full", hoursAgo: 2)
         // Four other devices: five in all, the crowd threshold.
@@ -209,6 +260,42 @@ struct MatcherTests {
             let limited = try await world.store.matchCandidates(
                 project: world.project.id, networkPrefix: "203.0.113", since: now.addingTimeInterval(-DeferredMatcher.lookback), limit: 2)
             #expect(limited.map(\.click.id) == ["new", "mid"])
+        }
+    }
+
+    @Test("a network stuffed with clicks: an IPv4 install reads its own address's clicks alone, and the crowd is counted among the network's newest 2,000", arguments: TestEngine.available)
+    func stuffedNetwork(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("stuffed")
+            let now = world.clock.date
+            func click(_ id: String, minutesAgo: Double, address: String, width: Int = 1179) -> ClickRecord {
+                ClickRecord(
+                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-minutesAgo * 60), ip: address,
+                    networkPrefix: "203.0.113", userAgent: HTTPTest.safari, timezone: "America/New_York", language: "en-US", screenWidth: width,
+                    screenHeight: 2556, platform: "ios", isBot: false)
+            }
+            // Five devices of the network an hour ago, then 2,500 clicks of one more, spread
+            // over the /24's other addresses, newer; the phone's own tap among them.
+            var records = (0..<5).map { click("early\($0)", minutesAgo: 70, address: "203.0.113.\(50 + $0)", width: 700 + $0) }
+            records += (0..<2_500).map { click("stuffed\($0)", minutesAgo: 60 - Double($0) / 50, address: "203.0.113.\(100 + $0 % 100)", width: 600) }
+            records.append(click("mine", minutesAgo: 30, address: "203.0.113.7"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for record in records { group.addTask { try await world.store.recordClick(record) } }
+                try await group.waitForAll()
+            }
+            let matcher = DeferredMatcher()
+            let read = try await world.store.matchCandidates(for: Self.phone, project: world.project.id, matcher: matcher, at: now)
+            #expect(read.map(\.click.id) == ["mine"], "the address's clicks, not the network's 2,506")
+            let match = try await world.store.deferredMatch(for: Self.phone, project: world.project.id, matcher: matcher, at: now)
+            #expect(match?.click.id == "mine" && match?.factors.contains("address") == true)
+            // With Core's /24 on request, the network's clicks are read (up to the candidate limit).
+            let network = try await world.store.matchCandidates(
+                for: Self.phone, project: world.project.id, matcher: DeferredMatcher(candidateLimit: 1_000, scoresIPv4Networks: true), at: now)
+            #expect(network.count == 1_000)
+            // The crowd among the newest 2,000 clicks: the stuffed device and the phone, not the five before them.
+            let crowd = try await world.store.networkDevices(
+                project: world.project.id, networkPrefix: "203.0.113", at: now, since: now.addingTimeInterval(-DeferredMatcher.crowdWindow), limit: 20)
+            #expect(crowd == 2)
         }
     }
 

@@ -106,6 +106,9 @@ final class GatedStore: ServerStore {
     func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
         try await inner.matchCandidates(project: project, networkPrefix: networkPrefix, since: since, limit: limit)
     }
+    func matchCandidates(project: String, address: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
+        try await inner.matchCandidates(project: project, address: address, since: since, limit: limit)
+    }
     func networkDevices(project: String, networkPrefix: String, at now: Date, since: Date, limit: Int) async throws -> Int {
         try await inner.networkDevices(project: project, networkPrefix: networkPrefix, at: now, since: since, limit: limit)
     }

@@ -38,24 +38,7 @@ struct AttributionRoutes: Sendable {
         let signals = DeviceSignals(
             ip: ip, networkPrefix: prefix, userAgent: userAgent, timezone: timezone, language: language, screenWidth: screenWidth,
             screenHeight: screenHeight)
-        var match: DeferredMatch?
-        if let prefix {
-            // Only the clicks a fingerprint may match (its window, a day by default) are read
-            // and scored. The crowd (the last week, within the links' windows) is counted in the
-            // database, and only when a click would match on a quiet network: a crowded one only
-            // lowers every candidate's score alike, so what does not match there matches nowhere.
-            let matcher = configuration.matcher
-            let candidates = try await store.matchCandidates(
-                project: key.projectID, networkPrefix: prefix,
-                since: now.addingTimeInterval(-min(DeferredMatcher.lookback, TimeInterval(matcher.fingerprintWindowHours) * 3600)),
-                limit: matcher.candidateLimit)
-            if matcher.best(for: signals, among: candidates, networkDevices: 0, at: now) != nil {
-                let devices = try await store.networkDevices(
-                    project: key.projectID, networkPrefix: prefix, at: now, since: now.addingTimeInterval(-DeferredMatcher.crowdWindow),
-                    limit: matcher.sharedNetworkDevices)
-                match = matcher.best(for: signals, among: candidates, networkDevices: devices, at: now)
-            }
-        }
+        var match = try await store.deferredMatch(for: signals, project: key.projectID, matcher: configuration.matcher, at: now)
         let link = try await match.asyncFlatMap { try await store.link(id: $0.click.linkID) }
         if link == nil { match = nil }
         var deepLinkData: [String: JSONValue] = [:]
@@ -210,5 +193,35 @@ extension Optional {
     func asyncFlatMap<U>(_ transform: (Wrapped) async throws -> U?) async rethrows -> U? {
         guard let self else { return nil }
         return try await transform(self)
+    }
+}
+
+extension ServerStore {
+    /// The clicks `matcher` reads for `install` at `now`: within the fingerprint's window, from
+    /// the install's exact address when an IPv4 install can only match it (the address first,
+    /// without ``DeferredMatcher/scoresIPv4Networks``), from its network otherwise; none
+    /// without a network.
+    public func matchCandidates(for install: DeviceSignals, project: String, matcher: DeferredMatcher, at now: Date) async throws -> [MatchCandidate] {
+        guard let prefix = install.networkPrefix else { return [] }
+        let since = now.addingTimeInterval(-min(DeferredMatcher.lookback, TimeInterval(matcher.fingerprintWindowHours) * 3600))
+        if matcher.matchesAddressFirst, !matcher.scoresIPv4Networks, !DeferredMatcher.isIPv6(install) {
+            guard let address = install.ip else { return [] }
+            return try await matchCandidates(project: project, address: address, since: since, limit: matcher.candidateLimit)
+        }
+        return try await matchCandidates(project: project, networkPrefix: prefix, since: since, limit: matcher.candidateLimit)
+    }
+
+    /// The deferred match of `install` at `now`. Only the clicks a fingerprint may match (its
+    /// window, a day by default) are read and scored. The crowd (the last week, within the
+    /// links' windows) is counted in the database, and only when a click would match on a quiet
+    /// network: a crowded one only lowers every candidate's score alike, so what does not match
+    /// there matches nowhere.
+    public func deferredMatch(for install: DeviceSignals, project: String, matcher: DeferredMatcher, at now: Date) async throws -> DeferredMatch? {
+        let candidates = try await matchCandidates(for: install, project: project, matcher: matcher, at: now)
+        guard let prefix = install.networkPrefix, matcher.best(for: install, among: candidates, networkDevices: 0, at: now) != nil else { return nil }
+        let devices = try await networkDevices(
+            project: project, networkPrefix: prefix, at: now, since: now.addingTimeInterval(-DeferredMatcher.crowdWindow),
+            limit: matcher.sharedNetworkDevices)
+        return matcher.best(for: install, among: candidates, networkDevices: devices, at: now)
     }
 }

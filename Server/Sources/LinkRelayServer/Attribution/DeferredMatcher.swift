@@ -59,7 +59,7 @@ public struct DeferredMatch: Sendable, Hashable {
 /// `language` 10, `screen` 10; attributed at 70 or more; the newest click wins a tie), over
 /// candidates found by network and time instead of the newest 1,000 clicks of every link.
 ///
-/// Five things Core does not do:
+/// Seven things Core does not do:
 /// - **Only a browser's agent counts.** A click earns `user_agent` only when its agent names a
 ///   browser: an app's agent (Core's key `|`) can be sent to a redirect by anyone, so a forged
 ///   click with the app's own agent no longer scores 100 (issue 48, §4.2), and the app's own
@@ -68,6 +68,11 @@ public struct DeferredMatch: Sendable, Hashable {
 /// - **The exact address first** (``matchesAddressFirst``): the newest tap from the install's
 ///   own address that agrees on time zone, language and screen is the match (factor `address`),
 ///   the network's score only without one; a household's router tells more than its ISP's /24.
+/// - **An IPv4 /24 is not a household** (``scoresIPv4Networks``, off): without a tap from its
+///   own address an IPv4 install stays organic; an IPv6 install is scored against its /64, one
+///   LAN, where the phone's privacy address rotates.
+/// - **Sprayers never attribute** (``sprayerDevices``): an address from which 10 distinct
+///   devices click within 10 minutes is forging fingerprints, and those clicks are no candidates.
 /// - **A shared network weighs less.** When the install's network shows clicks from
 ///   ``sharedNetworkDevices`` or more distinct devices in the last week, within their windows
 ///   (a carrier's NAT, an office, a campus), the same address says little, so `ip` counts 20
@@ -86,6 +91,9 @@ public struct DeferredMatcher: Sendable {
     /// network's crowd is what it is this week; and on PostgreSQL the count reads a week's day
     /// partitions, not ninety.
     public static let crowdWindow: TimeInterval = 168 * 3600
+    /// The most clicks a network's crowd is counted among (its newest in ``crowdWindow``): a
+    /// network stuffed with clicks costs this many rows, not all of them (issue 48, §4.4).
+    public static let crowdRows = 2_000
 
     /// Distinct devices in one network (in the last week, within their clicks' windows) from
     /// which the address weighs half. At least 2. Default 20.
@@ -112,6 +120,27 @@ public struct DeferredMatcher: Sendable {
     /// ``refusesAmbiguousMatches``.
     public var matchesAddressFirst: Bool
 
+    /// Whether an IPv4 install without a tap from its own address is scored against its /24, as
+    /// Core does. Default `false`: an IPv4 /24 is an ISP's 254 customers, and a tap from another
+    /// address there that looks like the install is a neighbour's at least as often as the
+    /// installing phone's (on dense households it added 97 wrong attributions to 34 and no right
+    /// one; `Benchmarks/RESULTS.md`). An IPv6 install is always scored against its /64: a /64 is
+    /// one LAN (a household, an office), and the phone's privacy address within it rotates daily.
+    /// Only with ``matchesAddressFirst``; without it the network score is all there is.
+    public var scoresIPv4Networks: Bool
+
+    /// From how many distinct devices (user agent, time zone, language, screen) clicking from one
+    /// exact address within ``sprayWindow`` of each other that address is a **sprayer**, whose
+    /// clicks in that span never attribute (issue 48, §4.2: 54 fingerprints sprayed from one
+    /// address took 17 of 30 installs of phones that never tapped). At least 2; default 10.
+    /// What it costs: a carrier NAT address or a venue's Wi-Fi from which 10 different phones tap
+    /// one app's links within ten minutes (a QR code on a stadium's screen); their taps stay
+    /// organic, where look-alike phones would mostly make the match ambiguous anyway.
+    public var sprayerDevices: Int
+
+    /// The span in which ``sprayerDevices`` distinct devices make an address a sprayer: 10 minutes.
+    public static let sprayWindow: TimeInterval = 600
+
     /// The factor an exact address adds (`address`, 20; the confidence stays at most 100): a
     /// household's router, an office's egress. A carrier's NAT address is shared by many phones,
     /// where two of them alike make the install organic, as on any address.
@@ -120,9 +149,11 @@ public struct DeferredMatcher: Sendable {
     /// A matcher; values out of range are clamped to it.
     public init(
         sharedNetworkDevices: Int = 20, candidateLimit: Int = 10_000, refusesAmbiguousMatches: Bool = true, fingerprintWindowHours: Int = 24,
-        matchesAddressFirst: Bool = true
+        matchesAddressFirst: Bool = true, scoresIPv4Networks: Bool = false, sprayerDevices: Int = 10
     ) {
         self.matchesAddressFirst = matchesAddressFirst
+        self.scoresIPv4Networks = scoresIPv4Networks
+        self.sprayerDevices = max(sprayerDevices, 2)
         self.sharedNetworkDevices = max(sharedNetworkDevices, 2)
         self.candidateLimit = max(candidateLimit, 1)
         self.refusesAmbiguousMatches = refusesAmbiguousMatches
@@ -137,8 +168,9 @@ public struct DeferredMatcher: Sendable {
     ///   among `candidates`, which must then hold the network's clicks of that week, not only the
     ///   fingerprint window's.
     public func best(for install: DeviceSignals, among candidates: [MatchCandidate], networkDevices: Int? = nil, at now: Date) -> DeferredMatch? {
+        let sprayed = Self.sprayedClicks(in: candidates, devices: sprayerDevices)
         let live = candidates.filter { candidate in
-            now.timeIntervalSince(candidate.click.clickedAt) <= TimeInterval(candidate.windowHours) * 3600
+            now.timeIntervalSince(candidate.click.clickedAt) <= TimeInterval(candidate.windowHours) * 3600 && !sprayed.contains(candidate.click.id)
         }
         let shared: Bool
         if let networkDevices {
@@ -146,13 +178,17 @@ public struct DeferredMatcher: Sendable {
         } else {
             let crowdSince = now.addingTimeInterval(-Self.crowdWindow)
             var devices = Set<String>()
-            for candidate in live where devices.count < sharedNetworkDevices && candidate.click.clickedAt >= crowdSince {
+            for candidate in live.prefix(Self.crowdRows) where devices.count < sharedNetworkDevices && candidate.click.clickedAt >= crowdSince {
                 devices.insert(Self.deviceSignature(candidate.click))
             }
             shared = devices.count >= sharedNetworkDevices
         }
         let oldest = now.addingTimeInterval(-TimeInterval(fingerprintWindowHours) * 3600)
-        if matchesAddressFirst, let match = addressMatch(for: install, among: live, since: oldest, shared: shared) { return match }
+        if matchesAddressFirst {
+            if let match = addressMatch(for: install, among: live, since: oldest, shared: shared) { return match }
+            // An IPv4 /24 is not a household: without a tap from the address, organic.
+            if !scoresIPv4Networks, !Self.isIPv6(install) { return nil }
+        }
         var best: DeferredMatch?
         var bestDevice = ""
         var ambiguous = false
@@ -205,6 +241,44 @@ public struct DeferredMatcher: Sendable {
         var named = factors
         named.insert(Self.addressFactor.0, at: named.firstIndex(of: "ip").map { $0 + 1 } ?? 0)
         return DeferredMatch(click: found, confidence: min(100, score + Self.addressFactor.1), factors: named, sharedNetwork: shared)
+    }
+
+    /// Whether the install came from an IPv6 address (its network is then a /64, one LAN).
+    static func isIPv6(_ install: DeviceSignals) -> Bool {
+        install.ip?.utf8.contains(UInt8(ascii: ":")) ?? install.networkPrefix?.utf8.contains(UInt8(ascii: ":")) ?? false
+    }
+
+    /// The ids of the clicks made by sprayers: clicks from an address from which `devices` or
+    /// more distinct devices clicked within ``sprayWindow`` of each other (each such span's
+    /// clicks). Linear in the candidates after sorting each address's clicks by time.
+    static func sprayedClicks(in candidates: [MatchCandidate], devices: Int) -> Set<String> {
+        var byAddress: [String: [ClickRecord]] = [:]
+        for candidate in candidates {
+            guard let ip = candidate.click.ip else { continue }
+            byAddress[ip, default: []].append(candidate.click)
+        }
+        var sprayed = Set<String>()
+        for (_, clicks) in byAddress where clicks.count >= devices {
+            let sorted = clicks.sorted { $0.clickedAt < $1.clickedAt }
+            let signatures = sorted.map(deviceSignature)
+            var counts: [String: Int] = [:]
+            var start = 0
+            // Clicks before this index are marked already: each is marked once.
+            var markedUpTo = 0
+            for end in sorted.indices {
+                counts[signatures[end], default: 0] += 1
+                while sorted[end].clickedAt.timeIntervalSince(sorted[start].clickedAt) > sprayWindow {
+                    counts[signatures[start]]! -= 1
+                    if counts[signatures[start]] == 0 { counts[signatures[start]] = nil }
+                    start += 1
+                }
+                if counts.count >= devices {
+                    for index in max(start, markedUpTo)...end { sprayed.insert(sorted[index].id) }
+                    markedUpTo = end + 1
+                }
+            }
+        }
+        return sprayed
     }
 
     /// What a tap from the install's own address must agree on.

@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import Synchronization
 
-/// How many clicks one address may have recorded: a token bucket per exact address, refilled at
-/// ``perMinute`` a minute, holding at most a minute's worth. Past it, the link still answers (a
+/// How many clicks one address may have recorded: a token bucket per IPv4 address or IPv6 /64
+/// (``key(for:)``), refilled at ``perMinute`` a minute, holding at most a minute's worth. Past it, the link still answers (a
 /// person behind a busy carrier address still reaches the destination) but the click is not
 /// stored, so it cannot attribute an install. One client wrote about 4,000 clicks a second
 /// before, each kept 90 days.
@@ -18,6 +18,15 @@ final class ClickLimiter: Sendable {
     /// The most addresses tracked at once; past it, those idle for a minute (their bucket full
     /// again) are forgotten, and if none are, all are.
     let trackedLimit: Int
+
+    /// What one client is counted by: an IPv4 address, or an IPv6 address's /64 (a subscriber
+    /// holds a whole /64 and can send from any address in it; counting addresses would let one
+    /// client write 2⁶⁴ minutes' worth).
+    static func key(for address: String?) -> String {
+        guard let address else { return "-" }
+        guard address.utf8.contains(UInt8(ascii: ":")) else { return address }
+        return ClientAddress.networkPrefix(of: address, includingPrivate: true).map { $0 + "::/64" } ?? address
+    }
 
     /// On an answer whose click was not recorded: `X-LinkRelay-Click-Recorded: false`.
     static let headerName = "X-LinkRelay-Click-Recorded"
@@ -36,7 +45,7 @@ final class ClickLimiter: Sendable {
 
     /// Stores `click` unless `address` is past its limit; whether it was stored.
     func record(_ click: ClickRecord, from address: String?, in store: any ServerStore, at now: Date) async throws -> Bool {
-        guard allow(address ?? "-", at: now) else { return false }
+        guard allow(Self.key(for: address), at: now) else { return false }
         try await store.recordClick(click)
         return true
     }

@@ -35,6 +35,12 @@ public struct Migration: Sendable, Hashable {
             version: 5, name: "a project's destination hosts for SDK-key links",
             sqlite: ["ALTER TABLE projects ADD COLUMN destination_hosts TEXT NOT NULL DEFAULT '[]'"],
             postgres: ["ALTER TABLE projects ADD COLUMN destination_hosts TEXT NOT NULL DEFAULT '[]'"]),
+        Migration(
+            version: 6, name: "clicks by exact address",
+            // An IPv4 install is matched against its own address's clicks alone: found without
+            // reading the rest of its /24, however many clicks one network holds (issue 48, §4.4).
+            sqlite: ["CREATE INDEX clicks_by_address ON clicks (project_id, ip, clicked_at)"],
+            postgres: ["CREATE INDEX clicks_by_address ON clicks (project_id, ip, clicked_at)"]),
     ]
 
     /// One row, rewritten by every health check (``ServerStore/writeProblem(at:)``): a check that

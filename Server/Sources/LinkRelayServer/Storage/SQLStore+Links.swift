@@ -187,15 +187,24 @@ extension SQLStore {
 
     public func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
         // The index (project_id, network_prefix, clicked_at) finds them; nothing else is read.
+        try await candidates(where: "c.network_prefix = ?", .text(networkPrefix), project: project, since: since, limit: limit)
+    }
+
+    public func matchCandidates(project: String, address: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
+        // The index (project_id, ip, clicked_at) finds them: the rest of the network is not read.
+        try await candidates(where: "c.ip = ?", .text(address), project: project, since: since, limit: limit)
+    }
+
+    private func candidates(where condition: String, _ value: SQLValue, project: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
         try await engine.select(
             """
             SELECT c.id, c.link_id, c.project_id, c.clicked_at, c.ip, c.network_prefix, c.user_agent, c.timezone, c.language,
                 c.screen_width, c.screen_height, c.platform, c.is_bot, l.attribution_window_hours
             FROM clicks c JOIN links l ON l.id = c.link_id
-            WHERE c.project_id = ? AND c.network_prefix = ? AND c.clicked_at >= ? AND c.is_bot = 0
+            WHERE c.project_id = ? AND \(condition) AND c.clicked_at >= ? AND c.is_bot = 0
             ORDER BY c.clicked_at DESC, c.id DESC LIMIT ?
             """,
-            [.text(project), .text(networkPrefix), .time(since), .integer(max(limit, 0))]
+            [.text(project), value, .time(since), .integer(max(limit, 0))]
         ).compactMap { row in
             Self.click(row).map { MatchCandidate(click: $0, windowHours: row.int("attribution_window_hours") ?? 168) }
         }
@@ -206,16 +215,20 @@ extension SQLStore {
         // holds hundreds of clicks a day, and none of them needs to reach the server's memory.
         // The signature is DeferredMatcher.deviceSignature's (a language's first two letters,
         // lower-cased); a click counts while within its link's window.
+        // Among the network's newest DeferredMatcher.crowdRows such clicks: a network stuffed
+        // with clicks of one signature costs that many rows, not all of them.
         try await engine.select(
             """
             SELECT COUNT(*) AS devices FROM (
-                SELECT DISTINCT c.user_agent, c.timezone, lower(substr(c.language, 1, 2)), c.screen_width, c.screen_height
-                FROM clicks c JOIN links l ON l.id = c.link_id
-                WHERE c.project_id = ? AND c.network_prefix = ? AND c.clicked_at >= ? AND c.is_bot = 0
-                    AND c.clicked_at >= ? - l.attribution_window_hours * CAST(3600000 AS BIGINT)
+                SELECT DISTINCT user_agent, timezone, language_code, screen_width, screen_height FROM (
+                    SELECT c.user_agent, c.timezone, lower(substr(c.language, 1, 2)) AS language_code, c.screen_width, c.screen_height
+                    FROM clicks c JOIN links l ON l.id = c.link_id
+                    WHERE c.project_id = ? AND c.network_prefix = ? AND c.clicked_at >= ? AND c.is_bot = 0
+                        AND c.clicked_at >= ? - l.attribution_window_hours * CAST(3600000 AS BIGINT)
+                    ORDER BY c.clicked_at DESC LIMIT ?) AS newest
                 LIMIT ?) AS seen
             """,
-            [.text(project), .text(networkPrefix), .time(since), .time(now), .integer(max(limit, 0))]
+            [.text(project), .text(networkPrefix), .time(since), .time(now), .integer(DeferredMatcher.crowdRows), .integer(max(limit, 0))]
         ).first?.int("devices") ?? 0
     }
 

@@ -64,9 +64,13 @@ public protocol ServerStore: Sendable {
     /// The deferred match's candidates: `project`'s clicks from `networkPrefix` since `since`,
     /// bots left out, newest first, at most `limit`, each with its link's attribution window.
     func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate]
+    /// The deferred match's candidates from one exact `address`: `project`'s clicks from it since
+    /// `since`, bots left out, newest first, at most `limit`, each with its link's window.
+    func matchCandidates(project: String, address: String, since: Date, limit: Int) async throws -> [MatchCandidate]
     /// How many distinct devices (``DeferredMatcher``'s device signature: user agent, time zone,
     /// language, screen) clicked from `networkPrefix` in `project` within their links' windows
-    /// at `now` and no earlier than `since`, bots left out, counted up to `limit`: the crowd
+    /// at `now` and no earlier than `since`, bots left out, among its newest
+    /// ``DeferredMatcher/crowdRows`` such clicks, counted up to `limit`: the crowd
     /// ``DeferredMatcher/best(for:among:networkDevices:at:)`` weighs the address by.
     func networkDevices(project: String, networkPrefix: String, at now: Date, since: Date, limit: Int) async throws -> Int
 
