@@ -159,14 +159,13 @@ enum Oracle {
 /// quickly; the figures that count go through the install endpoint.
 enum InMemoryRelay {
     static func match(
-        _ install: Population.Install, signals: DeviceSignals, byNetwork: [Int32: [Int]], data: Signals, matcher: DeferredMatcher,
-        sameAddressOnly: Bool = false
+        _ install: Population.Install, signals: DeviceSignals, byNetwork: [Int32: [Int]], data: Signals, matcher: DeferredMatcher
     ) -> Int? {
         let clicks = data.population.clicks
         var candidates: [MatchCandidate] = []
         for index in (byNetwork[Int32(install.network)] ?? []).reversed() where clicks[index].time <= install.time {
             let record = data.record(index)
-            guard !record.isBot, install.time - clicks[index].time <= 2160 * 3_600_000, !sameAddressOnly || record.ip == signals.ip else { continue }
+            guard !record.isBot, install.time - clicks[index].time <= 2160 * 3_600_000 else { continue }
             candidates.append(MatchCandidate(click: record, windowHours: Population.windows[Int(clicks[index].link) % Population.windows.count]))
             if candidates.count == matcher.candidateLimit { break }
         }

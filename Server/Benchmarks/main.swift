@@ -11,6 +11,7 @@ import Synchronization
 //   swift run -c release --package-path Server linkrelay-server-bench [--clicks 1000,100000,1000000]
 //       [--installs 3000] [--postgres URL] [--population bench|dense-households|sparse-households|
 //       carrier-heavy|ipv6-households|all] [--explore] [--smoke]
+//   linkrelay-server-bench stuffed [--clicks 10000] [--installs 200] [--postgres URL]
 //
 // Prints one table per population and engine: recall and wrong attributions for LinkRelay
 // Server (through its real install endpoint over HTTP on loopback), for the two reference
@@ -279,6 +280,10 @@ if CommandLine.arguments.count > 3, CommandLine.arguments[1] == "seed" {
     exit(0)
 }
 
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "stuffed" {
+    exit(try await StuffedNetwork.run(CommandLine.arguments.dropFirst(2)) ? 0 : 1)
+}
+
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "retention" {
     exit(try await RetentionRun.run(CommandLine.arguments.dropFirst(2)) ? 0 : 1)
 }
@@ -318,8 +323,6 @@ if options.explore {
         var core = MatchOutcome()
         var sameNetwork = MatchOutcome()
         var sameAddress = MatchOutcome()
-        var addressOnly = MatchOutcome()
-        var addressOnlyLinkWindow = MatchOutcome()
         for install in sample {
             let (_, _, signals) = data.install(install)
             if case .matchable = install.truth { matchable += 1 }
@@ -327,8 +330,6 @@ if options.explore {
             core.record(install.truth, attributedTo: CoreReplay.match(install, signals: signals, in: data))
             sameNetwork.record(install.truth, attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: false))
             sameAddress.record(install.truth, attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: true))
-            addressOnly.record(install.truth, attributedTo: InMemoryRelay.match(install, signals: signals, byNetwork: byNetwork, data: data, matcher: DeferredMatcher(), sameAddressOnly: true))
-            addressOnlyLinkWindow.record(install.truth, attributedTo: InMemoryRelay.match(install, signals: signals, byNetwork: byNetwork, data: data, matcher: DeferredMatcher(fingerprintWindowHours: 168), sameAddressOnly: true))
             for (index, setting) in settings.enumerated() {
                 outcomes[index].record(
                     install.truth, attributedTo: InMemoryRelay.match(install, signals: signals, byNetwork: byNetwork, data: data, matcher: setting.1))
@@ -339,9 +340,6 @@ if options.explore {
         say("  Core replay: recall \(percent(core.recall)), wrong \(percent(core.wrongShare)) of \(core.attributed)")
         say("  same /24, zone, language, screen: recall \(percent(sameNetwork.recall)) (\(String(format: "%.3f", sameNetwork.recall / max(oracleRecall, 0.0001)))× oracle), wrong \(percent(sameNetwork.wrongShare)) of \(sameNetwork.attributed)")
         say("  same address, zone, language, screen: recall \(percent(sameAddress.recall)) (\(String(format: "%.3f", sameAddress.recall / max(oracleRecall, 0.0001)))× oracle), wrong \(percent(sameAddress.wrongShare)) of \(sameAddress.attributed)")
-        say("  DIAG address only: recall \(percent(addressOnly.recall)), wrong \(percent(addressOnly.wrongShare)) of \(addressOnly.attributed) (organic \(addressOnly.organicAttributed))")
-        say("  DIAG address only 168h: recall \(percent(addressOnlyLinkWindow.recall)), wrong \(percent(addressOnlyLinkWindow.wrongShare)) of \(addressOnlyLinkWindow.attributed) (organic \(addressOnlyLinkWindow.organicAttributed))")
-        say("  DIAG same address ref organic \(sameAddress.organicAttributed), wrong \(sameAddress.attributedWrong)")
         for (index, setting) in settings.enumerated() {
             let outcome = outcomes[index]
             say("  \(setting.0): recall \(percent(outcome.recall)) (\(String(format: "%.3f", outcome.recall / max(oracleRecall, 0.0001)))× oracle), wrong \(percent(outcome.wrongShare)) of \(outcome.attributed) (organic attributed \(outcome.organicAttributed))")

@@ -98,6 +98,56 @@ struct WriteHealthTests {
     }
 }
 
+extension WriteHealthTests {
+    @Test("a disk smaller than the WAL's checkpoint (a 3 MiB tmpfs; SQLite checkpoints at about 4 MiB of WAL): once full, then freed, writes come back and the WAL is checkpointed")
+    func diskSmallerThanCheckpoint() async throws {
+        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-small-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: mountPoint) }
+        guard Shell.run("/bin/mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mountPoint]) == 0 else {
+            print("skipped: cannot mount a tmpfs here (not root, or no mount permission); failedWrites tests the same logic")
+            return
+        }
+        defer { _ = Shell.run("/bin/umount", [mountPoint]) }
+        let store = try await SQLStore.sqlite(path: mountPoint + "/data.sqlite")
+        _ = try await store.migrate()
+        let project = try await store.createProject(name: "p", at: Date())
+        let link = LinkRecord(projectID: project.id, shortCode: "small", originalURL: "https://acme.example", createdAt: Date())
+        try await store.insertLink(link)
+        // A megabyte of something else on the disk, which the operator deletes later.
+        let filler = mountPoint + "/filler"
+        #expect(FileManager.default.createFile(atPath: filler, contents: Data(count: 1024 * 1024)))
+        func writeUntilFull(_ limit: Int) async -> (written: Int, failure: (any Error)?) {
+            for written in 0..<limit {
+                do {
+                    try await store.recordClick(Self.click(project.id, link.id))
+                } catch {
+                    return (written, error)
+                }
+            }
+            return (limit, nil)
+        }
+        func walBytes() -> Int { (try? FileManager.default.attributesOfItem(atPath: mountPoint + "/data.sqlite-wal")[.size] as? Int) ?? 0 }
+        func sizes() -> String {
+            ["data.sqlite", "data.sqlite-wal", "filler"].map { name in
+                "\(name) \((try? FileManager.default.attributesOfItem(atPath: mountPoint + "/" + name)[.size] as? Int) ?? 0) bytes"
+            }.joined(separator: ", ")
+        }
+        let first = await writeUntilFull(20_000)
+        #expect(first.failure != nil, "the disk filled")
+        // The 2 MiB left hold clicks, not old page versions in the WAL (84 clicks before).
+        #expect(first.written > 1_000, "\(first.written) clicks; \(sizes())")
+        #expect(try await Self.health(store).0 == .serviceUnavailable)
+        try FileManager.default.removeItem(atPath: filler)
+        // The freed megabyte takes writes again, health comes back.
+        let second = await writeUntilFull(200)
+        #expect(walBytes() < 256 * 1024, "the WAL stays checkpointed while space is low: \(sizes())")
+        #expect(second.written == 200, "\(String(describing: second.failure))")
+        #expect(try await Self.health(store).0 == .ok)
+        try await store.close()
+    }
+}
+
 /// A command run to its end, for test set-up (mount, umount).
 enum Shell {
     static func run(_ executable: String, _ arguments: [String]) -> Int32 {

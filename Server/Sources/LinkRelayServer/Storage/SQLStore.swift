@@ -20,6 +20,9 @@ public final class SQLStore: ServerStore {
         self.engine = engine
         let outcomes = lastWrite
         writes = GroupCommit { batch in
+            // On a nearly full disk the journal is given back before each write, so it cannot
+            // take the last of the space (or what the operator freed).
+            await engine.reclaimSpaceIfLow()
             let results = await Self.commit(batch, engine: engine)
             outcomes.note(results)
             return results
@@ -28,6 +31,7 @@ public final class SQLStore: ServerStore {
 
     public func writeProblem(at date: Date) async -> String? {
         if let problem = engine.fileProblem() { return problem }
+        await engine.reclaimSpaceIfLow()
         do {
             _ = try await engine.withConnection { try await $0.run("UPDATE server_health SET checked_at = ? WHERE id = 1", [.time(date)]) }
         } catch {
