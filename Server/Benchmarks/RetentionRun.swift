@@ -16,18 +16,10 @@ enum RetentionRun {
         var postgres: URL?
 
         init(_ arguments: ArraySlice<String>) {
-            var iterator = arguments.makeIterator()
-            while let argument = iterator.next() {
-                switch argument {
-                case "--days": days = iterator.next().flatMap { Int($0) }.map { min(max($0, 1), 3650) } ?? days
-                case "--per-day": perDay = iterator.next().flatMap { Int($0) }.map { min(max($0, 1), 10_000_000) } ?? perDay
-                case "--postgres": postgres = iterator.next().flatMap { URL(string: $0) }
-                default:
-                    FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
-                    exit(64)
-                }
-            }
-            if postgres == nil, let url = ProcessInfo.processInfo.environment["LINKRELAY_TEST_POSTGRES"] { postgres = URL(string: url) }
+            let values = ModeArguments(arguments, names: ["--days", "--per-day", "--postgres"])
+            days = values.integer("--days", in: 1...3650) ?? days
+            perDay = values.integer("--per-day", in: 1...10_000_000) ?? perDay
+            postgres = values.postgres
         }
     }
 
@@ -130,5 +122,31 @@ struct ScratchStore {
             try? await admin.close()
         }
         try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+/// A bench mode's `--name value` arguments (an unknown name, or one without its value, ends the
+/// run with 64), and the PostgreSQL URL from `--postgres` or `LINKRELAY_TEST_POSTGRES`.
+struct ModeArguments {
+    private var values: [String: String] = [:]
+
+    init(_ arguments: ArraySlice<String>, names: Set<String>) {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            guard names.contains(argument), let value = iterator.next() else {
+                FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
+                exit(64)
+            }
+            values[argument] = value
+        }
+    }
+
+    /// The value of `name` as a whole number, clamped to `range`.
+    func integer(_ name: String, in range: ClosedRange<Int>) -> Int? {
+        values[name].flatMap { Int($0) }.map { min(max($0, range.lowerBound), range.upperBound) }
+    }
+
+    var postgres: URL? {
+        (values["--postgres"] ?? ProcessInfo.processInfo.environment["LINKRELAY_TEST_POSTGRES"]).flatMap { URL(string: $0) }
     }
 }

@@ -20,18 +20,10 @@ enum StuffedNetwork {
         var postgres: URL?
 
         init(_ arguments: ArraySlice<String>) {
-            var iterator = arguments.makeIterator()
-            while let argument = iterator.next() {
-                switch argument {
-                case "--clicks": clicks = iterator.next().flatMap { Int($0) }.map { min(max($0, 1), 1_000_000) } ?? clicks
-                case "--installs": installs = iterator.next().flatMap { Int($0) }.map { min(max($0, 1), 100_000) } ?? installs
-                case "--postgres": postgres = iterator.next().flatMap { URL(string: $0) }
-                default:
-                    FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
-                    exit(64)
-                }
-            }
-            if postgres == nil, let url = ProcessInfo.processInfo.environment["LINKRELAY_TEST_POSTGRES"] { postgres = URL(string: url) }
+            let values = ModeArguments(arguments, names: ["--clicks", "--installs", "--postgres"])
+            clicks = values.integer("--clicks", in: 1...1_000_000) ?? clicks
+            installs = values.integer("--installs", in: 1...100_000) ?? installs
+            postgres = values.postgres
         }
     }
 

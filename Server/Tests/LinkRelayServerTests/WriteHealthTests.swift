@@ -57,14 +57,8 @@ struct WriteHealthTests {
 
     @Test("a full disk (a 2 MiB tmpfs): clicks fail with a typed error, health is 503; once space is freed, writes and health come back")
     func fullDisk() async throws {
-        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-full-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: mountPoint) }
-        guard Shell.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint]) == 0 else {
-            print("skipped: cannot mount a tmpfs here (not root, or no mount permission); failedWrites tests the same logic")
-            return
-        }
-        defer { _ = Shell.run("/bin/umount", [mountPoint]) }
+        guard let mountPoint = Tmpfs.mount(size: "2m") else { return }
+        defer { Tmpfs.unmount(mountPoint) }
         let store = try await SQLStore.sqlite(path: mountPoint + "/data.sqlite")
         _ = try await store.migrate()
         let project = try await store.createProject(name: "p", at: Date())
@@ -101,14 +95,8 @@ struct WriteHealthTests {
 extension WriteHealthTests {
     @Test("a disk smaller than the WAL's checkpoint (a 3 MiB tmpfs; SQLite checkpoints at about 4 MiB of WAL): once full, then freed, writes come back and the WAL is checkpointed")
     func diskSmallerThanCheckpoint() async throws {
-        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-small-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: mountPoint) }
-        guard Shell.run("/bin/mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mountPoint]) == 0 else {
-            print("skipped: cannot mount a tmpfs here (not root, or no mount permission); failedWrites tests the same logic")
-            return
-        }
-        defer { _ = Shell.run("/bin/umount", [mountPoint]) }
+        guard let mountPoint = Tmpfs.mount(size: "3m") else { return }
+        defer { Tmpfs.unmount(mountPoint) }
         let store = try await SQLStore.sqlite(path: mountPoint + "/data.sqlite")
         _ = try await store.migrate()
         let project = try await store.createProject(name: "p", at: Date())
@@ -145,6 +133,28 @@ extension WriteHealthTests {
         #expect(second.written == 200, "\(String(describing: second.failure))")
         #expect(try await Self.health(store).0 == .ok)
         try await store.close()
+    }
+}
+
+/// A small tmpfs, to fill a disk for real.
+enum Tmpfs {
+    /// A tmpfs of `size` (`2m`) mounted on a new folder; `nil`, with a message, where mounting
+    /// is refused (`failedWrites` tests the same logic by injecting the failure).
+    static func mount(size: String) -> String? {
+        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-disk-\(UUID().uuidString)").path
+        guard (try? FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)) != nil,
+            Shell.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mountPoint]) == 0
+        else {
+            try? FileManager.default.removeItem(atPath: mountPoint)
+            print("skipped: cannot mount a tmpfs here (not root, or no mount permission); failedWrites tests the same logic")
+            return nil
+        }
+        return mountPoint
+    }
+
+    static func unmount(_ mountPoint: String) {
+        _ = Shell.run("/bin/umount", [mountPoint])
+        try? FileManager.default.removeItem(atPath: mountPoint)
     }
 }
 
