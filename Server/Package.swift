@@ -53,6 +53,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
+                // Core's matcher as the root package reproduces it, for the replay.
+                .product(name: "LinkRelaySimulator", package: "LinkRelay"),
             ],
             path: "Benchmarks",
             exclude: ["RESULTS.md"]

@@ -1,6 +1,7 @@
 import Foundation
 import LinkRelay
 import LinkRelayServer
+import LinkRelaySimulator
 
 /// What one matcher made of the sampled installs.
 struct MatchOutcome {
@@ -100,7 +101,9 @@ struct Signals {
 /// LinkForty Core's matcher, replayed exactly as `shared/protocols/linkforty.md` §4 says: the
 /// newest 1,000 clicks (of every link) within 90 days, each within its link's window, scored
 /// 40/30/10/10/10, attributed at 70, ties to the newest. Bots are candidates (Core does not
-/// filter them).
+/// filter them). Scored by the root package's own reproduction of Core
+/// (`LinkFortyMatcher`, which LinkForty's emulation uses), not by the server's
+/// `DeferredMatcher.score`: a scoring bug in the server shows here instead of on both sides.
 enum CoreReplay {
     static func match(_ install: Population.Install, signals: DeviceSignals, in data: Signals) -> Int? {
         let clicks = data.population.clicks
@@ -111,22 +114,26 @@ enum CoreReplay {
             let middle = (low + high) / 2
             if clicks[middle].time <= install.time { low = middle + 1 } else { high = middle }
         }
-        let newest = low - 1
-        guard newest >= 0 else { return nil }
         let oldestTime = install.time - 2160 * 3_600_000
-        var best: (score: Int, index: Int)?
-        var index = newest
-        var seen = 0
-        while index >= 0, seen < 1000, clicks[index].time >= oldestTime {
-            defer {
-                index -= 1
-                seen += 1
-            }
-            guard install.time - clicks[index].time <= Population.window(link: clicks[index].link) else { continue }
-            let (score, _) = DeferredMatcher.score(signals, DeviceSignals(data.record(index)))
-            if score >= DeferredMatcher.threshold, score > (best?.score ?? 0) { best = (score, index) }
+        var candidates: [LinkFortyMatcher.Candidate] = []
+        var index = low - 1
+        while index >= 0, candidates.count < 1000, clicks[index].time >= oldestTime {
+            let record = data.record(index)
+            candidates.append(
+                LinkFortyMatcher.Candidate(
+                    clickID: record.id, clickedAt: record.clickedAt,
+                    attributionWindowHours: Population.windows[Int(clicks[index].link) % Population.windows.count],
+                    fingerprint: LinkFortyMatcher.Fingerprint(
+                        ip: record.ip, userAgent: record.userAgent, timezone: record.timezone, language: record.language,
+                        screenWidth: record.screenWidth, screenHeight: record.screenHeight)))
+            index -= 1
         }
-        return best.map { Int(clicks[$0.index].device) }
+        let fingerprint = LinkFortyMatcher.Fingerprint(
+            ip: signals.ip, userAgent: signals.userAgent, timezone: signals.timezone, language: signals.language,
+            screenWidth: signals.screenWidth, screenHeight: signals.screenHeight)
+        let now = Date(timeIntervalSince1970: TimeInterval(install.time) / 1000)
+        return LinkFortyMatcher().match(fingerprint, among: candidates, now: now)
+            .flatMap { Int($0.clickID.dropFirst()) }.map { Int(clicks[$0].device) }
     }
 }
 

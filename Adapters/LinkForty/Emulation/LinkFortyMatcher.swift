@@ -48,6 +48,14 @@ public struct LinkFortyMatcher: Sendable {
         public var attributionWindowHours: Int?
         /// The click's fingerprint.
         public var fingerprint: Fingerprint
+
+        /// A click: its id, time, link window (`nil` or 0: 168 hours) and fingerprint.
+        public init(clickID: String, clickedAt: Date, attributionWindowHours: Int?, fingerprint: Fingerprint) {
+            self.clickID = clickID
+            self.clickedAt = clickedAt
+            self.attributionWindowHours = attributionWindowHours
+            self.fingerprint = fingerprint
+        }
     }
 
     /// The click an install is attributed to.

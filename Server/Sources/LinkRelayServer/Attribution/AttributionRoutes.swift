@@ -17,7 +17,7 @@ struct AttributionRoutes: Sendable {
     /// `deepLinkData`, so a client needs no second request (and makes no second click) to route
     /// it; and `attributionMethod`.
     func install(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        let key = try context.requireAPIKey()
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let userAgent = try body.string("userAgent", required: true, maxLength: 512)
         let timezone = try body.string("timezone", maxLength: 64)
@@ -96,7 +96,7 @@ struct AttributionRoutes: Sendable {
     /// `success` LinkForty's iOS SDK 1.1.3 decodes (without it that SDK re-queues every event
     /// it sent, and sends it again).
     func event(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        let key = try context.requireAPIKey()
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let installID = try body.string("installId", required: true, maxLength: 64) ?? ""
         let name = try body.string("eventName", required: true, maxLength: 256) ?? ""
@@ -155,7 +155,7 @@ struct AttributionRoutes: Sendable {
 
     /// E8: the newest install of the caller's project with LinkForty's fingerprint hash.
     func attribution(_ request: Request, _ context: ServerContext, hash: String) async throws -> Response {
-        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        let key = try context.requireAPIKey()
         guard hash.count == 64, hash.allSatisfy(\.isHexDigit),
             let install = try await store.latestInstall(project: key.projectID, fingerprintHash: hash.lowercased())
         else { throw APIError(.notFound, "No install event found for this fingerprint") }

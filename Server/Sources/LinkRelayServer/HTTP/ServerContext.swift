@@ -11,6 +11,8 @@ public struct ServerContext: RequestContext, RemoteAddressRequestContext {
     /// `X-Forwarded-For` behind a trusted proxy; ``ClientAddress``): worked out once per request
     /// by the outermost middleware, for the routes, the click limit and the access log alike.
     public var clientAddress: String?
+    /// The request's API key, checked by ``APIKeyMiddleware`` on the routes that need one.
+    public var apiKey: APIKeyRecord?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -12,7 +12,7 @@ struct AdminRoutes: Sendable {
     /// `POST /api/templates`: `{"name", "slug"?, "iosAppStoreUrl"?, "androidAppStoreUrl"?, "webFallbackUrl"?}`;
     /// a slug is made (8 of `a–z0–9`, as Core's) when none is given; a taken one is a 409.
     func createTemplate(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let key = try await Auth.require(request, store: store, scopes: [.admin])
+        let key = try context.requireAPIKey()
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let name = try body.string("name", required: true, maxLength: 256) ?? ""
         let slug = try body.string("slug", maxLength: 20)
@@ -38,14 +38,14 @@ struct AdminRoutes: Sendable {
     /// `GET /api/destination-hosts`: `{"hosts": […]}`, the hosts links made with an SDK key may
     /// send people to; empty for any.
     func destinationHosts(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let key = try await Auth.require(request, store: store, scopes: [.admin])
+        let key = try context.requireAPIKey()
         return ServerApplication.json(["hosts": .array(try await store.destinationHosts(project: key.projectID).map(JSONValue.string))] as [String: JSONValue])
     }
 
     /// `PUT /api/destination-hosts` `{"hosts": ["acme.example", "*.acme.example"]}`: replaces them
     /// (at most 100; `*.` covers every subdomain; an empty list allows any host again).
     func setDestinationHosts(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let key = try await Auth.require(request, store: store, scopes: [.admin])
+        let key = try context.requireAPIKey()
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         guard case .array(let items)? = body.object["hosts"], items.count <= 100 else {
             throw APIError.field("hosts", "must be a list of at most 100 host names")
@@ -64,7 +64,7 @@ struct AdminRoutes: Sendable {
     /// `POST /api/apps`: `{"platform": "ios", "appId": "TEAMID.bundle.id", "paths"?: ["/*"]}` or
     /// `{"platform": "android", "packageName": "…", "sha256CertFingerprints": ["AB:CD:…"]}`.
     func createApp(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let key = try await Auth.require(request, store: store, scopes: [.admin])
+        let key = try context.requireAPIKey()
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let app: AppRecord
         switch try body.string("platform", required: true, maxLength: 16) {

@@ -46,7 +46,7 @@ struct LinkCreation: Sendable {
 
     /// `POST /api/sdk/v1/links`: `{"url", "shortCode", "linkId", "deduplicated"}`.
     func createForSDK(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        let key = try context.requireAPIKey()
         let (link, deduplicated) = try await create(try await JSONBody.read(request, timeout: configuration.bodyTimeout), key: key, admin: key.scope == .admin)
         return ServerApplication.json([
             "url": .string(shareURL(link, request: request).absoluteString), "shortCode": .string(link.shortCode), "linkId": .string(link.id),
@@ -57,7 +57,7 @@ struct LinkCreation: Sendable {
     /// `POST /api/links`: the link's row as Core answers it (snake_case, with the camelCase
     /// copies and `clickCount`), plus `url`.
     func createAsRow(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        let key = try context.requireAPIKey()
         let (link, deduplicated) = try await create(try await JSONBody.read(request, timeout: configuration.bodyTimeout), key: key, admin: key.scope == .admin)
         var row = Self.row(link)
         row["url"] = .string(shareURL(link, request: request).absoluteString)

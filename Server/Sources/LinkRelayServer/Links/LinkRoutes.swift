@@ -14,7 +14,7 @@ struct LinkRoutes: Sendable {
     /// its fields (falsy ones omitted); the click and its fingerprint are on disk before the
     /// answer goes out (LinkForty Core writes them after answering, so a crash loses them).
     func resolve(_ request: Request, _ context: ServerContext, code: String, templateSlug: String?) async throws -> Response {
-        let key = try await Auth.require(request, store: store, scopes: [.sdk, .admin])
+        let key = try context.requireAPIKey()
         let now = clock()
         guard let link = try await store.link(project: key.projectID, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
         else { throw APIError.linkNotFound }
@@ -31,24 +31,6 @@ struct LinkRoutes: Sendable {
         ]
         for case (let name, let value?) in optional where !value.isEmpty { answer[name] = .string(value) }
         return ClickLimiter.marked(ServerApplication.json(answer), recorded: recorded)
-    }
-}
-
-/// API keys on requests.
-enum Auth {
-    /// The caller's key: `Authorization: Bearer lr_…`, known, not revoked, of one of `scopes`.
-    /// A missing, unknown, wrong or revoked key is the same 401, so a caller learns nothing
-    /// about which keys exist; a valid key whose scope does not allow the call is a 403.
-    static func require(_ request: Request, store: any ServerStore, scopes: Set<KeyScope>) async throws -> APIKeyRecord {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
-        let secret = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard let prefix = APIKeys.prefix(of: secret), let key = try await store.key(prefix: prefix), key.revokedAt == nil,
-            APIKeys.matches(secret, key)
-        else { throw APIError.unauthorized }
-        guard scopes.contains(key.scope) else {
-            throw APIError(.forbidden, "This key's scope (\(key.scope.rawValue)) does not allow this call; it needs an admin key.")
-        }
-        return key
     }
 }
 
