@@ -108,6 +108,8 @@ struct Serve: AsyncParsableCommand {
     var bodyTimeout = 10
     @Option(name: .long, help: "The most connections open at once (default and ceiling: the open-file limit, raised at start, less 128 kept for the database).")
     var maxConnections: Int?
+    @Option(name: .long, help: "Seconds a link read by its code is kept in this process for the next taps (0…3600; 0: every tap reads the database). A code not found is kept 1 s.")
+    var linkCacheSeconds = 60
     @Flag(inversion: .prefixedNo, help: "One line per request in the log (client, method, path without its query, status, bytes, time).")
     var accessLog = true
 
@@ -128,6 +130,7 @@ struct Serve: AsyncParsableCommand {
         guard (1...300).contains(bodyTimeout) else { throw ValidationError("--body-timeout takes 1…300 seconds.") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections takes 1 or more.") }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout takes 1…3600 seconds.") }
+        guard (0...3600).contains(linkCacheSeconds) else { throw ValidationError("--link-cache-seconds takes 0…3600.") }
         guard keepClicksDays == 0 || (90...36_500).contains(keepClicksDays) else {
             throw ValidationError("--keep-clicks-days takes 0 (forever) or 90…36500: a click younger than 90 days may still match an install.")
         }
@@ -155,6 +158,7 @@ struct Serve: AsyncParsableCommand {
         if case .sqlite(let path) = location, path != ":memory:" { lock = try DatabaseLock(sqlitePath: path) } else { lock = nil }
         defer { withExtendedLifetime(lock) {} }
         let applied = try await store.migrate()
+        store.setLinkCacheTTL(.seconds(linkCacheSeconds))
         if !applied.isEmpty { logger.info("Applied schema versions \(applied.map(String.init).joined(separator: ", ")).") }
         switch try await Bootstrap.run(store: store, providedKey: providedKey, at: Date()) {
         case .alreadySetUp(providedKeyIsKnown: false):

@@ -15,6 +15,13 @@ public final class SQLStore: ServerStore {
 
     /// The newest durable write's outcome, for ``writeProblem(at:)``.
     let lastWrite = WriteOutcomes()
+    /// Links by code, for the redirect and the resolve (``LinkCache``).
+    let linkCache = LinkCache()
+
+    /// How long a link read by its code is kept in this process (60 s unless set; 0 turns it off).
+    public func setLinkCacheTTL(_ ttl: Duration) {
+        linkCache.setTTL(ttl)
+    }
 
     init(engine: any SQLEngine) {
         self.engine = engine

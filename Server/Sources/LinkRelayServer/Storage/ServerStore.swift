@@ -45,6 +45,9 @@ public protocol ServerStore: Sendable {
     /// The link with `shortCode` (and `templateSlug`, when given; the link without a template
     /// first otherwise), of `project` when given, live or not.
     func link(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord?
+    /// How long a link read by its code may be kept in this process (``LinkCache``): 60 s
+    /// unless set, `0` for none. A store without a cache ignores it.
+    func setLinkCacheTTL(_ ttl: Duration)
     /// The link of `project` made by the same request before (``LinkRecord/dedupeKey``).
     func link(project: String, dedupeKey: String) async throws -> LinkRecord?
     /// The link with `id`.
@@ -181,4 +184,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension ServerStore {
+    public func setLinkCacheTTL(_ ttl: Duration) {}
 }
