@@ -66,8 +66,8 @@ extension SQLStore {
 
     public func insertLink(_ link: LinkRecord) async throws {
         // Forgotten before and after: a lookup between the two cannot keep "no such code".
-        linkCache.forget(shortCode: link.shortCode)
-        defer { linkCache.forget(shortCode: link.shortCode) }
+        linkCache.forget(link.shortCode)
+        defer { linkCache.forget(link.shortCode) }
         try await engine.run(
             """
             INSERT INTO links (id, project_id, template_slug, short_code, original_url, deep_link_path, app_scheme,
@@ -88,10 +88,9 @@ extension SQLStore {
     }
 
     public func link(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord? {
-        if let kept = linkCache.cached(project: project, shortCode: shortCode, templateSlug: templateSlug) { return kept }
-        let link = try await readLink(project: project, shortCode: shortCode, templateSlug: templateSlug)
-        linkCache.keep(link, project: project, shortCode: shortCode, templateSlug: templateSlug)
-        return link
+        try await linkCache.value(shortCode, "\(project ?? "*")|\(templateSlug ?? "*")") {
+            try await readLink(project: project, shortCode: shortCode, templateSlug: templateSlug)
+        }
     }
 
     private func readLink(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord? {

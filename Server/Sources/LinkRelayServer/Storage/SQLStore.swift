@@ -15,8 +15,13 @@ public final class SQLStore: ServerStore {
 
     /// The newest durable write's outcome, for ``writeProblem(at:)``.
     let lastWrite = WriteOutcomes()
-    /// Links by code, for the redirect and the resolve (``LinkCache``).
-    let linkCache = LinkCache()
+    /// Links by code, for the redirect and the resolve: found ones 60 s (`setLinkCacheTTL`), a
+    /// code not found 1 s.
+    let linkCache = TimedCache<LinkRecord>(ttl: .seconds(60), missTTL: .seconds(1))
+    /// API keys by prefix, for every authenticated request: 1 s, so a key revoked by another
+    /// process (`keys revoke`, a second server) is refused within a second; this process's own
+    /// revocations and new keys at once.
+    let keyCache = TimedCache<APIKeyRecord>(ttl: .seconds(1), missTTL: .seconds(1))
 
     /// How long a link read by its code is kept in this process (60 s unless set; 0 turns it off).
     public func setLinkCacheTTL(_ ttl: Duration) {
@@ -150,6 +155,8 @@ public final class SQLStore: ServerStore {
     }
 
     public func insertKey(_ key: APIKeyRecord) async throws {
+        keyCache.forget(key.prefix)
+        defer { keyCache.forget(key.prefix) }
         try await engine.run(
             """
             INSERT INTO api_keys (id, project_id, prefix, secret_hash, scope, name, created_at, revoked_at)
@@ -162,7 +169,9 @@ public final class SQLStore: ServerStore {
     }
 
     public func key(prefix: String) async throws -> APIKeyRecord? {
-        try await engine.select(Self.keyColumns + " WHERE prefix = ?", [.text(prefix)]).first.flatMap(Self.key)
+        try await keyCache.value(prefix) {
+            try await engine.select(Self.keyColumns + " WHERE prefix = ?", [.text(prefix)]).first.flatMap(Self.key)
+        }
     }
 
     public func keys(project: String) async throws -> [APIKeyRecord] {
@@ -170,7 +179,10 @@ public final class SQLStore: ServerStore {
     }
 
     public func revokeKey(id: String, at date: Date) async throws -> Bool {
-        try await engine.transaction { connection in
+        // Refused at once in this process: every kept key forgotten, before and after.
+        keyCache.forgetAll()
+        defer { keyCache.forgetAll() }
+        return try await engine.transaction { connection in
             guard try await !connection.run("SELECT id FROM api_keys WHERE id = ?", [.text(id)]).isEmpty else { return false }
             try await connection.run("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.time(date), .text(id)])
             return true

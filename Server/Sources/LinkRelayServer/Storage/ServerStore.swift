@@ -45,7 +45,7 @@ public protocol ServerStore: Sendable {
     /// The link with `shortCode` (and `templateSlug`, when given; the link without a template
     /// first otherwise), of `project` when given, live or not.
     func link(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord?
-    /// How long a link read by its code may be kept in this process (``LinkCache``): 60 s
+    /// How long a link read by its code may be kept in this process (``TimedCache``): 60 s
     /// unless set, `0` for none. A store without a cache ignores it.
     func setLinkCacheTTL(_ ttl: Duration)
     /// The link of `project` made by the same request before (``LinkRecord/dedupeKey``).
