@@ -204,7 +204,7 @@ extension ServerStore {
     public func matchCandidates(for install: DeviceSignals, project: String, matcher: DeferredMatcher, at now: Date) async throws -> [MatchCandidate] {
         guard let prefix = install.networkPrefix else { return [] }
         let since = now.addingTimeInterval(-min(DeferredMatcher.lookback, TimeInterval(matcher.fingerprintWindowHours) * 3600))
-        if matcher.matchesAddressFirst, !matcher.scoresIPv4Networks, !DeferredMatcher.isIPv6(install) {
+        if matcher.matchesAddressOnly(install) {
             guard let address = install.ip else { return [] }
             return try await matchCandidates(project: project, address: address, since: since, limit: matcher.candidateLimit)
         }
@@ -218,10 +218,13 @@ extension ServerStore {
     /// there matches nowhere.
     public func deferredMatch(for install: DeviceSignals, project: String, matcher: DeferredMatcher, at now: Date) async throws -> DeferredMatch? {
         let candidates = try await matchCandidates(for: install, project: project, matcher: matcher, at: now)
-        guard let prefix = install.networkPrefix, matcher.best(for: install, among: candidates, networkDevices: 0, at: now) != nil else { return nil }
+        guard let prefix = install.networkPrefix, let quiet = matcher.best(for: install, among: candidates, networkDevices: 0, at: now)
+        else { return nil }
         let devices = try await networkDevices(
             project: project, networkPrefix: prefix, at: now, since: now.addingTimeInterval(-DeferredMatcher.crowdWindow),
             limit: matcher.sharedNetworkDevices)
+        // Below the crowd's threshold the network is quiet: the match already made is the answer.
+        guard devices >= matcher.sharedNetworkDevices else { return quiet }
         return matcher.best(for: install, among: candidates, networkDevices: devices, at: now)
     }
 }

@@ -190,7 +190,7 @@ public struct DeferredMatcher: Sendable {
         if matchesAddressFirst {
             if let match = addressMatch(for: install, among: live, since: oldest, shared: shared) { return match }
             // An IPv4 /24 is not a household: without a tap from the address, organic.
-            if !scoresIPv4Networks, !Self.isIPv6(install) { return nil }
+            if matchesAddressOnly(install) { return nil }
         }
         var best: DeferredMatch?
         var bestDevice = ""
@@ -246,9 +246,12 @@ public struct DeferredMatcher: Sendable {
         return DeferredMatch(click: found, confidence: min(100, score + Self.addressFactor.1), factors: named, sharedNetwork: shared)
     }
 
-    /// Whether the install came from an IPv6 address (its network is then a /64, one LAN).
-    static func isIPv6(_ install: DeviceSignals) -> Bool {
-        install.ip?.utf8.contains(UInt8(ascii: ":")) ?? install.networkPrefix?.utf8.contains(UInt8(ascii: ":")) ?? false
+    /// Whether only a tap from `install`'s exact address can match it: an IPv4 install with the
+    /// address first and without ``scoresIPv4Networks`` (an IPv6 install's /64 is its LAN). The
+    /// store then reads that address's clicks alone.
+    public func matchesAddressOnly(_ install: DeviceSignals) -> Bool {
+        guard matchesAddressFirst, !scoresIPv4Networks, let address = install.ip ?? install.networkPrefix else { return false }
+        return !ClientAddress.isIPv6(address)
     }
 
     /// The ids of the clicks made by sprayers: clicks from an address from which `devices` or

@@ -60,11 +60,16 @@ public enum ClientAddress {
         networkPrefix(of: address, includingPrivate: false)
     }
 
+    /// Whether `address` (or a network prefix) is IPv6: it holds a colon, which no IPv4 form does.
+    static func isIPv6(_ address: String) -> Bool {
+        address.utf8.contains(UInt8(ascii: ":"))
+    }
+
     /// The network of `address`; with `includingPrivate`, private and loopback addresses have
     /// one too (for trying deferred links on one machine or a LAN: never in production, where
     /// every phone behind a home router would share `192.168.1`).
     public static func networkPrefix(of address: String, includingPrivate: Bool) -> String? {
-        if address.utf8.contains(UInt8(ascii: ":")) { return ipv6Prefix(address, includingPrivate: includingPrivate) }
+        if isIPv6(address) { return ipv6Prefix(address, includingPrivate: includingPrivate) }
         let octets = address.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
         guard octets.count == 4, octets.allSatisfy({ $0 != nil && (0...255).contains($0!) }) else { return nil }
         let o = octets.map { $0! }
@@ -142,7 +147,7 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
 
     /// The bytes of an IPv4 (dotted quad) or IPv6 address; `nil` when `text` is not one.
     static func bytes(of text: String) -> [UInt8]? {
-        if text.utf8.contains(UInt8(ascii: ":")) {
+        if ClientAddress.isIPv6(text) {
             var address = in6_addr()
             guard text.utf8.count <= 64, inet_pton(AF_INET6, text, &address) == 1 else { return nil }
             return withUnsafeBytes(of: &address) { Array($0) }

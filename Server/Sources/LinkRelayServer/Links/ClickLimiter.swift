@@ -24,7 +24,7 @@ final class ClickLimiter: Sendable {
     /// client write 2⁶⁴ minutes' worth).
     static func key(for address: String?) -> String {
         guard let address else { return "-" }
-        guard address.utf8.contains(UInt8(ascii: ":")) else { return address }
+        guard ClientAddress.isIPv6(address) else { return address }
         return ClientAddress.networkPrefix(of: address, includingPrivate: true).map { $0 + "::/64" } ?? address
     }
 

@@ -1,0 +1,133 @@
+import Foundation
+import LinkRelay
+import Testing
+
+@testable import LinkRelayServer
+
+/// The deferred match's reads from the store, on each engine: the candidates of a network or of
+/// one address, a stuffed network's bounds, and the crowd counted in the database.
+@Suite("Deferred match: the store's reads")
+struct MatchStoreTests {
+    @Test("the candidate query: the project's clicks of the install's network, newest first, bots and clicks beyond 90 days left out", arguments: TestEngine.available)
+    func candidates(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("abc", window: 2160)
+            let foreignLink = LinkRecord(projectID: world.otherProject.id, shortCode: "abc2", originalURL: "https://x.example", createdAt: Date())
+            try await world.store.insertLink(foreignLink)
+            let now = world.clock.date
+            func click(_ id: String, hoursAgo: Double, prefix: String = "203.0.113", bot: Bool = false, link: LinkRecord = link) -> ClickRecord {
+                ClickRecord(
+                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600), ip: nil,
+                    networkPrefix: prefix, userAgent: nil, timezone: nil, language: nil, screenWidth: nil, screenHeight: nil, platform: nil,
+                    isBot: bot)
+            }
+            for record in [
+                click("old", hoursAgo: 2161), click("edge", hoursAgo: 2159), click("new", hoursAgo: 1), click("mid", hoursAgo: 10),
+                click("bot", hoursAgo: 2, bot: true), click("elsewhere", hoursAgo: 1, prefix: "198.51.100"),
+                click("foreign", hoursAgo: 1, link: foreignLink),
+            ] { try await world.store.recordClick(record) }
+            let found = try await world.store.matchCandidates(
+                project: world.project.id, networkPrefix: "203.0.113", since: now.addingTimeInterval(-DeferredMatcher.lookback), limit: 100)
+            #expect(found.map(\.click.id) == ["new", "mid", "edge"])
+            #expect(found.allSatisfy { $0.windowHours == 2160 })
+            let limited = try await world.store.matchCandidates(
+                project: world.project.id, networkPrefix: "203.0.113", since: now.addingTimeInterval(-DeferredMatcher.lookback), limit: 2)
+            #expect(limited.map(\.click.id) == ["new", "mid"])
+        }
+    }
+
+    @Test("a network stuffed with clicks: an IPv4 install reads its own address's clicks alone, and the crowd is counted among the network's newest 2,000", arguments: TestEngine.available)
+    func stuffedNetwork(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("stuffed")
+            let now = world.clock.date
+            func click(_ id: String, minutesAgo: Double, address: String, width: Int = 1179) -> ClickRecord {
+                ClickRecord(
+                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-minutesAgo * 60), ip: address,
+                    networkPrefix: "203.0.113", userAgent: HTTPTest.safari, timezone: "America/New_York", language: "en-US", screenWidth: width,
+                    screenHeight: 2556, platform: "ios", isBot: false)
+            }
+            // Five devices of the network an hour ago, then 2,500 clicks of one more, spread
+            // over the /24's other addresses, newer; the phone's own tap among them.
+            var records = (0..<5).map { click("early\($0)", minutesAgo: 70, address: "203.0.113.\(50 + $0)", width: 700 + $0) }
+            records += (0..<2_500).map { click("stuffed\($0)", minutesAgo: 60 - Double($0) / 50, address: "203.0.113.\(100 + $0 % 100)", width: 600) }
+            records.append(click("mine", minutesAgo: 30, address: "203.0.113.7"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for record in records { group.addTask { try await world.store.recordClick(record) } }
+                try await group.waitForAll()
+            }
+            let matcher = DeferredMatcher()
+            let read = try await world.store.matchCandidates(for: MatcherTests.phone, project: world.project.id, matcher: matcher, at: now)
+            #expect(read.map(\.click.id) == ["mine"], "the address's clicks, not the network's 2,506")
+            let match = try await world.store.deferredMatch(for: MatcherTests.phone, project: world.project.id, matcher: matcher, at: now)
+            #expect(match?.click.id == "mine" && match?.factors.contains("address") == true)
+            // With Core's /24 on request, the network's clicks are read (up to the candidate limit).
+            let network = try await world.store.matchCandidates(
+                for: MatcherTests.phone, project: world.project.id, matcher: DeferredMatcher(candidateLimit: 1_000, scoresIPv4Networks: true), at: now)
+            #expect(network.count == 1_000)
+            // The crowd among the newest 2,000 clicks: the stuffed device and the phone, not the five before them.
+            let crowd = try await world.store.networkDevices(
+                project: world.project.id, networkPrefix: "203.0.113", at: now, since: now.addingTimeInterval(-DeferredMatcher.crowdWindow), limit: 20)
+            #expect(crowd == 2)
+        }
+    }
+
+    @Test("the crowd counted in the database is the matcher's own count: distinct devices within their links' windows, bots and other networks left out, up to the limit", arguments: TestEngine.available)
+    func networkDevices(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let week = try await world.link("week", window: 168)
+            let day = try await world.link("day", window: 24)
+            let now = world.clock.date
+            var records: [ClickRecord] = []
+            func click(_ id: String, hoursAgo: Double, link: LinkRecord, agent: String = HTTPTest.safari, language: String? = "en-US", width: Int? = 1179, bot: Bool = false, prefix: String = "203.0.113") {
+                records.append(
+                    ClickRecord(
+                        id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600), ip: prefix + ".9",
+                        networkPrefix: prefix, userAgent: agent, timezone: "America/New_York", language: language, screenWidth: width,
+                        screenHeight: width.map { _ in 2556 }, platform: "ios", isBot: bot))
+            }
+            click("a", hoursAgo: 1, link: week)
+            click("a-again", hoursAgo: 30, link: week)  // the same phone: one device
+            click("a-gb", hoursAgo: 2, link: week, language: "EN-gb")  // the same language's first two letters: one device
+            click("b", hoursAgo: 100, link: week, width: 828)  // another screen, inside its week
+            click("c", hoursAgo: 30, link: day, width: 1290)  // another screen, outside its link's day
+            click("d", hoursAgo: 3, link: day, agent: "Mozilla/5.0 (Linux; Android 14) Chrome/124.0")
+            click("e", hoursAgo: 5, link: week, language: nil, width: nil)  // no fingerprint: a device of its own
+            click("bot", hoursAgo: 1, link: week, agent: "Slackbot-LinkExpanding 1.0", bot: true)
+            click("elsewhere", hoursAgo: 1, link: week, width: 750, prefix: "198.51.100")
+            // A 90-day window: hours × 3,600,000 passes 32 bits (PostgreSQL's INTEGER arithmetic).
+            let quarter = try await world.link("quarter", window: 2160)
+            click("f", hoursAgo: 2000, link: quarter, width: 1125)
+            for record in records { try await world.store.recordClick(record) }
+
+            let since = now.addingTimeInterval(-DeferredMatcher.lookback)
+            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20) == 5, "a, b, d, e, f")
+            // The install endpoint counts the last week's.
+            let lastWeek = now.addingTimeInterval(-DeferredMatcher.crowdWindow)
+            let counted = try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: lastWeek, limit: 20)
+            #expect(counted == 4, "a, b, d, e")
+            let candidates = try await world.store.matchCandidates(project: world.project.id, networkPrefix: "203.0.113", since: since, limit: 100)
+            let phone = MatcherTests.phone
+            // The matcher counting among the candidates decides as it does with the database's count.
+            for threshold in 2...7 {
+                let matcher = DeferredMatcher(sharedNetworkDevices: threshold, fingerprintWindowHours: 2160)
+                #expect(
+                    matcher.best(for: phone, among: candidates, at: now)?.sharedNetwork
+                        == matcher.best(for: phone, among: candidates, networkDevices: counted, at: now)?.sharedNetwork)
+                // The install endpoint asks for the crowd only when a quiet network would match:
+                // a crowd lowers every candidate alike, so nothing matches there that did not before.
+                var stranger = phone
+                stranger.timezone = "Asia/Tokyo"
+                stranger.screenWidth = 750
+                #expect(matcher.best(for: stranger, among: candidates, networkDevices: 0, at: now) == nil)
+                for crowd in [0, counted, 1000] {
+                    #expect(matcher.best(for: stranger, among: candidates, networkDevices: crowd, at: now) == nil)
+                }
+            }
+            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 2) == 2)
+            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 4) == 4)
+            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: now.addingTimeInterval(-4 * 3600), limit: 20) == 2, "a and d")
+            #expect(try await world.store.networkDevices(project: world.otherProject.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20) == 0)
+        }
+    }
+}
