@@ -45,9 +45,9 @@ struct RetentionTests {
             func partitions() async throws -> [String: Int] {
                 let names = try await store.engine.select(
                     "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'clicks'::regclass"
-                ).compactMap { $0.string("name") }
+                ).map { try $0["name"] as String }
                 var rows: [String: Int] = [:]
-                for name in names { rows[name] = try await store.engine.select("SELECT COUNT(*) AS n FROM \(name)").first?.int("n") ?? 0 }
+                for name in names { rows[name] = try await store.engine.select("SELECT COUNT(*) AS n FROM \(trusted: name)").first?["n"] ?? 0 }
                 return rows
             }
             guard engine == .postgres else {

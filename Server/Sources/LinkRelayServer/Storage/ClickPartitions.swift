@@ -14,20 +14,22 @@ extension SQLStore {
             try await connection.run("SELECT pg_advisory_xact_lock(\(Self.partitionLock))")
             for day in (today.number - 1)...(today.number + 2) {
                 let day = ClickDay(number: day)
-                guard try await connection.run("SELECT to_regclass(?) IS NULL AS missing", [.text(day.table)]).first?.int("missing") == 1
+                guard let row = try await connection.run("SELECT to_regclass(\(day.table)) IS NULL AS missing").first,
+                    try row["missing"] as Bool
                 else { continue }
+                // The table's name and the bounds are the server's own (a day's number), not input.
                 let range = "FROM (\(day.start)) TO (\(day.end))"
                 let waiting = try await connection.run(
-                    "SELECT 1 AS found FROM clicks_default WHERE clicked_at >= ? AND clicked_at < ? LIMIT 1", [.integer(day.start), .integer(day.end)])
+                    "SELECT 1 AS found FROM clicks_default WHERE clicked_at >= \(day.start) AND clicked_at < \(day.end) LIMIT 1")
                 if waiting.isEmpty {
-                    try await connection.run("CREATE TABLE \(day.table) PARTITION OF clicks FOR VALUES \(range)")
+                    try await connection.run("CREATE TABLE \(trusted: day.table) PARTITION OF clicks FOR VALUES \(trusted: range)")
                 } else {
                     // The default partition holds clicks of this day: they move into the new one.
-                    try await connection.run("CREATE TABLE \(day.table) (LIKE clicks INCLUDING DEFAULTS)")
-                    let bounds: [SQLValue] = [.integer(day.start), .integer(day.end)]
-                    try await connection.run("INSERT INTO \(day.table) SELECT * FROM clicks_default WHERE clicked_at >= ? AND clicked_at < ?", bounds)
-                    try await connection.run("DELETE FROM clicks_default WHERE clicked_at >= ? AND clicked_at < ?", bounds)
-                    try await connection.run("ALTER TABLE clicks ATTACH PARTITION \(day.table) FOR VALUES \(range)")
+                    try await connection.run("CREATE TABLE \(trusted: day.table) (LIKE clicks INCLUDING DEFAULTS)")
+                    try await connection.run(
+                        "INSERT INTO \(trusted: day.table) SELECT * FROM clicks_default WHERE clicked_at >= \(day.start) AND clicked_at < \(day.end)")
+                    try await connection.run("DELETE FROM clicks_default WHERE clicked_at >= \(day.start) AND clicked_at < \(day.end)")
+                    try await connection.run("ALTER TABLE clicks ATTACH PARTITION \(trusted: day.table) FOR VALUES \(trusted: range)")
                 }
             }
             guard let cutoff else { return 0 }
@@ -35,10 +37,10 @@ extension SQLStore {
             var dropped = 0
             let partitions = try await connection.run(
                 "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'clicks'::regclass")
-            for name in partitions.compactMap({ $0.string("name") }) {
+            for name in try partitions.map({ try $0["name"] as String }) {
                 guard let day = ClickDay(table: name), day.end <= limit else { continue }
-                dropped += try await connection.run("SELECT COUNT(*) AS clicks FROM \(day.table)").first?.int("clicks") ?? 0
-                try await connection.run("DROP TABLE \(day.table)")
+                if let row = try await connection.run("SELECT COUNT(*) AS clicks FROM \(trusted: day.table)").first { dropped += try row["clicks"] as Int }
+                try await connection.run("DROP TABLE \(trusted: day.table)")
             }
             return dropped
         }
@@ -48,11 +50,14 @@ extension SQLStore {
     /// and TOAST; on SQLite, which keeps one file, the pages in use of the whole database.
     public func clickBytes() async throws -> Int {
         if engine.dialect == .postgres {
-            return try await engine.select("SELECT COALESCE(SUM(pg_total_relation_size(relid)), 0)::BIGINT AS bytes FROM pg_partition_tree('clicks')")
-                .first?.int("bytes") ?? 0
+            let row = try await engine.select(
+                "SELECT COALESCE(SUM(pg_total_relation_size(relid)), 0)::BIGINT AS bytes FROM pg_partition_tree('clicks')").first
+            return try row?["bytes"] ?? 0
         }
-        let pages = try await engine.select("SELECT page_count * page_size - freelist_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()")
-        return pages.first?.int("bytes") ?? 0
+        let row = try await engine.select(
+            "SELECT page_count * page_size - freelist_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()"
+        ).first
+        return try row?["bytes"] ?? 0
     }
 
     /// The advisory lock partition upkeep holds on PostgreSQL ("LRPT").

@@ -36,7 +36,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     public func open(create: Bool = true, logger: Logger) async throws -> any ServerStore {
         switch self {
         case .sqlite(let path):
-            return try await SQLStore.sqlite(path: path, create: create, logger: logger)
+            return try await SQLStore.sqlite(path: path, create: create)
         case .postgres(let url):
             return SQLStore(engine: try await PostgresEngine.connect(url, logger: logger))
         }

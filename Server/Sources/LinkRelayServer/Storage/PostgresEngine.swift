@@ -1,11 +1,13 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// PostgreSQL: a pool of connections (postgres-nio's `PostgresClient`), for production and for
-/// several server processes sharing one database. Statements are the store's, with their `?`
-/// placeholders numbered (`$1`, `$2`…); values are always bound, never spliced into the SQL,
-/// and bound values are never logged.
+/// several server processes sharing one database. Statements are the store's
+/// (``SQLStatement``, rendered with `$1`, `$2`…); values are always bound, never spliced into
+/// the SQL, and bound values are never logged. The hot statements are kept prepared on each
+/// connection (``SQLStatement/prepared(_:)``).
 final class PostgresEngine: SQLEngine {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
@@ -91,9 +93,10 @@ final class PostgresEngine: SQLEngine {
         let connection: PostgresConnection
         let logger: Logger
 
-        func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-            var bindings = PostgresBindings(capacity: binds.count)
-            for value in binds {
+        func query(_ statement: SQLStatement) async throws -> [SQLRow] {
+            let text = statement.text(for: .postgres)
+            var bindings = PostgresBindings(capacity: statement.binds.count)
+            for value in statement.binds {
                 switch value {
                 case .text(let text): bindings.append(text)
                 case .integer(let integer): bindings.append(integer)
@@ -101,21 +104,53 @@ final class PostgresEngine: SQLEngine {
                 }
             }
             do {
-                let rows = try await connection.query(PostgresQuery(unsafeSQL: Self.numbered(sql), binds: bindings), logger: logger)
-                var result: [SQLRow] = []
-                for try await row in rows {
-                    var values: [String: SQLValue] = [:]
-                    for cell in row {
-                        values[cell.columnName] = Self.value(cell)
-                    }
-                    result.append(SQLRow(values: values))
+                if let name = statement.preparedName {
+                    return try await prepared(name, text: text, kinds: statement.kinds, bindings: bindings)
                 }
-                return result
+                // The text is the store's own, its values bound: nothing from a request is in it.
+                return try await Self.rows(try await connection.query(PostgresQuery(unsafeSQL: text, binds: bindings), logger: logger))
+            } catch let error as StoreError {
+                throw error
             } catch {
                 let conflict = (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
                 throw StoreError(
-                    conflict ? .conflict : .failed, "A database statement failed (\(statementVerb(sql))): \(PostgresEngine.reason(error)).")
+                    conflict ? .conflict : .failed, "A database statement failed (\(statementVerb(text))): \(PostgresEngine.reason(error)).")
             }
+        }
+
+        /// Runs a hot statement through the connection's prepared copy (prepared on its first
+        /// use on the connection, then only bound and executed).
+        private func prepared<Name: PreparedStatementName>(
+            _ name: Name.Type, text: String, kinds: [SQLValue.Kind], bindings: PostgresBindings
+        ) async throws -> [SQLRow] {
+            try PreparedTexts.register(Name.self, text: text, kinds: kinds)
+            let rows = try await connection.execute(Prepared<Name>(bindings: bindings), logger: logger)
+            var result: [SQLRow] = []
+            var columns: SQLColumns?
+            for try await row in rows { result.append(Self.row(row, columns: &columns)) }
+            return result
+        }
+
+        /// A result's rows, its column names read once.
+        static func rows(_ sequence: PostgresRowSequence) async throws -> [SQLRow] {
+            var result: [SQLRow] = []
+            var columns: SQLColumns?
+            for try await row in sequence {
+                result.append(Self.row(row, columns: &columns))
+            }
+            return result
+        }
+
+        static func row(_ row: PostgresRow, columns: inout SQLColumns?) -> SQLRow {
+            var names: [String] = []
+            var values: [SQLValue] = []
+            for cell in row {
+                if columns == nil { names.append(cell.columnName) }
+                values.append(value(cell))
+            }
+            let shared = columns ?? SQLColumns(names)
+            columns = shared
+            return SQLRow(columns: shared, values: values)
         }
 
         private static func value(_ cell: PostgresCell) -> SQLValue {
@@ -126,22 +161,50 @@ final class PostgresEngine: SQLEngine {
             default: return (try? cell.decode(String.self)).map(SQLValue.text) ?? .null
             }
         }
+    }
+}
 
-        /// `?` → `$1`, `$2`… outside quoted text.
-        static func numbered(_ sql: String) -> String {
-            var result = ""
-            var index = 0
-            var quoted = false
-            for character in sql {
-                if character == "'" { quoted.toggle() }
-                if character == "?", !quoted {
-                    index += 1
-                    result += "$\(index)"
-                } else {
-                    result.append(character)
+/// A hot statement as postgres-nio prepares it: once per connection, under `Name`'s name, with
+/// the text its statement rendered (``PreparedTexts``) and its parameters typed by their Swift
+/// types (text, `int8`; an integer column takes an `int8` by assignment).
+private struct Prepared<Name: PreparedStatementName>: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+
+    static var name: String { "lr_" + String(describing: Name.self) }
+    static var sql: String { PreparedTexts.text(Name.self) }
+    static var bindingDataTypes: [PostgresDataType] { PreparedTexts.kinds(Name.self).map { $0 == .text ? .text : .int8 } }
+
+    let bindings: PostgresBindings
+
+    func makeBindings() -> PostgresBindings { bindings }
+
+    func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
+}
+
+/// The text and parameter kinds each hot statement rendered the first time it ran: a generic
+/// type cannot keep a static value of its own, and postgres-nio reads a prepared statement's text
+/// from its type. A statement that renders another text under the same name is a mistake in
+/// the store, refused rather than run as the wrong statement.
+enum PreparedTexts {
+    private static let texts = Mutex<[ObjectIdentifier: (text: String, kinds: [SQLValue.Kind])]>([:])
+
+    static func register<Name: PreparedStatementName>(_ name: Name.Type, text: String, kinds: [SQLValue.Kind]) throws {
+        try texts.withLock { texts in
+            if let kept = texts[ObjectIdentifier(name)] {
+                guard kept.text == text, kept.kinds == kinds else {
+                    throw StoreError(.failed, "The prepared statement \(Name.self) was given another text.")
                 }
+            } else {
+                texts[ObjectIdentifier(name)] = (text, kinds)
             }
-            return result
         }
+    }
+
+    static func text<Name: PreparedStatementName>(_ name: Name.Type) -> String {
+        texts.withLock { $0[ObjectIdentifier(name)]?.text ?? "" }
+    }
+
+    static func kinds<Name: PreparedStatementName>(_ name: Name.Type) -> [SQLValue.Kind] {
+        texts.withLock { $0[ObjectIdentifier(name)]?.kinds ?? [] }
     }
 }

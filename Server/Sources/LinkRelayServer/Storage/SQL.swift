@@ -7,7 +7,6 @@ import Darwin
 #endif
 import Logging
 import NIOPosix
-import SQLiteNIO
 import Synchronization
 
 /// A value bound to a statement or read from a row: the three kinds the schema uses (times are
@@ -16,6 +15,12 @@ public enum SQLValue: Sendable, Hashable {
     case text(String)
     case integer(Int)
     case null
+
+    /// What a value binds as, NULL included.
+    enum Kind: Sendable {
+        case text
+        case integer
+    }
 
     /// `text`, or `nil`.
     public var string: String? {
@@ -37,17 +42,6 @@ public enum SQLValue: Sendable, Hashable {
     static func time(_ date: Date?) -> SQLValue { date.map { .integer(SQLTime.milliseconds($0)) } ?? .null }
 }
 
-/// One row of a result, by column name.
-public struct SQLRow: Sendable {
-    let values: [String: SQLValue]
-
-    subscript(_ column: String) -> SQLValue { values[column] ?? .null }
-
-    func string(_ column: String) -> String? { self[column].string }
-    func int(_ column: String) -> Int? { self[column].int }
-    func date(_ column: String) -> Date? { int(column).map(SQLTime.date) }
-}
-
 /// Which SQL the statements are written in where the engines differ.
 public enum SQLDialect: Sendable {
     case sqlite
@@ -56,9 +50,23 @@ public enum SQLDialect: Sendable {
 
 /// One connection, held for a sequence of statements (nothing else runs on it meanwhile).
 protocol SQLConnection {
-    /// Runs one statement, `?` placeholders bound in order.
+    /// Runs one statement, its values bound, and reads all of its rows.
     /// - Throws: ``StoreError`` naming the kind of statement and the database's reason, never a value.
-    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+    func query(_ statement: SQLStatement) async throws -> [SQLRow]
+    /// Runs each statement in turn, their rows not read (a batch's inserts: on SQLite, one trip
+    /// to the connection's thread for all of them, each statement prepared once).
+    func runEach(_ statements: [SQLStatement]) async throws
+}
+
+extension SQLConnection {
+    func runEach(_ statements: [SQLStatement]) async throws {
+        for statement in statements { _ = try await query(statement) }
+    }
+
+    @discardableResult
+    func run(_ statement: SQLStatement) async throws -> [SQLRow] {
+        try await query(statement)
+    }
 }
 
 /// An engine: where connections come from.
@@ -83,13 +91,6 @@ extension SQLEngine {
     func reclaimSpaceIfLow() async {}
 }
 
-extension SQLConnection {
-    @discardableResult
-    func run(_ sql: String, _ binds: [SQLValue] = []) async throws -> [SQLRow] {
-        try await query(sql, binds)
-    }
-}
-
 extension SQLEngine {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
@@ -108,13 +109,13 @@ extension SQLEngine {
 
     /// Runs one statement on a connection of its own.
     @discardableResult
-    func run(_ sql: String, _ binds: [SQLValue] = []) async throws -> [SQLRow] {
-        try await withConnection { try await $0.run(sql, binds) }
+    func run(_ statement: SQLStatement) async throws -> [SQLRow] {
+        try await withConnection { try await $0.run(statement) }
     }
 
     /// Runs one statement that only reads, on a reading connection.
-    func select(_ sql: String, _ binds: [SQLValue] = []) async throws -> [SQLRow] {
-        try await read { try await $0.run(sql, binds) }
+    func select(_ statement: SQLStatement) async throws -> [SQLRow] {
+        try await read { try await $0.run(statement) }
     }
 }
 
@@ -146,13 +147,14 @@ func statementVerb(_ sql: String) -> String {
 /// beside it (WAL lets readers see the last commit while a write runs), so a request's lookups
 /// never wait behind another request's commit.
 ///
-/// The writer has a thread of its own and the readers theirs (SQLite's calls block, so each
-/// connection runs them on a thread pool): on one shared pool a commit's statements queued
-/// behind every request's lookups, and under load the writer, not the disk, set the pace.
+/// The connections are the server's own thin wrapper over the system's SQLite
+/// (``SQLiteDatabase``): each keeps its statements prepared and reads a result's rows where it
+/// ran. SQLite's calls block, so the writer has a thread of its own and the readers theirs: on
+/// one shared pool a commit's statements queued behind every request's lookups, and under load
+/// the writer, not the disk, set the pace.
 final class SQLiteEngine: SQLEngine {
-    private let connection: SQLiteConnection
-    private let lock = AsyncLock()
-    private let readers: [(connection: SQLiteConnection, lock: AsyncLock)]
+    private let writer: Connection
+    private let readers: [Connection]
     private let nextReader = Atomic<Int>(0)
     private let pools: [NIOThreadPool]
     private let closed = Atomic<Bool>(false)
@@ -162,54 +164,56 @@ final class SQLiteEngine: SQLEngine {
     /// The file's path and identity (device, inode) when opened; `nil` in memory.
     private let file: (path: String, identity: [UInt64])?
 
-    private init(connection: SQLiteConnection, readers: [SQLiteConnection], pools: [NIOThreadPool], path: String?) {
+    /// A connection, the lock that holds it for a sequence of statements, and its thread(s).
+    private struct Connection {
+        let database: SQLiteDatabase
+        let lock = AsyncLock()
+        let pool: NIOThreadPool
+    }
+
+    private init(writer: Connection, readers: [Connection], pools: [NIOThreadPool], path: String?) {
         self.file = path.map { ($0, Self.identity(of: $0) ?? []) }
-        self.connection = connection
-        self.readers = readers.map { ($0, AsyncLock()) }
+        self.writer = writer
+        self.readers = readers
         self.pools = pools
     }
 
     /// Opens the file at `path` (made when missing and `create` is set). Every connection it
     /// opened is closed again when a later step fails, so a failed start ends cleanly.
-    static func open(path: String, create: Bool = true, logger: Logger) async throws -> SQLiteEngine {
+    static func open(path: String, create: Bool = true) async throws -> SQLiteEngine {
         let memory = path == ":memory:"
         if !memory { try DatabaseLocation.checkSQLitePath(path, create: create) }
         let writerPool = NIOThreadPool(numberOfThreads: 1)
         let readerPool = NIOThreadPool(numberOfThreads: 2)
         writerPool.start()
         readerPool.start()
-        var opened: [SQLiteConnection] = []
+        var opened: [SQLiteDatabase] = []
         do {
-            func connect(on pool: NIOThreadPool) async throws -> SQLiteConnection {
+            func connect(on pool: NIOThreadPool, pragmas: [String]) async throws -> Connection {
+                let database = try await pool.runIfActive { try SQLiteDatabase.open(path: path, create: create) }
+                opened.append(database)
+                let connection = Connection(database: database, pool: pool)
                 do {
-                    let connection = try await SQLiteConnection.open(
-                        storage: memory ? .memory : .file(path: path), threadPool: pool, logger: logger,
-                        on: MultiThreadedEventLoopGroup.singleton.any())
-                    opened.append(connection)
-                    return connection
-                } catch {
-                    let reason = (error as? SQLiteError)?.message ?? "\(error)"
-                    throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path): \(reason).")
+                    for pragma in pragmas { _ = try await pool.runIfActive { try database.query(pragma, []) } }
+                } catch let error as StoreError {
+                    throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path): \(error.message)")
                 }
+                return connection
             }
-            let writer = try await connect(on: writerPool)
-            let setup = Handle(connection: writer)
-            if !memory { try await setup.run("PRAGMA journal_mode=WAL") }
-            for pragma in ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"] { try await setup.run(pragma) }
+            let writer = try await connect(
+                on: writerPool,
+                pragmas: (memory ? [] : ["PRAGMA journal_mode=WAL"]) + ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"])
             // An in-memory database is the connection's own: it reads where it writes.
-            var readers: [SQLiteConnection] = []
+            var readers: [Connection] = []
             if !memory {
                 for _ in 0..<2 {
-                    let reader = try await connect(on: readerPool)
-                    for pragma in ["PRAGMA query_only=ON", "PRAGMA busy_timeout=5000"] { try await Handle(connection: reader).run(pragma) }
-                    readers.append(reader)
+                    readers.append(try await connect(on: readerPool, pragmas: ["PRAGMA query_only=ON", "PRAGMA busy_timeout=5000"]))
                 }
             }
             if memory { try? await readerPool.shutdownGracefully() }
-            return SQLiteEngine(
-                connection: writer, readers: readers, pools: memory ? [writerPool] : [writerPool, readerPool], path: memory ? nil : path)
+            return SQLiteEngine(writer: writer, readers: readers, pools: memory ? [writerPool] : [writerPool, readerPool], path: memory ? nil : path)
         } catch {
-            for connection in opened { try? await connection.close() }
+            for database in opened { database.close() }
             try? await writerPool.shutdownGracefully()
             try? await readerPool.shutdownGracefully()
             throw error
@@ -217,13 +221,19 @@ final class SQLiteEngine: SQLEngine {
     }
 
     func withConnection<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
-        try await lock.withLock { try await body(Handle(connection: connection)) }
+        try await writer.lock.withLock { try await body(Handle(connection: writer)) }
     }
 
     func read<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
         guard !readers.isEmpty else { return try await withConnection(body) }
         let reader = readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
-        return try await reader.lock.withLock { try await body(Handle(connection: reader.connection)) }
+        return try await reader.lock.withLock { try await body(Handle(connection: reader)) }
+    }
+
+    /// Statements prepared by every connection so far (each distinct text once per connection
+    /// while kept): what the statement cache saves is visible to a test.
+    var statementsPrepared: Int {
+        ([writer] + readers).reduce(0) { $0 + $1.database.statementsPrepared }
     }
 
     /// The device and inode of the file at `path`, or `nil` when there is none.
@@ -251,7 +261,8 @@ final class SQLiteEngine: SQLEngine {
     func reclaimSpace() async -> Bool {
         guard file != nil else { return true }
         do {
-            return try await withConnection { try await $0.run("PRAGMA wal_checkpoint(TRUNCATE)") }.first?.int("busy") == 0
+            let row = try await withConnection { try await $0.run("PRAGMA wal_checkpoint(TRUNCATE)") }.first
+            return try row.map { row -> Int in try row["busy"] } == 0
         } catch {
             return false
         }
@@ -278,43 +289,37 @@ final class SQLiteEngine: SQLEngine {
     /// Closes the connections and stops their threads; a second call does nothing.
     func close() async throws {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
-        for reader in readers { try await reader.connection.close() }
-        try await connection.close()
+        for connection in readers + [writer] {
+            let database = connection.database
+            try await connection.lock.withLock { try await connection.pool.runIfActive { database.close() } }
+        }
         for pool in pools { try await pool.shutdownGracefully() }
     }
 
     private struct Handle: SQLConnection {
-        let connection: SQLiteConnection
+        let connection: Connection
 
-        func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-            let rows: [SQLiteRow]
-            do {
-                rows = try await connection.query(
-                    sql,
-                    binds.map { value -> SQLiteData in
-                        switch value {
-                        case .text(let text): .text(text)
-                        case .integer(let integer): .integer(integer)
-                        case .null: .null
-                        }
-                    })
-            } catch {
-                let reason = (error as? SQLiteError)?.message ?? "\(type(of: error))"
-                throw StoreError(
-                    reason.contains("UNIQUE constraint") ? .conflict : .failed,
-                    "A database statement failed (\(statementVerb(sql))): \(reason).")
-            }
-            return rows.map { row in
-                var values: [String: SQLValue] = [:]
-                for column in row.columns {
-                    switch column.data {
-                    case .text(let text): values[column.name] = .text(text)
-                    case .integer(let integer): values[column.name] = .integer(integer)
-                    case .float(let double): values[column.name] = double.isFinite ? .integer(Int(max(min(double, 9e18), -9e18))) : .null
-                    case .blob, .null: values[column.name] = .null
-                    }
+        func query(_ statement: SQLStatement) async throws -> [SQLRow] {
+            let database = connection.database
+            let text = statement.text(for: .sqlite)
+            let binds = statement.binds
+            return try await connection.pool.runIfActive { try database.query(text, binds) }
+        }
+
+        func runEach(_ statements: [SQLStatement]) async throws {
+            // Consecutive statements of one text run as one prepared statement, rebound.
+            var groups: [(text: String, binds: [[SQLValue]])] = []
+            for statement in statements {
+                let text = statement.text(for: .sqlite)
+                if groups.last?.text == text {
+                    groups[groups.count - 1].binds.append(statement.binds)
+                } else {
+                    groups.append((text, [statement.binds]))
                 }
-                return SQLRow(values: values)
+            }
+            let database = connection.database
+            try await connection.pool.runIfActive { [groups] in
+                for group in groups { try database.runEach(group.text, group.binds) }
             }
         }
     }

@@ -10,32 +10,32 @@ extension SQLStore {
     }
 
     public func install(project: String, id: String) async throws -> InstallRecord? {
-        try await engine.select(Self.installColumns + " WHERE project_id = ? AND id = ?", [.text(project), .text(id)]).first.flatMap(Self.install)
+        try await engine.select("\(sql: Self.installColumns) WHERE project_id = \(project) AND id = \(id)").first.map(Self.install)
     }
 
     public func latestInstall(project: String, fingerprintHash: String) async throws -> InstallRecord? {
         try await engine.select(
-            Self.installColumns + " WHERE project_id = ? AND fingerprint_hash = ? ORDER BY installed_at DESC, id DESC LIMIT 1",
-            [.text(project), .text(fingerprintHash)]
-        ).first.flatMap(Self.install)
+            "\(sql: Self.installColumns) WHERE project_id = \(project) AND fingerprint_hash = \(fingerprintHash) ORDER BY installed_at DESC, id DESC LIMIT 1"
+        ).first.map(Self.install)
     }
 
-    static let installColumns = """
+    static let installColumns: SQLStatement = """
         SELECT id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at, ip, user_agent, timezone, language,
             screen_width, screen_height, platform, platform_version, device_id, deep_link_data, fingerprint_hash,
             attribution_window_hours FROM installs
         """
 
-    static func install(_ row: SQLRow) -> InstallRecord? {
-        guard let id = row.string("id"), let project = row.string("project_id"), let installed = row.date("installed_at") else { return nil }
-        return InstallRecord(
-            id: id, projectID: project, linkID: row.string("link_id"), clickID: row.string("click_id"), confidence: row.int("confidence") ?? 0,
-            matchedFactors: JSONText.decode([String].self, row.string("matched_factors")) ?? [], method: row.string("method") ?? "none",
-            installedAt: installed, ip: row.string("ip"), userAgent: row.string("user_agent"), timezone: row.string("timezone"),
-            language: row.string("language"), screenWidth: row.int("screen_width"), screenHeight: row.int("screen_height"),
-            platform: row.string("platform"), platformVersion: row.string("platform_version"), deviceID: row.string("device_id"),
-            fingerprintHash: row.string("fingerprint_hash") ?? "", attributionWindowHours: row.int("attribution_window_hours"),
-            deepLinkData: JSONText.decode([String: JSONValue].self, row.string("deep_link_data")) ?? [:])
+    static func install(_ row: SQLRow) throws -> InstallRecord {
+        InstallRecord(
+            id: try row["id"], projectID: try row["project_id"], linkID: try row["link_id"], clickID: try row["click_id"],
+            confidence: try row["confidence"], matchedFactors: try row.json("matched_factors", as: [String].self, empty: []),
+            method: try row["method"], installedAt: try row["installed_at"], ip: try row["ip"], userAgent: try row["user_agent"],
+            timezone: try row["timezone"], language: try row["language"], screenWidth: try row["screen_width"],
+            screenHeight: try row["screen_height"], platform: try row["platform"], platformVersion: try row["platform_version"],
+            deviceID: try row["device_id"],
+            // NULL for an install stored before schema 2 kept fingerprints.
+            fingerprintHash: try row["fingerprint_hash"] as String? ?? "", attributionWindowHours: try row["attribution_window_hours"],
+            deepLinkData: try row.json("deep_link_data", as: [String: JSONValue].self, empty: [:]))
     }
 
     public func recordEvent(_ event: EventRecord) async throws -> EventOutcome {
@@ -46,24 +46,21 @@ extension SQLStore {
     }
 
     public func events(install: String) async throws -> [EventRecord] {
-        try await engine.select(Self.eventColumns + " WHERE install_id = ? ORDER BY received_at, id", [.text(install)]).compactMap(Self.event)
+        try await engine.select("\(sql: Self.eventColumns) WHERE install_id = \(install) ORDER BY received_at, id").map(Self.event)
     }
 
-    static let eventColumns = """
+    static let eventColumns: SQLStatement = """
         SELECT id, project_id, install_id, name, properties, occurred_at, received_at, dedupe_key, attributed_link_id,
             attributed_click_id, link_opened_at, session_id, sdk FROM events
         """
 
-    static func event(_ row: SQLRow) -> EventRecord? {
-        guard let id = row.string("id"), let project = row.string("project_id"), let install = row.string("install_id"),
-            let name = row.string("name"), let occurred = row.date("occurred_at"), let received = row.date("received_at")
-        else { return nil }
-        return EventRecord(
-            id: id, projectID: project, installID: install, name: name,
-            properties: JSONText.decode([String: JSONValue].self, row.string("properties")) ?? [:], occurredAt: occurred,
-            receivedAt: received, dedupeKey: row.string("dedupe_key") ?? id, attributedLinkID: row.string("attributed_link_id"),
-            attributedClickID: row.string("attributed_click_id"), linkOpenedAt: row.date("link_opened_at"),
-            sessionID: row.string("session_id"), sdk: row.string("sdk"))
+    static func event(_ row: SQLRow) throws -> EventRecord {
+        EventRecord(
+            id: try row["id"], projectID: try row["project_id"], installID: try row["install_id"], name: try row["name"],
+            properties: try row.json("properties", as: [String: JSONValue].self, empty: [:]), occurredAt: try row["occurred_at"],
+            receivedAt: try row["received_at"], dedupeKey: try row["dedupe_key"], attributedLinkID: try row["attributed_link_id"],
+            attributedClickID: try row["attributed_click_id"], linkOpenedAt: try row["link_opened_at"], sessionID: try row["session_id"],
+            sdk: try row["sdk"])
     }
 
     // MARK: Durable writes, committed together
@@ -86,12 +83,14 @@ extension SQLStore {
     static func commit(_ batch: [DurableWrite], engine: any SQLEngine) async -> [Result<DurableWritten, any Error>] {
         if batch.count == 1 {
             do {
-                return [.success(try await engine.withConnection { try await perform(batch[0], on: $0) })]
+                let dialect = engine.dialect
+                return [.success(try await engine.withConnection { try await perform(batch[0], on: $0, dialect: dialect) })]
             } catch {
                 return [.failure(error)]
             }
         }
         do {
+            let dialect = engine.dialect
             return try await engine.transaction { connection in
                 var results: [Result<DurableWritten, any Error>] = []
                 results.reserveCapacity(batch.count)
@@ -103,12 +102,12 @@ extension SQLStore {
                         clicks.append(click)
                         continue
                     }
-                    try await insertClicks(clicks, on: connection)
+                    try await insertClicks(clicks, on: connection, dialect: dialect)
                     results += clicks.map { _ in .success(.done) }
                     clicks.removeAll()
-                    results.append(.success(try await perform(write, on: connection)))
+                    results.append(.success(try await perform(write, on: connection, dialect: dialect)))
                 }
-                try await insertClicks(clicks, on: connection)
+                try await insertClicks(clicks, on: connection, dialect: dialect)
                 results += clicks.map { _ in .success(.done) }
                 return results
             }
@@ -117,7 +116,8 @@ extension SQLStore {
             var results: [Result<DurableWritten, any Error>] = []
             for write in batch {
                 do {
-                    results.append(.success(try await engine.transaction { try await perform(write, on: $0) }))
+                    let dialect = engine.dialect
+                    results.append(.success(try await engine.transaction { try await perform(write, on: $0, dialect: dialect) }))
                 } catch {
                     results.append(.failure(error))
                 }
@@ -126,46 +126,39 @@ extension SQLStore {
         }
     }
 
-    static func perform(_ write: DurableWrite, on connection: any SQLConnection) async throws -> DurableWritten {
+    static func perform(_ write: DurableWrite, on connection: any SQLConnection, dialect: SQLDialect) async throws -> DurableWritten {
         switch write {
         case .click(let click):
-            try await insertClicks([click], on: connection)
+            try await insertClicks([click], on: connection, dialect: dialect)
             return .done
         case .install(let install):
-            try await connection.run(
-                """
+            let statement: SQLStatement = """
                 INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at, ip,
                     user_agent, timezone, language, screen_width, screen_height, platform, platform_version, device_id,
                     deep_link_data, fingerprint_hash, attribution_window_hours)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(install.id), .text(install.projectID), .text(install.linkID), .text(install.clickID), .integer(install.confidence),
-                    .text(JSONText.encode(install.matchedFactors)), .text(install.method), .time(install.installedAt), .text(install.ip),
-                    .text(install.userAgent), .text(install.timezone), .text(install.language), .integer(install.screenWidth),
-                    .integer(install.screenHeight), .text(install.platform), .text(install.platformVersion), .text(install.deviceID),
-                    .text(JSONText.encode(install.deepLinkData)), .text(install.fingerprintHash), .integer(install.attributionWindowHours),
-                ])
+                VALUES (\(install.id), \(install.projectID), \(install.linkID), \(install.clickID), \(install.confidence),
+                    \(SQLJSON(install.matchedFactors)), \(install.method), \(install.installedAt), \(install.ip), \(install.userAgent),
+                    \(install.timezone), \(install.language), \(install.screenWidth), \(install.screenHeight), \(install.platform),
+                    \(install.platformVersion), \(install.deviceID), \(SQLJSON(install.deepLinkData)), \(install.fingerprintHash),
+                    \(install.attributionWindowHours))
+                """
+            try await connection.run(statement.prepared(HotStatement.Install.self))
             return .done
         case .event(let event):
-            let inserted = try await connection.run(
-                """
+            let statement: SQLStatement = """
                 INSERT INTO events (id, project_id, install_id, name, properties, occurred_at, received_at, dedupe_key,
                     attributed_link_id, attributed_click_id, link_opened_at, session_id, sdk)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (\(event.id), \(event.projectID), \(event.installID), \(event.name), \(SQLJSON(event.properties)), \(event.occurredAt),
+                    \(event.receivedAt), \(event.dedupeKey), \(event.attributedLinkID), \(event.attributedClickID), \(event.linkOpenedAt),
+                    \(event.sessionID), \(event.sdk))
                 ON CONFLICT (project_id, dedupe_key) DO NOTHING RETURNING id
-                """,
-                [
-                    .text(event.id), .text(event.projectID), .text(event.installID), .text(event.name),
-                    .text(JSONText.encode(event.properties)), .time(event.occurredAt), .time(event.receivedAt), .text(event.dedupeKey),
-                    .text(event.attributedLinkID), .text(event.attributedClickID), .time(event.linkOpenedAt), .text(event.sessionID),
-                    .text(event.sdk),
-                ])
+                """
+            let inserted = try await connection.run(statement.prepared(HotStatement.Event.self))
             if !inserted.isEmpty { return .event(.stored(event)) }
             guard
                 let earlier = try await connection.run(
-                    eventColumns + " WHERE project_id = ? AND dedupe_key = ?", [.text(event.projectID), .text(event.dedupeKey)]
-                ).first.flatMap(Self.event)
+                    "\(sql: eventColumns) WHERE project_id = \(event.projectID) AND dedupe_key = \(event.dedupeKey)"
+                ).first.map(Self.event)
             else { throw StoreError(.failed, "An event was neither stored nor found.") }
             return .event(.duplicate(of: earlier))
         }

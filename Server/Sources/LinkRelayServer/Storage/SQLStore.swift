@@ -45,7 +45,7 @@ public final class SQLStore: ServerStore {
         if let problem = engine.fileProblem() { return problem }
         await engine.reclaimSpaceIfLow()
         do {
-            _ = try await engine.withConnection { try await $0.run("UPDATE server_health SET checked_at = ? WHERE id = 1", [.time(date)]) }
+            _ = try await engine.withConnection { try await $0.run("UPDATE server_health SET checked_at = \(date) WHERE id = 1") }
         } catch {
             return "the database refused a write: \(error)"
         }
@@ -56,8 +56,8 @@ public final class SQLStore: ServerStore {
     /// `false`); `:memory:` for one that lives as long as the store.
     /// - Throws: ``StoreError`` (`unusableLocation`) saying why the file cannot be opened: its
     ///   folder missing or not writable, the file missing (without `create`), not a database.
-    public static func sqlite(path: String, create: Bool = true, logger: Logger = Logger(label: "linkrelay.sqlite")) async throws -> SQLStore {
-        SQLStore(engine: try await SQLiteEngine.open(path: path, create: create, logger: logger))
+    public static func sqlite(path: String, create: Bool = true) async throws -> SQLStore {
+        SQLStore(engine: try await SQLiteEngine.open(path: path, create: create))
     }
 
     /// The PostgreSQL database `url` names (`postgres://user:password@host:port/database`).
@@ -68,7 +68,7 @@ public final class SQLStore: ServerStore {
     /// Runs one statement with nothing bound, on its own: administration (`CREATE DATABASE` for
     /// a test or a benchmark), and tests that write what another server version would have.
     public func execute(_ sql: String) async throws {
-        try await engine.run(sql)
+        try await engine.run(SQLStatement(trusted: sql))
     }
 
     public func counts() async throws -> StoreCounts {
@@ -78,9 +78,10 @@ public final class SQLStore: ServerStore {
                 (SELECT COUNT(*) FROM clicks) AS clicks, (SELECT COUNT(*) FROM installs) AS installs, (SELECT COUNT(*) FROM events) AS events
             """
         ).first
+        guard let row else { throw StoreError(.failed, "The database counted nothing.") }
         return StoreCounts(
-            projects: row?.int("projects") ?? 0, links: row?.int("links") ?? 0, clicks: row?.int("clicks") ?? 0,
-            installs: row?.int("installs") ?? 0, events: row?.int("events") ?? 0)
+            projects: try row["projects"], links: try row["links"], clicks: try row["clicks"], installs: try row["installs"],
+            events: try row["events"])
     }
 
     public func close() async throws {
@@ -106,12 +107,13 @@ public final class SQLStore: ServerStore {
         for migration in Migration.all where !applied.contains(migration.version) && migration.version <= version {
             let ran = try await engine.transaction { connection in
                 if engine.dialect == .postgres { try await connection.run("SELECT pg_advisory_xact_lock(\(Self.migrationLock))") }
-                guard try await connection.run("SELECT version FROM schema_migrations WHERE version = ?", [.integer(migration.version)]).isEmpty
+                guard try await connection.run("SELECT version FROM schema_migrations WHERE version = \(migration.version)").isEmpty
                 else { return false }
-                for statement in engine.dialect == .sqlite ? migration.sqlite : migration.postgres { try await connection.run(statement) }
+                for statement in engine.dialect == .sqlite ? migration.sqlite : migration.postgres {
+                    try await connection.run(SQLStatement(trusted: statement))
+                }
                 try await connection.run(
-                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                    [.integer(migration.version), .text(migration.name), .time(Date())])
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(migration.version), \(migration.name), \(Date()))")
                 return true
             }
             if ran { now.append(migration.version) }
@@ -125,8 +127,8 @@ public final class SQLStore: ServerStore {
     public func appliedMigrations() async throws -> [Int] {
         try await engine.transaction { connection in
             if engine.dialect == .postgres { try await connection.run("SELECT pg_advisory_xact_lock(\(Self.migrationLock))") }
-            try await connection.run(Migration.bookkeeping(bigint: engine.dialect == .sqlite ? "INTEGER" : "BIGINT"))
-            return try await connection.run("SELECT version FROM schema_migrations ORDER BY version").compactMap { $0.int("version") }
+            try await connection.run(SQLStatement(trusted: Migration.bookkeeping(bigint: engine.dialect == .sqlite ? "INTEGER" : "BIGINT")))
+            return try await connection.run("SELECT version FROM schema_migrations ORDER BY version").map { try $0["version"] }
         }
     }
 
@@ -134,24 +136,23 @@ public final class SQLStore: ServerStore {
 
     public func createProject(name: String, at date: Date) async throws -> Project {
         let project = Project(id: "prj_" + APIKeys.randomString(16, alphabet: APIKeys.base62), name: name, createdAt: date)
-        try await engine.run("INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?)", [.text(project.id), .text(name), .time(date)])
+        try await engine.run("INSERT INTO projects (id, name, created_at) VALUES (\(project.id), \(name), \(date))")
         return project
     }
 
     public func projects() async throws -> [Project] {
-        try await engine.select("SELECT id, name, created_at FROM projects ORDER BY created_at, id").compactMap { row in
-            guard let id = row.string("id"), let name = row.string("name"), let created = row.date("created_at") else { return nil }
-            return Project(id: id, name: name, createdAt: created)
+        try await engine.select("SELECT id, name, created_at FROM projects ORDER BY created_at, id").map { row in
+            Project(id: try row["id"], name: try row["name"], createdAt: try row["created_at"])
         }
     }
 
     public func destinationHosts(project: String) async throws -> [String] {
-        let row = try await engine.select("SELECT destination_hosts FROM projects WHERE id = ?", [.text(project)]).first
-        return JSONText.decode([String].self, row?.string("destination_hosts")) ?? []
+        let row = try await engine.select("SELECT destination_hosts FROM projects WHERE id = \(project)").first
+        return try row?.json("destination_hosts", as: [String].self, empty: []) ?? []
     }
 
     public func setDestinationHosts(project: String, hosts: [String]) async throws {
-        try await engine.run("UPDATE projects SET destination_hosts = ? WHERE id = ?", [.text(JSONText.encode(hosts)), .text(project)])
+        try await engine.run("UPDATE projects SET destination_hosts = \(SQLJSON(hosts)) WHERE id = \(project)")
     }
 
     public func insertKey(_ key: APIKeyRecord) async throws {
@@ -160,22 +161,20 @@ public final class SQLStore: ServerStore {
         try await engine.run(
             """
             INSERT INTO api_keys (id, project_id, prefix, secret_hash, scope, name, created_at, revoked_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(key.id), .text(key.projectID), .text(key.prefix), .text(key.secretHash), .text(key.scope.rawValue), .text(key.name),
-                .time(key.createdAt), .time(key.revokedAt),
-            ])
+            VALUES (\(key.id), \(key.projectID), \(key.prefix), \(key.secretHash), \(key.scope), \(key.name), \(key.createdAt),
+                \(key.revokedAt))
+            """)
     }
 
     public func key(prefix: String) async throws -> APIKeyRecord? {
         try await keyCache.value(prefix) {
-            try await engine.select(Self.keyColumns + " WHERE prefix = ?", [.text(prefix)]).first.flatMap(Self.key)
+            try await engine.select(("\(sql: Self.keyColumns) WHERE prefix = \(prefix)" as SQLStatement).prepared(HotStatement.Key.self))
+                .first.map(Self.key)
         }
     }
 
     public func keys(project: String) async throws -> [APIKeyRecord] {
-        try await engine.select(Self.keyColumns + " WHERE project_id = ? ORDER BY created_at, id", [.text(project)]).compactMap(Self.key)
+        try await engine.select("\(sql: Self.keyColumns) WHERE project_id = \(project) ORDER BY created_at, id").map(Self.key)
     }
 
     public func revokeKey(id: String, at date: Date) async throws -> Bool {
@@ -183,22 +182,18 @@ public final class SQLStore: ServerStore {
         keyCache.forgetAll()
         defer { keyCache.forgetAll() }
         return try await engine.transaction { connection in
-            guard try await !connection.run("SELECT id FROM api_keys WHERE id = ?", [.text(id)]).isEmpty else { return false }
-            try await connection.run("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.time(date), .text(id)])
+            guard try await !connection.run("SELECT id FROM api_keys WHERE id = \(id)").isEmpty else { return false }
+            try await connection.run("UPDATE api_keys SET revoked_at = \(date) WHERE id = \(id) AND revoked_at IS NULL")
             return true
         }
     }
 
-    static let keyColumns = "SELECT id, project_id, prefix, secret_hash, scope, name, created_at, revoked_at FROM api_keys"
+    static let keyColumns: SQLStatement = "SELECT id, project_id, prefix, secret_hash, scope, name, created_at, revoked_at FROM api_keys"
 
-    static func key(_ row: SQLRow) -> APIKeyRecord? {
-        guard let id = row.string("id"), let project = row.string("project_id"), let prefix = row.string("prefix"),
-            let hash = row.string("secret_hash"), let scope = row.string("scope").flatMap(KeyScope.init(rawValue:)),
-            let name = row.string("name"), let created = row.date("created_at")
-        else { return nil }
-        return APIKeyRecord(
-            id: id, projectID: project, prefix: prefix, secretHash: hash, scope: scope, name: name, createdAt: created,
-            revokedAt: row.date("revoked_at"))
+    static func key(_ row: SQLRow) throws -> APIKeyRecord {
+        APIKeyRecord(
+            id: try row["id"], projectID: try row["project_id"], prefix: try row["prefix"], secretHash: try row["secret_hash"],
+            scope: try row["scope"], name: try row["name"], createdAt: try row["created_at"], revokedAt: try row["revoked_at"])
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the server keeps everything: one protocol, two engines (``SQLStore/sqlite(path:logger:)``, embedded, the
+/// Where the server keeps everything: one protocol, two engines (``SQLStore/sqlite(path:create:)``, embedded, the
 /// default; PostgreSQL for production and for several server processes). The same suite of
 /// storage tests runs against both.
 public protocol ServerStore: Sendable {

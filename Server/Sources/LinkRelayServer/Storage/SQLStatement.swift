@@ -1,0 +1,333 @@
+import Foundation
+
+/// A statement with its values bound where they appear in the text:
+///
+/// ```swift
+/// let statement: SQLStatement = "SELECT id FROM links WHERE short_code = \(code) AND project_id = \(project)"
+/// ```
+///
+/// Every interpolated value is bound, never spliced into the text; the text renders each as
+/// `?` for SQLite and `$1`, `$2`… for PostgreSQL (``text(for:)``), so nothing counts
+/// placeholders by hand and nothing scans the text for them. Text that is not a value (a column
+/// list the store keeps, a partition's name it made) goes in with `\(sql:)` or `\(trusted:)`.
+struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
+    /// The text around the values: one more piece than there are values.
+    private var pieces: [String]
+    /// The values, in the order they appear.
+    private(set) var binds: [SQLValue]
+    /// Each value's kind, known from its Swift type even when it is NULL (a prepared statement's
+    /// parameter types on PostgreSQL).
+    private(set) var kinds: [SQLValue.Kind]
+    /// On PostgreSQL, the name under which the statement is kept prepared on each connection
+    /// (``prepared(_:)``); `nil` for a statement parsed each time it runs.
+    private(set) var preparedName: (any PreparedStatementName.Type)?
+
+    init(stringLiteral value: String) {
+        pieces = [value]
+        binds = []
+        kinds = []
+    }
+
+    /// Text the server itself wrote (a migration's step), with no values.
+    init(trusted text: String) {
+        pieces = [text]
+        binds = []
+        kinds = []
+    }
+
+    init(stringInterpolation: StringInterpolation) {
+        pieces = stringInterpolation.pieces
+        binds = stringInterpolation.binds
+        kinds = stringInterpolation.kinds
+    }
+
+    /// The text for `dialect`: `?` for each value on SQLite, `$n` on PostgreSQL.
+    func text(for dialect: SQLDialect) -> String {
+        var text = pieces[0]
+        for index in 1..<pieces.count {
+            switch dialect {
+            case .sqlite: text += "?"
+            case .postgres: text += "$\(index)"
+            }
+            text += pieces[index]
+        }
+        return text
+    }
+
+    /// The same statement, kept prepared on every PostgreSQL connection under `name` (the hot
+    /// statements: the key, the link by code, the candidates, the crowd count, the writes). Its
+    /// text must be the same every time it runs under that name; only the values change.
+    /// SQLite keeps every statement prepared by its text, so it needs no name.
+    func prepared(_ name: any PreparedStatementName.Type) -> SQLStatement {
+        var statement = self
+        statement.preparedName = name
+        return statement
+    }
+
+    /// Appends `other`, its values after this one's.
+    static func + (lhs: SQLStatement, rhs: SQLStatement) -> SQLStatement {
+        var result = lhs
+        result.pieces[result.pieces.count - 1] += rhs.pieces[0]
+        result.pieces += rhs.pieces.dropFirst()
+        result.binds += rhs.binds
+        result.kinds += rhs.kinds
+        result.preparedName = nil
+        return result
+    }
+
+    struct StringInterpolation: StringInterpolationProtocol {
+        fileprivate var pieces: [String] = [""]
+        fileprivate var binds: [SQLValue] = []
+        fileprivate var kinds: [SQLValue.Kind] = []
+
+        init(literalCapacity: Int, interpolationCount: Int) {
+            pieces.reserveCapacity(interpolationCount + 1)
+            binds.reserveCapacity(interpolationCount)
+            kinds.reserveCapacity(interpolationCount)
+        }
+
+        mutating func appendLiteral(_ literal: String) {
+            pieces[pieces.count - 1] += literal
+        }
+
+        /// A value, bound.
+        mutating func appendInterpolation<Value: SQLBindable>(_ value: Value) {
+            append(value.sqlValue, kind: Value.sqlKind)
+        }
+
+        /// A value or NULL, bound.
+        mutating func appendInterpolation<Value: SQLBindable>(_ value: Value?) {
+            append(value?.sqlValue ?? .null, kind: Value.sqlKind)
+        }
+
+        /// Another statement's text and values, in place.
+        mutating func appendInterpolation(sql: SQLStatement) {
+            appendLiteral(sql.pieces[0])
+            for index in sql.binds.indices {
+                append(sql.binds[index], kind: sql.kinds[index])
+                appendLiteral(sql.pieces[index + 1])
+            }
+        }
+
+        private mutating func append(_ value: SQLValue, kind: SQLValue.Kind) {
+            binds.append(value)
+            kinds.append(kind)
+            pieces.append("")
+        }
+
+        /// Text the server itself chose (a table it named, a constant), never a request's value.
+        mutating func appendInterpolation(trusted text: String) {
+            appendLiteral(text)
+        }
+    }
+}
+
+/// Names a statement kept prepared on every PostgreSQL connection: postgres-nio keeps one
+/// prepared statement per Swift type, so each hot statement has a caseless enum of its own
+/// (``HotStatement``), and its text is the one it renders.
+protocol PreparedStatementName: Sendable {}
+
+/// A Swift value that binds as one ``SQLValue``.
+protocol SQLBindable {
+    /// The kind every value of the type binds as (NULL included).
+    static var sqlKind: SQLValue.Kind { get }
+    var sqlValue: SQLValue { get }
+}
+
+extension String: SQLBindable {
+    static var sqlKind: SQLValue.Kind { .text }
+    var sqlValue: SQLValue { .text(self) }
+}
+
+extension Int: SQLBindable {
+    static var sqlKind: SQLValue.Kind { .integer }
+    var sqlValue: SQLValue { .integer(self) }
+}
+
+extension Bool: SQLBindable {
+    static var sqlKind: SQLValue.Kind { .integer }
+    /// 1 or 0: both engines keep flags as integers.
+    var sqlValue: SQLValue { .integer(self ? 1 : 0) }
+}
+
+extension Date: SQLBindable {
+    static var sqlKind: SQLValue.Kind { .integer }
+    /// Whole milliseconds since 1970 (``SQLTime``).
+    var sqlValue: SQLValue { .integer(SQLTime.milliseconds(self)) }
+}
+
+extension SQLBindable where Self: RawRepresentable, RawValue == String {
+    static var sqlKind: SQLValue.Kind { .text }
+    var sqlValue: SQLValue { .text(rawValue) }
+}
+
+/// A value kept as JSON text (keys sorted).
+struct SQLJSON<Value: Encodable>: SQLBindable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    static var sqlKind: SQLValue.Kind { .text }
+    var sqlValue: SQLValue { .text(JSONText.encode(value)) }
+}
+
+// MARK: Rows
+
+/// The column names of a result, shared by its rows.
+final class SQLColumns: Sendable {
+    let names: [String]
+    private let indexes: [String: Int]
+
+    init(_ names: [String]) {
+        self.names = names
+        var indexes: [String: Int] = [:]
+        for (index, name) in names.enumerated() where indexes[name] == nil { indexes[name] = index }
+        self.indexes = indexes
+    }
+
+    func index(of name: String) -> Int? { indexes[name] }
+}
+
+/// One row of a result. Read by type, with errors that throw: a column that is missing, NULL
+/// where the type has no NULL, or of another kind is a ``StoreError`` naming the column (never
+/// its value), not a row that quietly disappears.
+///
+/// ```swift
+/// let id: String = try row["id"]
+/// let title: String? = try row["title"]
+/// ```
+struct SQLRow: Sendable {
+    let columns: SQLColumns
+    let values: [SQLValue]
+
+    /// The raw value of `column`.
+    /// - Throws: ``StoreError`` when the result has no such column.
+    func value(_ column: String) throws -> SQLValue {
+        guard let index = columns.index(of: column), index < values.count else {
+            throw StoreError(.failed, "A database row has no column \(column).")
+        }
+        return values[index]
+    }
+
+    /// `column` read as `Value`.
+    /// - Throws: ``StoreError`` when the column is missing, NULL for a non-optional type, or of
+    ///   another kind.
+    subscript<Value: SQLDecodable>(_ column: String) -> Value {
+        get throws {
+            do {
+                return try Value(sqlValue: try value(column))
+            } catch let problem as SQLDecodingProblem {
+                throw StoreError(.failed, "A database row's column \(column) \(problem.reason).")
+            }
+        }
+    }
+
+    /// `column`'s JSON text decoded as `Value`; `empty` for NULL.
+    /// - Throws: ``StoreError`` when the text is not `Value`'s JSON.
+    func json<Value: Decodable>(_ column: String, as type: Value.Type, empty: Value) throws -> Value {
+        let text: String? = try self[column]
+        guard let text else { return empty }
+        guard let value = JSONText.decode(type, text) else {
+            throw StoreError(.failed, "A database row's column \(column) holds JSON of another shape.")
+        }
+        return value
+    }
+}
+
+/// Why a value cannot be read as a type.
+struct SQLDecodingProblem: Error {
+    let reason: String
+
+    static let null = SQLDecodingProblem(reason: "is NULL")
+    static func kind(_ expected: String) -> SQLDecodingProblem { SQLDecodingProblem(reason: "is not \(expected)") }
+}
+
+/// A Swift type a column is read as.
+protocol SQLDecodable {
+    /// - Throws: ``SQLDecodingProblem``.
+    init(sqlValue: SQLValue) throws
+}
+
+extension String: SQLDecodable {
+    init(sqlValue: SQLValue) throws {
+        switch sqlValue {
+        case .text(let text): self = text
+        case .null: throw SQLDecodingProblem.null
+        case .integer: throw SQLDecodingProblem.kind("text")
+        }
+    }
+}
+
+extension Int: SQLDecodable {
+    init(sqlValue: SQLValue) throws {
+        switch sqlValue {
+        case .integer(let integer): self = integer
+        case .null: throw SQLDecodingProblem.null
+        case .text: throw SQLDecodingProblem.kind("an integer")
+        }
+    }
+}
+
+extension Bool: SQLDecodable {
+    /// 0 is `false`, 1 is `true`; any other integer is not a flag.
+    init(sqlValue: SQLValue) throws {
+        switch try Int(sqlValue: sqlValue) {
+        case 0: self = false
+        case 1: self = true
+        default: throw SQLDecodingProblem.kind("0 or 1")
+        }
+    }
+}
+
+extension Date: SQLDecodable {
+    init(sqlValue: SQLValue) throws {
+        self = SQLTime.date(try Int(sqlValue: sqlValue))
+    }
+}
+
+extension Optional: SQLDecodable where Wrapped: SQLDecodable {
+    /// `nil` for NULL; any other value as `Wrapped`.
+    init(sqlValue: SQLValue) throws {
+        if case .null = sqlValue {
+            self = nil
+        } else {
+            self = try Wrapped(sqlValue: sqlValue)
+        }
+    }
+}
+
+extension SQLDecodable where Self: RawRepresentable, RawValue == String {
+    /// One of the type's names; any other text is a problem, not a default.
+    init(sqlValue: SQLValue) throws {
+        let text = try String(sqlValue: sqlValue)
+        guard let value = Self(rawValue: text) else { throw SQLDecodingProblem.kind("one of \(Self.self)'s names") }
+        self = value
+    }
+}
+
+extension KeyScope: SQLBindable, SQLDecodable {}
+extension AppRecord.Platform: SQLBindable, SQLDecodable {}
+
+/// The statements kept prepared on every PostgreSQL connection: those each request runs.
+enum HotStatement {
+    /// An API key by its prefix (every authenticated request, when not kept).
+    enum Key: PreparedStatementName {}
+    /// A link by its code (the redirect and the resolve, when not kept).
+    enum LinkByCode: PreparedStatementName {}
+    /// The clicks from one address (every install).
+    enum CandidatesByAddress: PreparedStatementName {}
+    /// The clicks from one network (an IPv6 install, or the /24 on request).
+    enum CandidatesByNetwork: PreparedStatementName {}
+    /// The devices seen on one network (an install whose network is scored).
+    enum Crowd: PreparedStatementName {}
+    /// A batch of clicks, as arrays (``SQLStore/insertClicks(_:on:)``).
+    enum Clicks: PreparedStatementName {}
+    /// One install.
+    enum Install: PreparedStatementName {}
+    /// One event.
+    enum Event: PreparedStatementName {}
+    /// The health check's write.
+    enum Health: PreparedStatementName {}
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+@testable import LinkRelayServer
+
+/// Statements written by interpolation, rows read by type, statements kept prepared.
+@Suite("SQL statements and rows")
+struct SQLTests {
+    @Test("every interpolated value is bound, never spliced; placeholders are numbered per dialect")
+    func interpolationBinds() {
+        let code = "x'); DROP TABLE links; --"
+        let title: String? = nil
+        let statement: SQLStatement = "SELECT id FROM links WHERE short_code = \(code) AND title = \(title) AND window < \(168)"
+        #expect(statement.text(for: .sqlite) == "SELECT id FROM links WHERE short_code = ? AND title = ? AND window < ?")
+        #expect(statement.text(for: .postgres) == "SELECT id FROM links WHERE short_code = $1 AND title = $2 AND window < $3")
+        #expect(statement.binds == [.text(code), .null, .integer(168)])
+        #expect(statement.kinds == [.text, .text, .integer])
+        // A fragment in a fragment: its values keep their order and the numbering goes on.
+        let columns: SQLStatement = "SELECT \(1) AS one,"
+        let nested: SQLStatement = "\(sql: columns) \(2) AS two WHERE x = \(true) AND at = \(Date(timeIntervalSince1970: 1.5))"
+        #expect(nested.text(for: .postgres) == "SELECT $1 AS one, $2 AS two WHERE x = $3 AND at = $4")
+        #expect(nested.binds == [.integer(1), .integer(2), .integer(1), .integer(1500)])
+    }
+
+    @Test("a question mark in quoted text stays text; values come back by type", arguments: TestEngine.available)
+    func quotedQuestionMark(_ engine: TestEngine) async throws {
+        try await StorageTests.withStore(engine) { store, _ async throws in
+            let row = try #require(try await store.engine.select("SELECT '?' AS mark, \(41) + 1 AS answer, \("it's") AS quoted").first)
+            #expect(try row["mark"] as String == "?")
+            #expect(try row["answer"] as Int == 42)
+            #expect(try row["quoted"] as String == "it's")
+        }
+    }
+
+    @Test("a row read by the wrong type throws, naming the column and never the value", arguments: TestEngine.available)
+    func typedRowsThrow(_ engine: TestEngine) async throws {
+        try await StorageTests.withStore(engine) { store, _ async throws in
+            let row = try #require(try await store.engine.select("SELECT NULL AS missing, \("secret-value") AS word, \(7) AS seven").first)
+            #expect(try row["missing"] as String? == nil)
+            #expect(try row["seven"] as Int? == 7)
+            func problem(_ read: () throws -> Void) -> String {
+                do {
+                    try read()
+                    return "no error"
+                } catch let error as StoreError {
+                    return error.message
+                } catch {
+                    return "\(error)"
+                }
+            }
+            #expect(problem { _ = try row["missing"] as String } == "A database row's column missing is NULL.")
+            #expect(problem { _ = try row["word"] as Int } == "A database row's column word is not an integer.")
+            #expect(problem { _ = try row["seven"] as Bool } == "A database row's column seven is not 0 or 1.")
+            #expect(problem { _ = try row["nowhere"] as Int } == "A database row has no column nowhere.")
+            #expect(!problem { _ = try row["word"] as Int }.contains("secret"))
+        }
+    }
+
+    @Test("a stored row the server cannot read is an error, not a row that quietly disappears", arguments: TestEngine.available)
+    func unreadableRowThrows(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let store = world.store
+            try await store.insertApp(AppRecord(projectID: world.project.id, platform: .ios, identifier: "ABCDE12345.com.acme.shop", createdAt: Date()))
+            #expect(try await store.apps().count == 1)
+            try await store.execute("UPDATE apps SET platform = 'symbian'")
+            await #expect(throws: StoreError.self) { try await store.apps() }
+            let link = try await world.link("flag")
+            try await store.execute("UPDATE links SET is_active = 7")
+            await #expect(throws: StoreError.self) { try await store.link(id: link.id) }
+        }
+    }
+
+    @Test("SQLite prepares a statement once and runs it again rebound")
+    func sqliteKeepsStatementsPrepared() async throws {
+        try await ServerWorld.with(.sqlite) { world in
+            let store = world.store
+            store.setLinkCacheTTL(.zero)
+            let link = try await world.link("kept")
+            let engine = try #require(store.engine as? SQLiteEngine)
+            // Both readers read the link once, so both have prepared it.
+            for _ in 0..<2 { #expect(try await store.link(project: nil, shortCode: "kept", templateSlug: nil)?.id == link.id) }
+            let prepared = engine.statementsPrepared
+            for code in ["kept", "other", "kept", "third"] { _ = try await store.link(project: world.project.id, shortCode: code, templateSlug: "") }
+            #expect(engine.statementsPrepared == prepared)
+            #expect(try await store.link(project: world.project.id, shortCode: "kept", templateSlug: "")?.id == link.id)
+        }
+    }
+
+    @Test("PostgreSQL keeps the hot statements prepared on each connection", arguments: TestEngine.available.filter { $0 == .postgres })
+    func postgresKeepsStatementsPrepared(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let store = world.store
+            store.setLinkCacheTTL(.zero)
+            let link = try await world.link("kept")
+            let names = try await store.engine.withConnection { connection in
+                for _ in 0..<3 {
+                    let found = try await connection.run(
+                        SQLStore.linkByCode(project: nil, shortCode: "kept", templateSlug: nil))
+                    #expect(try found.first.map(SQLStore.link)?.id == link.id)
+                }
+                return try await connection.run("SELECT name FROM pg_prepared_statements").map { try $0["name"] as String }
+            }
+            #expect(names == ["lr_LinkByCode"])
+        }
+    }
+
+    @Test("a prepared name given another text is refused, not run as the wrong statement")
+    func preparedNameKeepsItsText() throws {
+        enum Probe: PreparedStatementName {}
+        try PreparedTexts.register(Probe.self, text: "SELECT $1", kinds: [.integer])
+        try PreparedTexts.register(Probe.self, text: "SELECT $1", kinds: [.integer])
+        #expect(throws: StoreError.self) { try PreparedTexts.register(Probe.self, text: "SELECT $1 + 1", kinds: [.integer]) }
+        #expect(throws: StoreError.self) { try PreparedTexts.register(Probe.self, text: "SELECT $1", kinds: [.text]) }
+    }
+
+    @Test("clicks stored as a batch come back exactly, whatever their text", arguments: TestEngine.available)
+    func clickBatchesRoundTrip(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("batch")
+            let awkward: [String?] = [nil, "", "NULL", "a,b", "{x}", "say \"hi\"", "back\\slash", "tab\there", "日本語 🇯🇵", "'quoted'", "\\\"", " "]
+            let start = Date(timeIntervalSince1970: 1_780_000_000)
+            // 1,500: more than one statement's 1,000 on PostgreSQL.
+            func text(_ index: Int) -> String? { awkward[index % awkward.count] }
+            let clicks = (0..<1500).map { (index: Int) -> ClickRecord in
+                let width: Int? = index % 3 == 0 ? nil : index
+                let height: Int? = index % 5 == 0 ? nil : -index
+                return ClickRecord(
+                    id: String(format: "c%05d", index), linkID: link.id, projectID: world.project.id,
+                    clickedAt: start.addingTimeInterval(Double(index)), ip: text(index), networkPrefix: text(index + 1),
+                    userAgent: text(index + 2), timezone: text(index + 3), language: text(index + 4), screenWidth: width,
+                    screenHeight: height, platform: text(index + 5), isBot: index % 7 == 0)
+            }
+            try await world.store.importClicks(clicks)
+            #expect(try await world.store.clicks(link: link.id) == clicks)
+        }
+    }
+
+    @Test("the PostgreSQL array text quotes every value and leaves NULL bare")
+    func arrayLiteral() {
+        #expect(PostgresArrayLiteral.texts(["a", nil, "b\"c", "d\\e", "NULL", ""]) == #"{"a",NULL,"b\"c","d\\e","NULL",""}"#)
+        #expect(PostgresArrayLiteral.integers([1, nil, -3]) == "{1,NULL,-3}")
+        #expect(PostgresArrayLiteral.texts([]) == "{}")
+    }
+}
