@@ -42,9 +42,11 @@ struct DatabaseOption: ParsableArguments {
 }
 
 /// Runs `body` with the store at `location` and closes it on every path, so a failure leaves no
-/// connection open (SQLiteNIO stops a debug build that drops one).
-func using<T>(_ location: DatabaseLocation, create: Bool, logger: Logger, _ body: (any ServerStore) async throws -> T) async throws -> T {
-    let store = try await location.open(create: create, logger: logger)
+/// connection open.
+func using<T>(
+    _ location: DatabaseLocation, create: Bool, serving: Bool = false, logger: Logger, _ body: (any ServerStore) async throws -> T
+) async throws -> T {
+    let store = try await location.open(create: create, serving: serving, logger: logger)
     do {
         let result = try await body(store)
         try await store.close()
@@ -145,7 +147,7 @@ struct Serve: AsyncParsableCommand {
             if let providedKey { try Bootstrap.validate(providedKey) }
             let location = try database.location()
             if port != 0 { try await ListenCheck.ensureAvailable(host: host, port: port) }
-            try await using(location, create: true, logger: logger) { store in
+            try await using(location, create: true, serving: true, logger: logger) { store in
                 try await serve(store: store, location: location, providedKey: providedKey, logger: logger)
             }
         }

@@ -142,3 +142,36 @@ struct SQLTests {
         #expect(PostgresArrayLiteral.texts([]) == "{}")
     }
 }
+
+@Suite("Record identifiers")
+struct RecordIDTests {
+    @Test("ids are version 7 UUIDs that sort by their time; two made at once differ")
+    func timeOrdered() throws {
+        let start = Date(timeIntervalSince1970: 1_780_000_000)
+        // A millisecond apart (2 ms steps, so a step's rounding never lands two in one millisecond).
+        let ids = (0..<1000).map { RecordID.timeOrdered(at: start.addingTimeInterval(Double($0) * 0.002)) }
+        #expect(ids.sorted() == ids, "not in time order")
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(20) {
+            let uuid = try #require(UUID(uuidString: id))
+            #expect(uuid.uuidString.lowercased() == id)
+            #expect(Array(id)[14] == "7")
+            #expect("89ab".contains(Array(id)[19]))
+        }
+        #expect(RecordID.timeOrdered(at: start) != RecordID.timeOrdered(at: start))
+        // The first 12 digits are the milliseconds.
+        #expect(RecordID.timeOrdered(at: start).replacingOccurrences(of: "-", with: "").prefix(12) == String(1_780_000_000_000, radix: 16).leftPadded(12))
+    }
+
+    @Test("times outside the 48 bits are clamped, NaN is 1970")
+    func clamped() {
+        #expect(RecordID.timeOrdered(at: Date(timeIntervalSince1970: -5)).hasPrefix("00000000-0000-7"))
+        #expect(RecordID.timeOrdered(at: Date(timeIntervalSince1970: .nan)).hasPrefix("00000000-0000-7"))
+        #expect(RecordID.timeOrdered(at: Date(timeIntervalSince1970: .infinity)).hasPrefix("ffffffff-ffff-7"))
+        #expect(RecordID.timeOrdered(at: Date(timeIntervalSince1970: 300_000_000_000)).hasPrefix("ffffffff-ffff-7"))
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(width - count, 0)) + self }
+}

@@ -114,7 +114,7 @@ struct AttributionRoutes: Sendable {
             }
             try await adopt(installID, project: key.projectID, request: request, context: context, at: now)
         }
-        let id = UUID().uuidString.lowercased()
+        let id = RecordID.timeOrdered(at: now)
         let dedupeKey = timestamp.map { Self.dedupeKey(installID: installID, name: name, timestamp: $0, data: data) } ?? "new:" + id
         let outcome = try await store.recordEvent(
             EventRecord(

@@ -18,12 +18,12 @@ public enum ClientAddress {
     /// the walk (the client wrote it), and with no address found the peer is the client. `::ffff:`
     /// mapped IPv4 is unwrapped.
     static func of(forwardedFor: String?, peer: String?, trustProxy: Bool, trustedProxies: [IPNetwork] = IPNetwork.privateAndLoopback) -> String? {
-        var chosen = peer.flatMap(normalized)
+        var chosen = peer.flatMap { normalized(Substring($0)) }
         if trustProxy, let forwardedFor {
             var leftmostTrusted: String?
             var found: String?
             for entry in forwardedFor.split(separator: ",").reversed() {
-                guard let address = normalized(entry.trimmingCharacters(in: .whitespaces)), let bytes = IPNetwork.bytes(of: address) else { break }
+                guard let address = normalized(entry), let bytes = IPNetwork.bytes(of: address) else { break }
                 if trustedProxies.contains(where: { $0.contains(bytes) }) {
                     leftmostTrusted = address
                 } else {
@@ -36,12 +36,20 @@ public enum ClientAddress {
         return chosen
     }
 
-    /// `address` trimmed, `::ffff:a.b.c.d` as `a.b.c.d`; `nil` when empty.
-    private static func normalized(_ text: String) -> String? {
-        var address = text.trimmingCharacters(in: .whitespaces)
-        guard !address.isEmpty else { return nil }
-        if address.lowercased().hasPrefix("::ffff:"), address.utf8.contains(UInt8(ascii: ".")) { address = String(address.dropFirst(7)) }
-        return address
+    /// `address` without the spaces and tabs around it, `::ffff:a.b.c.d` as `a.b.c.d`; `nil`
+    /// when empty. Read as bytes: Foundation's `trimmingCharacters(in:)` took a tenth of a
+    /// redirect's CPU on Linux (perf, under wrk).
+    private static func normalized(_ text: Substring) -> String? {
+        let utf8 = text.utf8
+        guard let first = utf8.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+            let last = utf8.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+        else { return nil }
+        var address = utf8[first...last]
+        let mapped = Array("::ffff:".utf8)
+        if address.count > mapped.count, zip(address, mapped).allSatisfy({ $0 | 0x20 == $1 | 0x20 }), address.contains(UInt8(ascii: ".")) {
+            address = address.dropFirst(mapped.count)
+        }
+        return String(decoding: address, as: UTF8.self)
     }
 
     /// The address `request` came from.

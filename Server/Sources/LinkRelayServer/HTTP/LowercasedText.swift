@@ -10,21 +10,26 @@ struct LowercasedText {
 
     var isEmpty: Bool { bytes.isEmpty }
 
-    /// Whether `token` (lower-case ASCII) occurs in the text.
+    /// Whether `token` (lower-case ASCII) occurs in the text: compared in place, neither copied.
     func contains(_ token: String) -> Bool {
-        let needle = Array(token.utf8)
-        guard let first = needle.first, needle.count <= bytes.count else { return needle.isEmpty }
-        var start = 0
-        let last = bytes.count - needle.count
-        while start <= last {
-            if bytes[start] == first {
-                var index = 1
-                while index < needle.count, bytes[start + index] == needle[index] { index += 1 }
-                if index == needle.count { return true }
+        var token = token
+        return token.withUTF8 { needle in
+            guard let first = needle.first else { return true }
+            guard needle.count <= bytes.count else { return false }
+            return bytes.withUnsafeBufferPointer { haystack in
+                var start = 0
+                let last = haystack.count - needle.count
+                while start <= last {
+                    if haystack[start] == first {
+                        var index = 1
+                        while index < needle.count, haystack[start + index] == needle[index] { index += 1 }
+                        if index == needle.count { return true }
+                    }
+                    start += 1
+                }
+                return false
             }
-            start += 1
         }
-        return false
     }
 
     /// Whether any of `tokens` occurs in the text.

@@ -147,10 +147,10 @@ public struct ClickRecord: Sendable, Hashable, Codable {
 
     /// A click; see each property.
     public init(
-        id: String = UUID().uuidString.lowercased(), linkID: String, projectID: String, clickedAt: Date, ip: String?, networkPrefix: String?,
+        id: String? = nil, linkID: String, projectID: String, clickedAt: Date, ip: String?, networkPrefix: String?,
         userAgent: String?, timezone: String?, language: String?, screenWidth: Int?, screenHeight: Int?, platform: String?, isBot: Bool
     ) {
-        self.id = id
+        self.id = id ?? RecordID.timeOrdered(at: clickedAt)
         self.linkID = linkID
         self.projectID = projectID
         self.clickedAt = clickedAt.storedPrecision

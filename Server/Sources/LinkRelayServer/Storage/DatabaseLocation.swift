@@ -33,12 +33,15 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// Opens the store. With `create` `false` (commands that read or change a database, such as
     /// `keys` and `stats`), a missing SQLite file is an error instead of a new empty database.
-    public func open(create: Bool = true, logger: Logger) async throws -> any ServerStore {
+    /// - Parameter serving: whether the store serves requests (PostgreSQL: a few connections
+    ///   kept warm, ``PostgresEngine/servingConnections``).
+    public func open(create: Bool = true, serving: Bool = false, logger: Logger) async throws -> any ServerStore {
         switch self {
         case .sqlite(let path):
             return try await SQLStore.sqlite(path: path, create: create)
         case .postgres(let url):
-            return SQLStore(engine: try await PostgresEngine.connect(url, logger: logger))
+            return SQLStore(
+                engine: try await PostgresEngine.connect(url, warmConnections: serving ? PostgresEngine.servingConnections : 0, logger: logger))
         }
     }
 

@@ -29,10 +29,15 @@ final class PostgresEngine: SQLEngine {
         }
     }
 
+    /// Connections a serving process keeps open however quiet it is (up to postgres-nio's 20
+    /// under load): `linkrelay-server serve` asks for these; a command that runs a few
+    /// statements and ends (and the tests, which open many databases at once) for none.
+    static let servingConnections = 4
+
     /// Connects to the server `url` names: `postgres://user:password@host:port/database`, with
     /// `?sslmode=disable|prefer|require` (default: `disable` on a loopback host, `prefer`
     /// elsewhere). Checks the connection once before returning.
-    static func connect(_ url: URL, logger: Logger) async throws -> PostgresEngine {
+    static func connect(_ url: URL, warmConnections: Int = 0, logger: Logger) async throws -> PostgresEngine {
         guard let host = url.host, !host.isEmpty else { throw StoreError(.unusableLocation, "The PostgreSQL URL names no host.") }
         let database = String(url.path.drop { $0 == "/" })
         let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
@@ -48,6 +53,11 @@ final class PostgresEngine: SQLEngine {
             host: host, port: url.port ?? 5432, username: url.user ?? "postgres", password: url.password?.removingPercentEncoding,
             database: database.isEmpty ? nil : database, tls: tls)
         configuration.options.connectTimeout = .seconds(10)
+        // Connections kept warm, with their prepared statements: postgres-nio's defaults (none
+        // kept, an idle one closed after 60 s) made a quiet server's next burst open connections
+        // and prepare every statement again.
+        configuration.options.minimumConnections = min(max(warmConnections, 0), configuration.options.maximumConnections)
+        configuration.options.connectionIdleTimeout = .seconds(300)
         let engine = PostgresEngine(client: PostgresClient(configuration: configuration, backgroundLogger: logger), logger: logger)
         for await _ in engine.started {}
         do {

@@ -137,12 +137,12 @@ public struct InstallRecord: Sendable, Hashable, Codable {
 
     /// An install; see each property.
     public init(
-        id: String = UUID().uuidString.lowercased(), projectID: String, linkID: String?, clickID: String?, confidence: Int,
+        id: String? = nil, projectID: String, linkID: String?, clickID: String?, confidence: Int,
         matchedFactors: [String], method: String, installedAt: Date, ip: String?, userAgent: String?, timezone: String?, language: String?,
         screenWidth: Int?, screenHeight: Int?, platform: String?, platformVersion: String?, deviceID: String?, fingerprintHash: String,
         attributionWindowHours: Int?, deepLinkData: [String: JSONValue]
     ) {
-        self.id = id
+        self.id = id ?? RecordID.timeOrdered(at: installedAt)
         self.projectID = projectID
         self.linkID = linkID
         self.clickID = clickID
@@ -197,11 +197,11 @@ public struct EventRecord: Sendable, Hashable, Codable {
 
     /// An event; see each property.
     public init(
-        id: String = UUID().uuidString.lowercased(), projectID: String, installID: String, name: String, properties: [String: JSONValue],
+        id: String? = nil, projectID: String, installID: String, name: String, properties: [String: JSONValue],
         occurredAt: Date, receivedAt: Date, dedupeKey: String, attributedLinkID: String? = nil, attributedClickID: String? = nil,
         linkOpenedAt: Date? = nil, sessionID: String? = nil, sdk: String? = nil
     ) {
-        self.id = id
+        self.id = id ?? RecordID.timeOrdered(at: receivedAt)
         self.projectID = projectID
         self.installID = installID
         self.name = name

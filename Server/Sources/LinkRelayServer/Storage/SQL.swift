@@ -230,6 +230,14 @@ final class SQLiteEngine: SQLEngine {
         return try await reader.lock.withLock { try await body(Handle(connection: reader)) }
     }
 
+    /// Runs `body` on the writer's own thread, the writer held: a sequence of statements with
+    /// no trip between them (the group commit's batch: `BEGIN`, every write, `COMMIT` in one
+    /// trip instead of one there and back per statement).
+    func onWriterThread<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
+        let database = writer.database
+        return try await writer.lock.withLock { try await writer.pool.runIfActive { try body(database) } }
+    }
+
     /// Statements prepared by every connection so far (each distinct text once per connection
     /// while kept): what the statement cache saves is visible to a test.
     var statementsPrepared: Int {

@@ -11,8 +11,11 @@ import Foundation
 /// placeholders by hand and nothing scans the text for them. Text that is not a value (a column
 /// list the store keeps, a partition's name it made) goes in with `\(sql:)` or `\(trusted:)`.
 struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
-    /// The text around the values: one more piece than there are values.
-    private var pieces: [String]
+    /// The text as SQLite reads it, a `?` for each value (built as the statement is written:
+    /// no rendering step for the engine that runs most statements).
+    private var sqliteText: String
+    /// Where each value's `?` is in ``sqliteText`` (UTF-8 offsets), for PostgreSQL's `$n`.
+    private var placeholders: [Int]
     /// The values, in the order they appear.
     private(set) var binds: [SQLValue]
     /// Each value's kind, known from its Swift type even when it is NULL (a prepared statement's
@@ -23,35 +26,37 @@ struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
     private(set) var preparedName: (any PreparedStatementName.Type)?
 
     init(stringLiteral value: String) {
-        pieces = [value]
-        binds = []
-        kinds = []
+        self.init(trusted: value)
     }
 
     /// Text the server itself wrote (a migration's step), with no values.
     init(trusted text: String) {
-        pieces = [text]
+        sqliteText = text
+        placeholders = []
         binds = []
         kinds = []
     }
 
     init(stringInterpolation: StringInterpolation) {
-        pieces = stringInterpolation.pieces
+        sqliteText = stringInterpolation.text
+        placeholders = stringInterpolation.placeholders
         binds = stringInterpolation.binds
         kinds = stringInterpolation.kinds
     }
 
     /// The text for `dialect`: `?` for each value on SQLite, `$n` on PostgreSQL.
     func text(for dialect: SQLDialect) -> String {
-        var text = pieces[0]
-        for index in 1..<pieces.count {
-            switch dialect {
-            case .sqlite: text += "?"
-            case .postgres: text += "$\(index)"
-            }
-            text += pieces[index]
+        guard dialect == .postgres, !placeholders.isEmpty else { return sqliteText }
+        var text = ""
+        text.reserveCapacity(sqliteText.utf8.count + placeholders.count * 3)
+        let utf8 = Array(sqliteText.utf8)
+        var start = 0
+        for (index, offset) in placeholders.enumerated() {
+            text += String(decoding: utf8[start..<offset], as: UTF8.self)
+            text += "$\(index + 1)"
+            start = offset + 1
         }
-        return text
+        return text + String(decoding: utf8[start...], as: UTF8.self)
     }
 
     /// The same statement, kept prepared on every PostgreSQL connection under `name` (the hot
@@ -64,30 +69,21 @@ struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
         return statement
     }
 
-    /// Appends `other`, its values after this one's.
-    static func + (lhs: SQLStatement, rhs: SQLStatement) -> SQLStatement {
-        var result = lhs
-        result.pieces[result.pieces.count - 1] += rhs.pieces[0]
-        result.pieces += rhs.pieces.dropFirst()
-        result.binds += rhs.binds
-        result.kinds += rhs.kinds
-        result.preparedName = nil
-        return result
-    }
-
     struct StringInterpolation: StringInterpolationProtocol {
-        fileprivate var pieces: [String] = [""]
+        fileprivate var text = ""
+        fileprivate var placeholders: [Int] = []
         fileprivate var binds: [SQLValue] = []
         fileprivate var kinds: [SQLValue.Kind] = []
 
         init(literalCapacity: Int, interpolationCount: Int) {
-            pieces.reserveCapacity(interpolationCount + 1)
+            text.reserveCapacity(literalCapacity + interpolationCount)
+            placeholders.reserveCapacity(interpolationCount)
             binds.reserveCapacity(interpolationCount)
             kinds.reserveCapacity(interpolationCount)
         }
 
         mutating func appendLiteral(_ literal: String) {
-            pieces[pieces.count - 1] += literal
+            text += literal
         }
 
         /// A value, bound.
@@ -102,22 +98,23 @@ struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
 
         /// Another statement's text and values, in place.
         mutating func appendInterpolation(sql: SQLStatement) {
-            appendLiteral(sql.pieces[0])
-            for index in sql.binds.indices {
-                append(sql.binds[index], kind: sql.kinds[index])
-                appendLiteral(sql.pieces[index + 1])
-            }
-        }
-
-        private mutating func append(_ value: SQLValue, kind: SQLValue.Kind) {
-            binds.append(value)
-            kinds.append(kind)
-            pieces.append("")
+            let base = text.utf8.count
+            text += sql.sqliteText
+            placeholders += sql.placeholders.map { $0 + base }
+            binds += sql.binds
+            kinds += sql.kinds
         }
 
         /// Text the server itself chose (a table it named, a constant), never a request's value.
         mutating func appendInterpolation(trusted text: String) {
             appendLiteral(text)
+        }
+
+        private mutating func append(_ value: SQLValue, kind: SQLValue.Kind) {
+            placeholders.append(text.utf8.count)
+            text += "?"
+            binds.append(value)
+            kinds.append(kind)
         }
     }
 }

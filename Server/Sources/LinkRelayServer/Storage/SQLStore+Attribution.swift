@@ -80,22 +80,31 @@ extension SQLStore {
     /// write again in a transaction of its own, so one bad write fails alone. A batch of one
     /// write is its statement alone, committed as it runs (no `BEGIN` and `COMMIT` round trips:
     /// on PostgreSQL three become one; an event's lookup of its earlier twin only reads).
+    ///
+    /// SQLite runs the whole batch on its writer's thread in one trip (``commit(_:on:)``);
+    /// PostgreSQL sends each statement, a batch's clicks as one `unnest` statement.
     static func commit(_ batch: [DurableWrite], engine: any SQLEngine) async -> [Result<DurableWritten, any Error>] {
+        if let sqlite = engine as? SQLiteEngine {
+            do {
+                return try await sqlite.onWriterThread { commit(batch, on: $0) }
+            } catch {
+                return batch.map { _ in .failure(error) }
+            }
+        }
+        let dialect = engine.dialect
         if batch.count == 1 {
             do {
-                let dialect = engine.dialect
                 return [.success(try await engine.withConnection { try await perform(batch[0], on: $0, dialect: dialect) })]
             } catch {
                 return [.failure(error)]
             }
         }
         do {
-            let dialect = engine.dialect
             return try await engine.transaction { connection in
                 var results: [Result<DurableWritten, any Error>] = []
                 results.reserveCapacity(batch.count)
-                // The batch's clicks go in as multi-row statements: under load most of a batch
-                // is clicks, and a statement per click kept the writer busy for each of them.
+                // The batch's clicks go in as one statement: under load most of a batch is
+                // clicks, and a statement per click kept the writer busy for each of them.
                 var clicks: [ClickRecord] = []
                 for write in batch {
                     if case .click(let click) = write {
@@ -112,11 +121,9 @@ extension SQLStore {
                 return results
             }
         } catch {
-            guard batch.count > 1 else { return [.failure(error)] }
             var results: [Result<DurableWritten, any Error>] = []
             for write in batch {
                 do {
-                    let dialect = engine.dialect
                     results.append(.success(try await engine.transaction { try await perform(write, on: $0, dialect: dialect) }))
                 } catch {
                     results.append(.failure(error))
@@ -126,41 +133,82 @@ extension SQLStore {
         }
     }
 
+    /// The same on SQLite's writer thread, every statement prepared once and run in turn.
+    static func commit(_ batch: [DurableWrite], on database: SQLiteDatabase) -> [Result<DurableWritten, any Error>] {
+        func perform(_ write: DurableWrite) throws -> DurableWritten {
+            switch write {
+            case .click(let click):
+                try database.run(clickInsert(click))
+                return .done
+            case .install(let install):
+                try database.run(installInsert(install))
+                return .done
+            case .event(let event):
+                return try eventOutcome(event, inserted: try database.run(eventInsert(event))) { try database.run(earlierEvent(event)) }
+            }
+        }
+        if batch.count == 1 { return [Result { try perform(batch[0]) }] }
+        do {
+            return try database.transaction { try batch.map { .success(try perform($0)) } }
+        } catch {
+            return batch.map { write in Result { try database.transaction { try perform(write) } } }
+        }
+    }
+
     static func perform(_ write: DurableWrite, on connection: any SQLConnection, dialect: SQLDialect) async throws -> DurableWritten {
         switch write {
         case .click(let click):
             try await insertClicks([click], on: connection, dialect: dialect)
             return .done
         case .install(let install):
-            let statement: SQLStatement = """
-                INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at, ip,
-                    user_agent, timezone, language, screen_width, screen_height, platform, platform_version, device_id,
-                    deep_link_data, fingerprint_hash, attribution_window_hours)
-                VALUES (\(install.id), \(install.projectID), \(install.linkID), \(install.clickID), \(install.confidence),
-                    \(SQLJSON(install.matchedFactors)), \(install.method), \(install.installedAt), \(install.ip), \(install.userAgent),
-                    \(install.timezone), \(install.language), \(install.screenWidth), \(install.screenHeight), \(install.platform),
-                    \(install.platformVersion), \(install.deviceID), \(SQLJSON(install.deepLinkData)), \(install.fingerprintHash),
-                    \(install.attributionWindowHours))
-                """
-            try await connection.run(statement.prepared(HotStatement.Install.self))
+            try await connection.run(installInsert(install))
             return .done
         case .event(let event):
-            let statement: SQLStatement = """
-                INSERT INTO events (id, project_id, install_id, name, properties, occurred_at, received_at, dedupe_key,
-                    attributed_link_id, attributed_click_id, link_opened_at, session_id, sdk)
-                VALUES (\(event.id), \(event.projectID), \(event.installID), \(event.name), \(SQLJSON(event.properties)), \(event.occurredAt),
-                    \(event.receivedAt), \(event.dedupeKey), \(event.attributedLinkID), \(event.attributedClickID), \(event.linkOpenedAt),
-                    \(event.sessionID), \(event.sdk))
-                ON CONFLICT (project_id, dedupe_key) DO NOTHING RETURNING id
-                """
-            let inserted = try await connection.run(statement.prepared(HotStatement.Event.self))
+            let inserted = try await connection.run(eventInsert(event))
             if !inserted.isEmpty { return .event(.stored(event)) }
-            guard
-                let earlier = try await connection.run(
-                    "\(sql: eventColumns) WHERE project_id = \(event.projectID) AND dedupe_key = \(event.dedupeKey)"
-                ).first.map(Self.event)
-            else { throw StoreError(.failed, "An event was neither stored nor found.") }
-            return .event(.duplicate(of: earlier))
+            let earlier = try await connection.run(earlierEvent(event))
+            return try eventOutcome(event, inserted: inserted) { earlier }
         }
+    }
+
+    /// An event stored (its insert answered its id), or the earlier event with its key.
+    private static func eventOutcome(_ event: EventRecord, inserted: [SQLRow], earlier: () throws -> [SQLRow]) throws -> DurableWritten {
+        if !inserted.isEmpty { return .event(.stored(event)) }
+        guard let earlier = try earlier().first.map(Self.event) else { throw StoreError(.failed, "An event was neither stored nor found.") }
+        return .event(.duplicate(of: earlier))
+    }
+
+    // MARK: The writes' statements, the same on both engines
+
+    static func installInsert(_ install: InstallRecord) -> SQLStatement {
+        let statement: SQLStatement = """
+            INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at, ip,
+                user_agent, timezone, language, screen_width, screen_height, platform, platform_version, device_id,
+                deep_link_data, fingerprint_hash, attribution_window_hours)
+            VALUES (\(install.id), \(install.projectID), \(install.linkID), \(install.clickID), \(install.confidence),
+                \(SQLJSON(install.matchedFactors)), \(install.method), \(install.installedAt), \(install.ip), \(install.userAgent),
+                \(install.timezone), \(install.language), \(install.screenWidth), \(install.screenHeight), \(install.platform),
+                \(install.platformVersion), \(install.deviceID), \(SQLJSON(install.deepLinkData)), \(install.fingerprintHash),
+                \(install.attributionWindowHours))
+            """
+        return statement.prepared(HotStatement.Install.self)
+    }
+
+    /// Inserts the event unless one with its key is stored; answers its id when inserted.
+    static func eventInsert(_ event: EventRecord) -> SQLStatement {
+        let statement: SQLStatement = """
+            INSERT INTO events (id, project_id, install_id, name, properties, occurred_at, received_at, dedupe_key,
+                attributed_link_id, attributed_click_id, link_opened_at, session_id, sdk)
+            VALUES (\(event.id), \(event.projectID), \(event.installID), \(event.name), \(SQLJSON(event.properties)), \(event.occurredAt),
+                \(event.receivedAt), \(event.dedupeKey), \(event.attributedLinkID), \(event.attributedClickID), \(event.linkOpenedAt),
+                \(event.sessionID), \(event.sdk))
+            ON CONFLICT (project_id, dedupe_key) DO NOTHING RETURNING id
+            """
+        return statement.prepared(HotStatement.Event.self)
+    }
+
+    /// The stored event with `event`'s key.
+    static func earlierEvent(_ event: EventRecord) -> SQLStatement {
+        "\(sql: eventColumns) WHERE project_id = \(event.projectID) AND dedupe_key = \(event.dedupeKey)"
     }
 }

@@ -147,15 +147,7 @@ extension SQLStore {
         guard !clicks.isEmpty else { return }
         switch dialect {
         case .sqlite:
-            try await connection.runEach(clicks.map { click in
-                """
-                INSERT INTO clicks (id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language,
-                    screen_width, screen_height, platform, is_bot)
-                VALUES (\(click.id), \(click.linkID), \(click.projectID), \(click.clickedAt), \(click.ip), \(click.networkPrefix),
-                    \(click.userAgent), \(click.timezone), \(click.language), \(click.screenWidth), \(click.screenHeight), \(click.platform),
-                    \(click.isBot))
-                """
-            })
+            try await connection.runEach(clicks.map(clickInsert))
         case .postgres:
             var start = 0
             while start < clicks.count {
@@ -175,6 +167,17 @@ extension SQLStore {
                 start += chunk.count
             }
         }
+    }
+
+    /// One click's row (SQLite stores a batch as this, run once per click).
+    static func clickInsert(_ click: ClickRecord) -> SQLStatement {
+        """
+        INSERT INTO clicks (id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language,
+            screen_width, screen_height, platform, is_bot)
+        VALUES (\(click.id), \(click.linkID), \(click.projectID), \(click.clickedAt), \(click.ip), \(click.networkPrefix),
+            \(click.userAgent), \(click.timezone), \(click.language), \(click.screenWidth), \(click.screenHeight), \(click.platform),
+            \(click.isBot))
+        """
     }
 
     public func clicks(link: String) async throws -> [ClickRecord] {

@@ -78,6 +78,26 @@ final class SQLiteDatabase: Sendable {
         }
     }
 
+    /// Runs `statement`, all of its rows read.
+    @discardableResult
+    func run(_ statement: SQLStatement) throws -> [SQLRow] {
+        try query(statement.text(for: .sqlite), statement.binds)
+    }
+
+    /// Runs `body` in one transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled
+    /// back when it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try run("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            _ = try? run("ROLLBACK")
+            throw error
+        }
+    }
+
     /// Closes the connection (its statements finalized first); a second call does nothing.
     func close() {
         state.withLock { state in
