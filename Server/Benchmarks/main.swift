@@ -204,30 +204,11 @@ func run(clicks size: Int, shape: Population.Shape, engine: String, options: Opt
             if Oracle.distinguishable(install, signals: signals, byNetwork: byNetwork, data: data) { tally.distinguishable += 1 }
             if options.phases {
                 let now = Date(timeIntervalSince1970: TimeInterval(install.time) / 1000)
-                let matcher = DeferredMatcher()
-                // As the install endpoint does it: the crowd counted in the database, the clicks
-                // of the fingerprint's window read and scored.
-                let t0 = ContinuousClock.now
-                let candidates = try await store.matchCandidates(for: signals, project: project.id, matcher: matcher, at: now)
-                var devices = 0
-                if matcher.best(for: signals, among: candidates, networkDevices: 0, at: now) != nil {
-                    devices = try await store.networkDevices(
-                        project: project.id, networkPrefix: signals.networkPrefix ?? "", at: now,
-                        since: now.addingTimeInterval(-DeferredMatcher.crowdWindow), limit: matcher.sharedNetworkDevices)
-                }
-                let t1 = ContinuousClock.now
-                let match = matcher.best(for: signals, among: candidates, networkDevices: devices, at: now)
-                let t2 = ContinuousClock.now
-                try await store.recordInstall(
-                    InstallRecord(
-                        projectID: project.id, linkID: match?.click.linkID, clickID: match?.click.id, confidence: match?.confidence ?? 0,
-                        matchedFactors: match?.factors ?? [], method: match?.method ?? "none", installedAt: now, ip: signals.ip,
-                        userAgent: signals.userAgent, timezone: signals.timezone, language: signals.language, screenWidth: signals.screenWidth,
-                        screenHeight: signals.screenHeight, platform: "iOS", platformVersion: "17.4.1", deviceID: nil, fingerprintHash: "x",
-                        attributionWindowHours: 168, deepLinkData: [:]))
-                let t3 = ContinuousClock.now
+                // What the install endpoint does (its AttributionService), timed step by step.
+                let report = InstallReport(signals: signals, platform: "iOS", platformVersion: "17.4.1", attributionWindowHours: 168)
+                let timings = try await AttributionService(store: store, matcher: DeferredMatcher()).attribute(report, project: project.id, at: now).timings
                 func ms(_ duration: Duration) -> Double { Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000 }
-                tally.phases.append((candidates.count, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2)))
+                tally.phases.append((timings.candidates, ms(timings.read), ms(timings.scoring), ms(timings.write)))
             }
         }
         if !tally.phases.isEmpty {

@@ -26,4 +26,18 @@ struct HealthTests {
             }
         }
     }
+
+    @Test("the health path asked with another method is a JSON 404, as every unknown route")
+    func healthErrorsAreJSON() async throws {
+        try await StorageTests.withStore(.sqlite) { store, _ async throws in
+            _ = try await store.migrate()
+            let app = Application(router: ServerApplication.router(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/api/sdk/v1/health", method: .post) { response in
+                    #expect(response.status == .notFound)
+                    #expect(String(buffer: response.body) == #"{"error":"Route POST:/api/sdk/v1/health not found"}"#)
+                }
+            }
+        }
+    }
 }

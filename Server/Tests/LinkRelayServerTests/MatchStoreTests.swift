@@ -59,8 +59,11 @@ struct MatchStoreTests {
             let matcher = DeferredMatcher()
             let read = try await world.store.matchCandidates(for: MatcherTests.phone, project: world.project.id, matcher: matcher, at: now)
             #expect(read.map(\.click.id) == ["mine"], "the address's clicks, not the network's 2,506")
-            let match = try await world.store.deferredMatch(for: MatcherTests.phone, project: world.project.id, matcher: matcher, at: now)
-            #expect(match?.click.id == "mine" && match?.factors.contains("address") == true)
+            let report = InstallReport(signals: MatcherTests.phone, platform: "iOS", platformVersion: "17.4.1")
+            let attribution = try await AttributionService(store: world.store, matcher: matcher).attribute(report, project: world.project.id, at: now)
+            #expect(attribution.install.clickID == "mine" && attribution.install.matchedFactors.contains("address"))
+            #expect(attribution.timings.candidates == 1)
+            #expect(try await world.store.install(project: world.project.id, id: attribution.install.id) == attribution.install, "stored")
             // With Core's /24 on request, the network's clicks are read (up to the candidate limit).
             let network = try await world.store.matchCandidates(
                 for: MatcherTests.phone, project: world.project.id, matcher: DeferredMatcher(candidateLimit: 1_000, scoresIPv4Networks: true), at: now)

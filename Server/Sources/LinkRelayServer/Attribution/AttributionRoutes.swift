@@ -12,57 +12,13 @@ struct AttributionRoutes: Sendable {
     // MARK: Install
 
     /// §3 of LinkForty's protocol: the install report, matched against the clicks of its
-    /// network, stored (on disk before the answer), answered as Core answers, with two fields
-    /// more (§12.8): the deferred link's `linkId`, `clickId`, `deepLinkPath` and `appScheme` in
-    /// `deepLinkData`, so a client needs no second request (and makes no second click) to route
-    /// it; and `attributionMethod`.
-    func install(_ request: Request, _ context: ServerContext) async throws -> Response {
+    /// network, stored (on disk before the answer), answered as Core answers
+    /// (``AttributionService``, ``InstallAttribution``).
+    func install(_ request: Request, _ context: ServerContext) async throws -> InstallAttribution {
         let key = try context.requireAPIKey()
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
-        let userAgent = try body.string("userAgent", required: true, maxLength: 512)
-        let timezone = try body.string("timezone", maxLength: 64)
-        let language = try body.string("language", maxLength: 64)
-        let screenWidth = try body.integer("screenWidth", in: 0...100_000)
-        let screenHeight = try body.integer("screenHeight", in: 0...100_000)
-        let platform = try body.string("platform", maxLength: 32)
-        let platformVersion = try body.string("platformVersion", maxLength: 32)
-        let deviceID = try body.string("deviceId", maxLength: 128)
-        let window = try body.integer("attributionWindowHours", in: 1...2160)
-        _ = try body.string("sdkName", maxLength: 50)
-        _ = try body.string("sdkVersion", maxLength: 50)
-        let reportedIP = try body.string("ipAddress", maxLength: 64)
-
-        let now = clock()
-        let ip = context.clientAddress
-        let prefix = ip.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: configuration.matchPrivateNetworks) }
-        let signals = DeviceSignals(
-            ip: ip, networkPrefix: prefix, userAgent: userAgent, timezone: timezone, language: language, screenWidth: screenWidth,
-            screenHeight: screenHeight)
-        var match = try await store.deferredMatch(for: signals, project: key.projectID, matcher: configuration.matcher, at: now)
-        let link = try await match.asyncFlatMap { try await store.link(id: $0.click.linkID) }
-        if link == nil { match = nil }
-        var deepLinkData: [String: JSONValue] = [:]
-        if let match, let link { deepLinkData = Self.deepLinkData(link, match: match) }
-        let install = InstallRecord(
-            projectID: key.projectID, linkID: link?.id, clickID: match?.click.id, confidence: match?.confidence ?? 0,
-            matchedFactors: match?.factors ?? [], method: match?.method ?? "none", installedAt: now, ip: ip, userAgent: userAgent,
-            timezone: timezone, language: language, screenWidth: screenWidth, screenHeight: screenHeight, platform: platform,
-            platformVersion: platformVersion, deviceID: deviceID,
-            fingerprintHash: DeferredMatcher.fingerprintHash(
-                ip: ip, userAgent: userAgent, timezone: timezone, language: language, screenWidth: screenWidth, screenHeight: screenHeight,
-                platform: platform, platformVersion: platformVersion),
-            attributionWindowHours: window, deepLinkData: deepLinkData)
-        try await store.recordInstall(install)
-        var answer: [String: JSONValue] = [
-            "installId": .string(install.id), "attributed": .bool(match != nil), "confidenceScore": .int(install.confidence),
-            "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)), "attributionMethod": .string(install.method),
-        ]
-        // An organic install has no `deepLinkData` at all. Core sends `{}`, which LinkForty's iOS
-        // SDK 1.1.3 cannot decode (its `DeepLinkData` requires `shortCode`): `initialize()`
-        // throws on every organic install. Absent decodes in every LinkForty SDK.
-        if !deepLinkData.isEmpty { answer["deepLinkData"] = .object(deepLinkData) }
-        if let reportedIP { answer["clientReportedIp"] = .string(reportedIP) }
-        return ServerApplication.json(answer)
+        let report = try InstallReport(body, clientAddress: context.clientAddress, matchPrivateNetworks: configuration.matchPrivateNetworks)
+        return try await AttributionService(store: store, matcher: configuration.matcher).attribute(report, project: key.projectID, at: clock())
     }
 
     /// Core's `deepLinkData` (§3.4), plus `linkId`, `clickId`, `deepLinkPath` and `appScheme`.
@@ -209,22 +165,5 @@ extension ServerStore {
             return try await matchCandidates(project: project, address: address, since: since, limit: matcher.candidateLimit)
         }
         return try await matchCandidates(project: project, networkPrefix: prefix, since: since, limit: matcher.candidateLimit)
-    }
-
-    /// The deferred match of `install` at `now`. Only the clicks a fingerprint may match (its
-    /// window, a day by default) are read and scored. The crowd (the last week, within the
-    /// links' windows) is counted in the database, and only when a click would match on a quiet
-    /// network: a crowded one only lowers every candidate's score alike, so what does not match
-    /// there matches nowhere.
-    public func deferredMatch(for install: DeviceSignals, project: String, matcher: DeferredMatcher, at now: Date) async throws -> DeferredMatch? {
-        let candidates = try await matchCandidates(for: install, project: project, matcher: matcher, at: now)
-        guard let prefix = install.networkPrefix, let quiet = matcher.best(for: install, among: candidates, networkDevices: 0, at: now)
-        else { return nil }
-        let devices = try await networkDevices(
-            project: project, networkPrefix: prefix, at: now, since: now.addingTimeInterval(-DeferredMatcher.crowdWindow),
-            limit: matcher.sharedNetworkDevices)
-        // Below the crowd's threshold the network is quiet: the match already made is the answer.
-        guard devices >= matcher.sharedNetworkDevices else { return quiet }
-        return matcher.best(for: install, among: candidates, networkDevices: devices, at: now)
     }
 }

@@ -99,6 +99,8 @@ public enum ServerApplication {
     ) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         router.middlewares.add(ResponseMiddleware(accessLog: accessLog, configuration: configuration))
+        // Before every route: a middleware applies to the routes added after it.
+        router.middlewares.add(JSONErrorMiddleware())
         // Healthy only when the database takes a write: a server whose every write fails (a
         // read-only file, a full disk, a deleted file) answers 503 with the reason, so a load
         // balancer sends its traffic elsewhere.
@@ -110,7 +112,6 @@ public enum ServerApplication {
             }
             return json(Health(status: "healthy", version: apiVersion, timestamp: Self.timestamp(now)))
         }
-        router.middlewares.add(JSONErrorMiddleware())
         let limiter = ClickLimiter(perMinute: configuration.clicksPerAddressPerMinute)
         // The routes that need a key are registered on groups whose middleware checks it: a
         // route added there cannot forget it.

@@ -317,6 +317,8 @@ enum HotStatement {
     enum CandidatesByAddress: PreparedStatementName {}
     /// The clicks from one network (an IPv6 install, or the /24 on request).
     enum CandidatesByNetwork: PreparedStatementName {}
+    /// A link's window by its id (a candidate's, when not kept).
+    enum LinkWindow: PreparedStatementName {}
     /// The devices seen on one network (an install whose network is scored).
     enum Crowd: PreparedStatementName {}
     /// A batch of clicks, as arrays (``SQLStore/insertClicks(_:on:)``).

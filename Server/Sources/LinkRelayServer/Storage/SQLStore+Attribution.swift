@@ -99,6 +99,20 @@ extension SQLStore {
                 return [.failure(error)]
             }
         }
+        // Clicks alone (the redirect under load) are one statement, atomic by itself: no `BEGIN`
+        // and `COMMIT` around it, one round trip instead of three.
+        let clicks = batch.compactMap { write -> ClickRecord? in
+            if case .click(let click) = write { return click }
+            return nil
+        }
+        if clicks.count == batch.count, clicks.count <= clicksPerStatement {
+            do {
+                try await engine.withConnection { try await insertClicks(clicks, on: $0, dialect: dialect) }
+                return clicks.map { _ in .success(.done) }
+            } catch {
+                return await commitEachAlone(batch, engine: engine)
+            }
+        }
         do {
             return try await engine.transaction { connection in
                 var results: [Result<DurableWritten, any Error>] = []
@@ -121,16 +135,22 @@ extension SQLStore {
                 return results
             }
         } catch {
-            var results: [Result<DurableWritten, any Error>] = []
-            for write in batch {
-                do {
-                    results.append(.success(try await engine.transaction { try await perform(write, on: $0, dialect: dialect) }))
-                } catch {
-                    results.append(.failure(error))
-                }
-            }
-            return results
+            return await commitEachAlone(batch, engine: engine)
         }
+    }
+
+    /// Each write in a transaction of its own, so one bad write fails alone.
+    private static func commitEachAlone(_ batch: [DurableWrite], engine: any SQLEngine) async -> [Result<DurableWritten, any Error>] {
+        let dialect = engine.dialect
+        var results: [Result<DurableWritten, any Error>] = []
+        for write in batch {
+            do {
+                results.append(.success(try await engine.transaction { try await perform(write, on: $0, dialect: dialect) }))
+            } catch {
+                results.append(.failure(error))
+            }
+        }
+        return results
     }
 
     /// The same on SQLite's writer thread, every statement prepared once and run in turn.

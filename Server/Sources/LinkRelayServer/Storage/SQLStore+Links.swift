@@ -151,7 +151,7 @@ extension SQLStore {
         case .postgres:
             var start = 0
             while start < clicks.count {
-                let chunk = clicks[start..<min(start + 1000, clicks.count)]
+                let chunk = clicks[start..<min(start + clicksPerStatement, clicks.count)]
                 func texts(_ value: (ClickRecord) -> String?) -> String { PostgresArrayLiteral.texts(chunk.map(value)) }
                 func integers(_ value: (ClickRecord) -> Int?) -> String { PostgresArrayLiteral.integers(chunk.map(value)) }
                 let statement: SQLStatement = """
@@ -168,6 +168,9 @@ extension SQLStore {
             }
         }
     }
+
+    /// The most clicks one PostgreSQL statement stores.
+    static let clicksPerStatement = 1000
 
     /// One click's row (SQLite stores a batch as this, run once per click).
     static func clickInsert(_ click: ClickRecord) -> SQLStatement {
@@ -196,7 +199,7 @@ extension SQLStore {
             \(sql: Self.candidateColumns) WHERE c.project_id = \(project) AND c.network_prefix = \(networkPrefix) AND c.clicked_at >= \(since)
                 AND c.is_bot = 0 ORDER BY c.clicked_at DESC, c.id DESC LIMIT \(max(limit, 0))
             """
-        return try await engine.select(statement.prepared(HotStatement.CandidatesByNetwork.self)).map(Self.candidate)
+        return try await candidates(try await engine.select(statement.prepared(HotStatement.CandidatesByNetwork.self)))
     }
 
     public func matchCandidates(project: String, address: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
@@ -205,18 +208,40 @@ extension SQLStore {
             \(sql: Self.candidateColumns) WHERE c.project_id = \(project) AND c.ip = \(address) AND c.clicked_at >= \(since)
                 AND c.is_bot = 0 ORDER BY c.clicked_at DESC, c.id DESC LIMIT \(max(limit, 0))
             """
-        return try await engine.select(statement.prepared(HotStatement.CandidatesByAddress.self)).map(Self.candidate)
+        return try await candidates(try await engine.select(statement.prepared(HotStatement.CandidatesByAddress.self)))
     }
 
-    /// A candidate's columns: the click and its link's window.
+    /// A candidate's columns: the click alone. Its link's window comes from ``linkWindows``
+    /// rather than a join: PostgreSQL planned the join over every day partition on each install
+    /// (0.23–0.30 ms of planning against 0.14 ms without it, with the query prepared).
     static let candidateColumns: SQLStatement = """
         SELECT c.id, c.link_id, c.project_id, c.clicked_at, c.ip, c.network_prefix, c.user_agent, c.timezone, c.language,
-            c.screen_width, c.screen_height, c.platform, c.is_bot, l.attribution_window_hours
-        FROM clicks c JOIN links l ON l.id = c.link_id
+            c.screen_width, c.screen_height, c.platform, c.is_bot
+        FROM clicks c
         """
 
-    static func candidate(_ row: SQLRow) throws -> MatchCandidate {
-        MatchCandidate(click: try click(row), windowHours: try row["attribution_window_hours"])
+    /// The clicks of `rows` with their links' windows (a click whose link is gone is left out,
+    /// as the join left it out).
+    private func candidates(_ rows: [SQLRow]) async throws -> [MatchCandidate] {
+        var windows: [String: Int?] = [:]
+        var result: [MatchCandidate] = []
+        result.reserveCapacity(rows.count)
+        for row in rows {
+            let click = try Self.click(row)
+            if windows[click.linkID] == nil { windows[click.linkID] = .some(try await linkWindow(click.linkID)) }
+            guard let window = windows[click.linkID] ?? nil else { continue }
+            result.append(MatchCandidate(click: click, windowHours: window))
+        }
+        return result
+    }
+
+    /// A link's attribution window in hours, kept by id like links by code (``linkWindows``);
+    /// `nil` when there is no such link.
+    func linkWindow(_ id: String) async throws -> Int? {
+        try await linkWindows.value(id) {
+            let statement: SQLStatement = "SELECT attribution_window_hours FROM links WHERE id = \(id)"
+            return try await engine.select(statement.prepared(HotStatement.LinkWindow.self)).first.map { try $0["attribution_window_hours"] }
+        }
     }
 
     public func networkDevices(project: String, networkPrefix: String, at now: Date, since: Date, limit: Int) async throws -> Int {

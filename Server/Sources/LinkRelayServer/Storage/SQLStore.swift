@@ -18,6 +18,9 @@ public final class SQLStore: ServerStore {
     /// Links by code, for the redirect and the resolve: found ones 60 s (`setLinkCacheTTL`), a
     /// code not found 1 s.
     let linkCache = TimedCache<LinkRecord>(ttl: .seconds(60), missTTL: .seconds(1))
+    /// Links' attribution windows by link id, for the install's candidates: kept as long as
+    /// links by code (a link's window changes only when the link does).
+    let linkWindows = TimedCache<Int>(ttl: .seconds(60), missTTL: .seconds(1))
     /// API keys by prefix, for every authenticated request: 1 s, so a key revoked by another
     /// process (`keys revoke`, a second server) is refused within a second; this process's own
     /// revocations and new keys at once.
@@ -26,6 +29,7 @@ public final class SQLStore: ServerStore {
     /// How long a link read by its code is kept in this process (60 s unless set; 0 turns it off).
     public func setLinkCacheTTL(_ ttl: Duration) {
         linkCache.setTTL(ttl)
+        linkWindows.setTTL(ttl)
     }
 
     init(engine: any SQLEngine) {

@@ -1,0 +1,160 @@
+import Foundation
+import Hummingbird
+import LinkRelay
+
+/// An install report as the SDKs send it (§3 of LinkForty's protocol), read once, with the
+/// address the request came from.
+package struct InstallReport: Sendable {
+    /// What the deferred match compares.
+    package var signals: DeviceSignals
+    package var platform: String?
+    package var platformVersion: String?
+    package var deviceID: String?
+    /// The window the SDK asked for (1…2160 hours), stored with the install.
+    package var attributionWindowHours: Int?
+    /// The address the SDK says it has, answered back as `clientReportedIp` (never matched on).
+    package var reportedIP: String?
+
+    package init(
+        signals: DeviceSignals, platform: String?, platformVersion: String?, deviceID: String? = nil, attributionWindowHours: Int? = nil,
+        reportedIP: String? = nil
+    ) {
+        self.signals = signals
+        self.platform = platform
+        self.platformVersion = platformVersion
+        self.deviceID = deviceID
+        self.attributionWindowHours = attributionWindowHours
+        self.reportedIP = reportedIP
+    }
+
+    /// Reads `body`, each field checked (a `400` naming the first that is wrong).
+    /// - Parameters:
+    ///   - clientAddress: the address the request came from (``ServerContext/clientAddress``).
+    ///   - matchPrivateNetworks: whether a private address has a network to match in.
+    init(_ body: JSONBody, clientAddress: String?, matchPrivateNetworks: Bool) throws {
+        let userAgent = try body.string("userAgent", required: true, maxLength: 512)
+        let timezone = try body.string("timezone", maxLength: 64)
+        let language = try body.string("language", maxLength: 64)
+        let screenWidth = try body.integer("screenWidth", in: 0...100_000)
+        let screenHeight = try body.integer("screenHeight", in: 0...100_000)
+        platform = try body.string("platform", maxLength: 32)
+        platformVersion = try body.string("platformVersion", maxLength: 32)
+        deviceID = try body.string("deviceId", maxLength: 128)
+        attributionWindowHours = try body.integer("attributionWindowHours", in: 1...2160)
+        _ = try body.string("sdkName", maxLength: 50)
+        _ = try body.string("sdkVersion", maxLength: 50)
+        reportedIP = try body.string("ipAddress", maxLength: 64)
+        signals = DeviceSignals(
+            ip: clientAddress,
+            networkPrefix: clientAddress.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: matchPrivateNetworks) },
+            userAgent: userAgent, timezone: timezone, language: language, screenWidth: screenWidth, screenHeight: screenHeight)
+    }
+
+    /// LinkForty's fingerprint hash of the report (``DeferredMatcher/fingerprintHash(ip:userAgent:timezone:language:screenWidth:screenHeight:platform:platformVersion:)``).
+    package var fingerprintHash: String {
+        DeferredMatcher.fingerprintHash(
+            ip: signals.ip, userAgent: signals.userAgent, timezone: signals.timezone, language: signals.language,
+            screenWidth: signals.screenWidth, screenHeight: signals.screenHeight, platform: platform, platformVersion: platformVersion)
+    }
+}
+
+/// What the install endpoint does between reading a report and answering it: the deferred match
+/// over the project's clicks, the link the match points at, and the install stored (on disk
+/// before ``attribute(_:project:at:)`` returns). The benchmark calls the same, so what it times
+/// is what the endpoint does.
+package struct AttributionService: Sendable {
+    package let store: any ServerStore
+    package let matcher: DeferredMatcher
+
+    package init(store: any ServerStore, matcher: DeferredMatcher) {
+        self.store = store
+        self.matcher = matcher
+    }
+
+    /// Matches `report` against the project's clicks at `now` and stores the install.
+    package func attribute(_ report: InstallReport, project: String, at now: Date) async throws -> InstallAttribution {
+        let started = ContinuousClock.now
+        let candidates = try await store.matchCandidates(for: report.signals, project: project, matcher: matcher, at: now)
+        var read = ContinuousClock.now - started
+        // The crowd (the last week, within the links' windows) is counted in the database, and
+        // only when a click would match on a quiet network: a crowded one only lowers every
+        // candidate's score alike, so what does not match there matches nowhere.
+        var scoring = ContinuousClock.now
+        var match = matcher.best(for: report.signals, among: candidates, networkDevices: 0, at: now)
+        var scored = ContinuousClock.now - scoring
+        if match != nil, let prefix = report.signals.networkPrefix {
+            let counting = ContinuousClock.now
+            let devices = try await store.networkDevices(
+                project: project, networkPrefix: prefix, at: now, since: now.addingTimeInterval(-DeferredMatcher.crowdWindow),
+                limit: matcher.sharedNetworkDevices)
+            read += ContinuousClock.now - counting
+            // Below the crowd's threshold the network is quiet: the match already made is the answer.
+            if devices >= matcher.sharedNetworkDevices {
+                scoring = ContinuousClock.now
+                match = matcher.best(for: report.signals, among: candidates, networkDevices: devices, at: now)
+                scored += ContinuousClock.now - scoring
+            }
+        }
+        let link = try await match.asyncFlatMap { try await store.link(id: $0.click.linkID) }
+        if link == nil { match = nil }
+        var deepLinkData: [String: JSONValue] = [:]
+        if let match, let link { deepLinkData = AttributionRoutes.deepLinkData(link, match: match) }
+        let signals = report.signals
+        let install = InstallRecord(
+            projectID: project, linkID: link?.id, clickID: match?.click.id, confidence: match?.confidence ?? 0,
+            matchedFactors: match?.factors ?? [], method: match?.method ?? "none", installedAt: now, ip: signals.ip,
+            userAgent: signals.userAgent, timezone: signals.timezone, language: signals.language, screenWidth: signals.screenWidth,
+            screenHeight: signals.screenHeight, platform: report.platform, platformVersion: report.platformVersion, deviceID: report.deviceID,
+            fingerprintHash: report.fingerprintHash, attributionWindowHours: report.attributionWindowHours, deepLinkData: deepLinkData)
+        let writing = ContinuousClock.now
+        try await store.recordInstall(install)
+        let timings = InstallAttribution.Timings(
+            candidates: candidates.count, read: read, scoring: scored, write: ContinuousClock.now - writing)
+        return InstallAttribution(install: install, attributed: match != nil, reportedIP: report.reportedIP, timings: timings)
+    }
+}
+
+/// An install's outcome, answered as LinkForty Core answers it, with two fields more (§12.8):
+/// the deferred link's `linkId`, `clickId`, `deepLinkPath` and `appScheme` in `deepLinkData`,
+/// so a client needs no second request (and makes no second click) to route it; and
+/// `attributionMethod`.
+package struct InstallAttribution: Sendable, ResponseGenerator {
+    /// The install as stored.
+    package let install: InstallRecord
+    /// Whether a click was matched.
+    package let attributed: Bool
+    /// Answered back as `clientReportedIp`.
+    package let reportedIP: String?
+    /// Where the time went.
+    package let timings: Timings
+
+    /// Where an install's time went, for the benchmark's `--phases`.
+    package struct Timings: Sendable {
+        /// Clicks read as candidates.
+        package var candidates: Int
+        /// Reading the candidates and counting the crowd.
+        package var read: Duration
+        /// Scoring them.
+        package var scoring: Duration
+        /// The durable write.
+        package var write: Duration
+    }
+
+    /// The answer's fields.
+    package var answer: [String: JSONValue] {
+        var answer: [String: JSONValue] = [
+            "installId": .string(install.id), "attributed": .bool(attributed), "confidenceScore": .int(install.confidence),
+            "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)), "attributionMethod": .string(install.method),
+        ]
+        // An organic install has no `deepLinkData` at all. Core sends `{}`, which LinkForty's iOS
+        // SDK 1.1.3 cannot decode (its `DeepLinkData` requires `shortCode`): `initialize()`
+        // throws on every organic install. Absent decodes in every LinkForty SDK.
+        if !install.deepLinkData.isEmpty { answer["deepLinkData"] = .object(install.deepLinkData) }
+        if let reportedIP { answer["clientReportedIp"] = .string(reportedIP) }
+        return answer
+    }
+
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
+        ServerApplication.json(answer)
+    }
+}
