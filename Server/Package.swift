@@ -9,7 +9,6 @@ let package = Package(
     products: [
         .executable(name: "linkrelay-server", targets: ["linkrelay-server"]),
         .executable(name: "linkrelay-server-bench", targets: ["linkrelay-server-bench"]),
-        .library(name: "LinkRelayServer", targets: ["LinkRelayServer"]),
     ],
     dependencies: [
         .package(name: "LinkRelay", path: ".."),

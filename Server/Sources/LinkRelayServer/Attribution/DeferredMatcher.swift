@@ -1,24 +1,24 @@
 import Foundation
 
 /// What a device tells about itself: an install report, or a click's fingerprint.
-public struct DeviceSignals: Sendable, Hashable {
+package struct DeviceSignals: Sendable, Hashable {
     /// Its public address, when it has one.
-    public var ip: String?
+    package var ip: String?
     /// The address's network (``ClientAddress/networkPrefix(of:)``).
-    public var networkPrefix: String?
+    package var networkPrefix: String?
     /// The user agent.
-    public var userAgent: String?
+    package var userAgent: String?
     /// The IANA time zone.
-    public var timezone: String?
+    package var timezone: String?
     /// The language (`en_US`, `en-GB`).
-    public var language: String?
+    package var language: String?
     /// The screen's width, in the SDK's units (points × scale).
-    public var screenWidth: Int?
+    package var screenWidth: Int?
     /// The screen's height.
-    public var screenHeight: Int?
+    package var screenHeight: Int?
 
     /// Signals; see each property.
-    public init(
+    package init(
         ip: String? = nil, networkPrefix: String? = nil, userAgent: String? = nil, timezone: String? = nil, language: String? = nil,
         screenWidth: Int? = nil, screenHeight: Int? = nil
     ) {
@@ -32,7 +32,7 @@ public struct DeviceSignals: Sendable, Hashable {
     }
 
     /// A click's signals.
-    public init(_ click: ClickRecord) {
+    package init(_ click: ClickRecord) {
         self.init(
             ip: click.ip, networkPrefix: click.networkPrefix, userAgent: click.userAgent, timezone: click.timezone, language: click.language,
             screenWidth: click.screenWidth, screenHeight: click.screenHeight)
@@ -40,18 +40,18 @@ public struct DeviceSignals: Sendable, Hashable {
 }
 
 /// An install attributed to a click.
-public struct DeferredMatch: Sendable, Hashable {
+package struct DeferredMatch: Sendable, Hashable {
     /// The click.
-    public var click: ClickRecord
+    package var click: ClickRecord
     /// 70…100 on LinkForty's scale.
-    public var confidence: Int
+    package var confidence: Int
     /// The factors that matched, in LinkForty's order.
-    public var factors: [String]
+    package var factors: [String]
     /// Whether the network was shared by so many devices that its address weighed half.
-    public var sharedNetwork: Bool
+    package var sharedNetwork: Bool
 
     /// `fingerprint`, or `fingerprint_shared_network` when the address weighed half.
-    public var method: String { sharedNetwork ? "fingerprint_shared_network" : "fingerprint" }
+    package var method: String { sharedNetwork ? "fingerprint_shared_network" : "fingerprint" }
 }
 
 /// The deferred match: LinkForty Core's factors, weights and threshold, so a confidence means
@@ -82,37 +82,37 @@ public struct DeferredMatch: Sendable, Hashable {
 ///   not matched, whatever the link's window.
 /// - **Bots never become candidates** (their clicks are stored with `is_bot`, and the
 ///   candidate query leaves them out).
-public struct DeferredMatcher: Sendable {
+package struct DeferredMatcher: Sendable {
     /// The score an install needs (LinkForty's `CONFIDENCE_THRESHOLD`).
-    public static let threshold = 70
+    package static let threshold = 70
     /// The oldest click considered, whatever a link's window: 2,160 hours (90 days), LinkForty's bound.
-    public static let lookback: TimeInterval = 2160 * 3600
+    package static let lookback: TimeInterval = 2160 * 3600
     /// How far back a network's crowd is counted: a week (within each click's link window). A
     /// network's crowd is what it is this week; and on PostgreSQL the count reads a week's day
     /// partitions, not ninety.
-    public static let crowdWindow: TimeInterval = 168 * 3600
+    package static let crowdWindow: TimeInterval = 168 * 3600
     /// The most clicks a network's crowd is counted among (its newest in ``crowdWindow``): a
     /// network stuffed with clicks costs this many rows, not all of them (issue 48, §4.4).
-    public static let crowdRows = 2_000
+    package static let crowdRows = 2_000
 
     /// Distinct devices in one network (in the last week, within their clicks' windows) from
     /// which the address weighs half. At least 2. Default 20.
-    public var sharedNetworkDevices: Int
+    package var sharedNetworkDevices: Int
     /// The most candidates read for one install (the newest of its address, or of its network).
     /// Default 1,000: a busy network holds about a hundred clicks in a fingerprint's day (the
     /// benchmark's carriers at a million clicks a week), and a network stuffed with clicks then
     /// costs each of its installs about 10 ms instead of 90 ms for 10,000 (issue 48, §4.4).
-    public var candidateLimit: Int
+    package var candidateLimit: Int
     /// Whether an install is left organic when clicks of two different devices (by user agent,
     /// time zone, language and screen) share the best score. Default `true`; Core attributes
     /// it to the newer click.
-    public var refusesAmbiguousMatches: Bool
+    package var refusesAmbiguousMatches: Bool
     /// The oldest click a fingerprint may match, in hours, whatever the link's window (the
     /// shorter of the two applies). 1…2,160; default 24, as Adjust's and AppsFlyer's probabilistic
     /// windows: a phone that installs days after a tap is rarer than another phone of its network
     /// that looks the same, so older fingerprint matches are mostly wrong. 2,160 gives Core's
     /// behaviour (the link's window alone).
-    public var fingerprintWindowHours: Int
+    package var fingerprintWindowHours: Int
 
     /// Whether a tap from the install's exact address is taken first: the newest tap, within
     /// the fingerprint's window, from the same address that agrees on time zone, language and
@@ -121,7 +121,7 @@ public struct DeferredMatcher: Sendable {
     /// Core's comparison of /24s). When another device's tap from the address agrees as well
     /// (two phones of one family alike), the install stays organic if
     /// ``refusesAmbiguousMatches``.
-    public var matchesAddressFirst: Bool
+    package var matchesAddressFirst: Bool
 
     /// Whether an IPv4 install without a tap from its own address is scored against its /24, as
     /// Core does. Default `false`: an IPv4 /24 is an ISP's 254 customers, and a tap from another
@@ -130,7 +130,7 @@ public struct DeferredMatcher: Sendable {
     /// one; `Benchmarks/RESULTS.md`). An IPv6 install is always scored against its /64: a /64 is
     /// one LAN (a household, an office), and the phone's privacy address within it rotates daily.
     /// Only with ``matchesAddressFirst``; without it the network score is all there is.
-    public var scoresIPv4Networks: Bool
+    package var scoresIPv4Networks: Bool
 
     /// From how many distinct devices (user agent, time zone, language, screen) clicking from one
     /// exact address within ``sprayWindow`` of each other that address is a **sprayer**, whose
@@ -139,18 +139,18 @@ public struct DeferredMatcher: Sendable {
     /// What it costs: a carrier NAT address or a venue's Wi-Fi from which 10 different phones tap
     /// one app's links within ten minutes (a QR code on a stadium's screen); their taps stay
     /// organic, where look-alike phones would mostly make the match ambiguous anyway.
-    public var sprayerDevices: Int
+    package var sprayerDevices: Int
 
     /// The span in which ``sprayerDevices`` distinct devices make an address a sprayer: 10 minutes.
-    public static let sprayWindow: TimeInterval = 600
+    package static let sprayWindow: TimeInterval = 600
 
     /// The factor an exact address adds (`address`, 20; the confidence stays at most 100): a
     /// household's router, an office's egress. A carrier's NAT address is shared by many phones,
     /// where two of them alike make the install organic, as on any address.
-    public static let addressFactor = ("address", 20)
+    package static let addressFactor = ("address", 20)
 
     /// A matcher; values out of range are clamped to it.
-    public init(
+    package init(
         sharedNetworkDevices: Int = 20, candidateLimit: Int = 1_000, refusesAmbiguousMatches: Bool = true, fingerprintWindowHours: Int = 24,
         matchesAddressFirst: Bool = true, scoresIPv4Networks: Bool = false, sprayerDevices: Int = 10
     ) {
@@ -170,7 +170,7 @@ public struct DeferredMatcher: Sendable {
     ///   (``ServerStore/networkDevices(project:networkPrefix:at:since:limit:)``); `nil` counts them
     ///   among `candidates`, which must then hold the network's clicks of that week, not only the
     ///   fingerprint window's.
-    public func best(for install: DeviceSignals, among candidates: [MatchCandidate], networkDevices: Int? = nil, at now: Date) -> DeferredMatch? {
+    package func best(for install: DeviceSignals, among candidates: [MatchCandidate], networkDevices: Int? = nil, at now: Date) -> DeferredMatch? {
         let sprayed = Self.sprayedClicks(in: candidates, devices: sprayerDevices)
         let live = candidates.filter { candidate in
             now.timeIntervalSince(candidate.click.clickedAt) <= TimeInterval(candidate.windowHours) * 3600 && !sprayed.contains(candidate.click.id)
@@ -249,7 +249,7 @@ public struct DeferredMatcher: Sendable {
     /// Whether only a tap from `install`'s exact address can match it: an IPv4 install with the
     /// address first and without ``scoresIPv4Networks`` (an IPv6 install's /64 is its LAN). The
     /// store then reads that address's clicks alone.
-    public func matchesAddressOnly(_ install: DeviceSignals) -> Bool {
+    package func matchesAddressOnly(_ install: DeviceSignals) -> Bool {
         guard matchesAddressFirst, !scoresIPv4Networks, let address = install.ip ?? install.networkPrefix else { return false }
         return !ClientAddress.isIPv6(address)
     }
@@ -291,7 +291,7 @@ public struct DeferredMatcher: Sendable {
     private static let agreementFactors: Set<String> = ["timezone", "language", "screen"]
 
     /// Core's score of `install` against `click`: each factor only when both sides have it.
-    public static func score(_ install: DeviceSignals, _ click: DeviceSignals, ipWeight: Int = 40) -> (Int, [String]) {
+    package static func score(_ install: DeviceSignals, _ click: DeviceSignals, ipWeight: Int = 40) -> (Int, [String]) {
         score(install, click, ipWeight: ipWeight, userAgentKeys: (install.userAgent.map(normalizedUserAgent), click.userAgent.map(normalizedUserAgent)))
     }
 
@@ -326,7 +326,7 @@ public struct DeferredMatcher: Sendable {
 
     /// Core's user-agent key: `platform|browser`, lower-cased, each the leftmost of its tokens
     /// (versions ignored; an app's `Name/1.0 iOS/17.4` and `CFNetwork` agents are both `|`).
-    public static func normalizedUserAgent(_ agent: String) -> String {
+    package static func normalizedUserAgent(_ agent: String) -> String {
         let bytes = LowercasedText(agent).bytes
         return "\(leftmost(platformTokens, in: bytes))|\(leftmost(browserTokens, in: bytes))"
     }
@@ -361,7 +361,7 @@ public struct DeferredMatcher: Sendable {
 
     /// LinkForty's fingerprint hash: the hex SHA-256 of
     /// `ip|userAgent|timezone|language|screenWidth|screenHeight|platform|platformVersion`.
-    public static func fingerprintHash(
+    package static func fingerprintHash(
         ip: String?, userAgent: String?, timezone: String?, language: String?, screenWidth: Int?, screenHeight: Int?, platform: String?,
         platformVersion: String?
     ) -> String {

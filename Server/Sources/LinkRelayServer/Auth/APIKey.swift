@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// What a key may do.
-public enum KeyScope: String, Sendable, Hashable, Codable, CaseIterable {
+package enum KeyScope: String, Sendable, Hashable, Codable, CaseIterable {
     /// What an app's SDK needs: install, resolve, events, creating share links. Safe to ship in
     /// an app.
     case sdk
@@ -11,26 +11,26 @@ public enum KeyScope: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// A stored key: its public prefix and the SHA-256 of its secret, never the secret itself.
-public struct APIKeyRecord: Sendable, Hashable, Codable {
+package struct APIKeyRecord: Sendable, Hashable, Codable {
     /// A random identifier (`key_…`).
-    public var id: String
+    package var id: String
     /// The project the key belongs to.
-    public var projectID: String
+    package var projectID: String
     /// The key's first part (`lr_sdk_ab12cd34`), shown in lists and logs, enough to find it.
-    public var prefix: String
+    package var prefix: String
     /// The hex SHA-256 of the whole key.
-    public var secretHash: String
+    package var secretHash: String
     /// What it may do.
-    public var scope: KeyScope
+    package var scope: KeyScope
     /// A name for people (`iOS app`, `CI`).
-    public var name: String
+    package var name: String
     /// When it was created.
-    public var createdAt: Date
+    package var createdAt: Date
     /// When it was revoked; `nil` while it works.
-    public var revokedAt: Date?
+    package var revokedAt: Date?
 
     /// A record; see each property.
-    public init(
+    package init(
         id: String, projectID: String, prefix: String, secretHash: String, scope: KeyScope, name: String, createdAt: Date,
         revokedAt: Date? = nil
     ) {
@@ -46,19 +46,19 @@ public struct APIKeyRecord: Sendable, Hashable, Codable {
 }
 
 /// A key as made: the secret, shown once, and the record stored for it.
-public struct IssuedKey: Sendable {
+package struct IssuedKey: Sendable {
     /// The whole key (`lr_sdk_ab12cd34_…`): shown once, stored nowhere.
-    public let secret: String
+    package let secret: String
     /// What is stored.
-    public let record: APIKeyRecord
+    package let record: APIKeyRecord
 }
 
 /// Making keys and checking them. A key is `lr_{scope}_{8 hex}_{32 random base62}`: the part up
 /// to the second underscore is its public prefix, the random part carries 190 bits, so a plain
 /// SHA-256 is the right hash (a slow password hash protects low-entropy secrets; these are not).
-public enum APIKeys {
+package enum APIKeys {
     /// A new key for `project` with `scope`.
-    public static func issue(project: String, scope: KeyScope, name: String, at date: Date) -> IssuedKey {
+    package static func issue(project: String, scope: KeyScope, name: String, at date: Date) -> IssuedKey {
         let prefix = "lr_\(scope.rawValue)_\(randomString(8, alphabet: hexDigits))"
         let secret = prefix + "_" + randomString(32, alphabet: base62)
         let record = APIKeyRecord(
@@ -68,7 +68,7 @@ public enum APIKeys {
     }
 
     /// The public prefix of `secret`, or `nil` when it is not shaped like a key.
-    public static func prefix(of secret: String) -> String? {
+    package static func prefix(of secret: String) -> String? {
         let parts = secret.split(separator: "_", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "lr", KeyScope(rawValue: String(parts[1])) != nil, parts[2].count == 8,
             parts[3].count == 32
@@ -77,13 +77,13 @@ public enum APIKeys {
     }
 
     /// The hex SHA-256 of `secret`.
-    public static func hash(_ secret: String) -> String {
+    package static func hash(_ secret: String) -> String {
         sha256Hex(secret)
     }
 
     /// Whether `secret` is the key `record` was made for, compared in constant time (every
     /// byte of both hashes is read, whatever differs first).
-    public static func matches(_ secret: String, _ record: APIKeyRecord) -> Bool {
+    package static func matches(_ secret: String, _ record: APIKeyRecord) -> Bool {
         let presented = Array(hash(secret).utf8)
         let stored = Array(record.secretHash.utf8)
         guard presented.count == stored.count else { return false }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// The first start: a database without projects gets a `default` project and an admin key.
-public enum Bootstrap {
+package enum Bootstrap {
     /// What the first start did.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         /// Projects existed; nothing was made. `providedKeyIsKnown` says whether
         /// `LINKRELAY_ADMIN_KEY` (when set) is one of the database's admin keys: the variable is
         /// read only on a first start, so a key set later is not one unless it was made there.
@@ -15,7 +15,7 @@ public enum Bootstrap {
 
     /// Sets up an empty database. `providedKey` (from `LINKRELAY_ADMIN_KEY`) becomes the admin
     /// key when given; it must be shaped like a key (`lr_admin_…`).
-    public static func run(store: any ServerStore, providedKey: String?, at date: Date) async throws -> Outcome {
+    package static func run(store: any ServerStore, providedKey: String?, at date: Date) async throws -> Outcome {
         if let providedKey { try validate(providedKey) }
         guard try await store.projects().isEmpty else {
             guard let providedKey else { return .alreadySetUp(providedKeyIsKnown: nil) }
@@ -39,7 +39,7 @@ extension Bootstrap {
     /// Checks that `providedKey` (`LINKRELAY_ADMIN_KEY`) is shaped like an admin key, before
     /// anything is opened or written.
     /// - Throws: ``BootstrapError`` saying the shape it must have (never the value).
-    public static func validate(_ providedKey: String) throws {
+    package static func validate(_ providedKey: String) throws {
         guard let prefix = APIKeys.prefix(of: providedKey), prefix.hasPrefix("lr_admin_") else {
             throw BootstrapError(
                 "LINKRELAY_ADMIN_KEY is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`).")
@@ -54,9 +54,9 @@ extension Bootstrap {
 }
 
 /// A first start that cannot go on; the message says what to change.
-public struct BootstrapError: Error, Sendable, CustomStringConvertible {
+package struct BootstrapError: Error, Sendable, CustomStringConvertible {
     /// What to change.
-    public let description: String
+    package let description: String
 
     init(_ description: String) {
         self.description = description

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// The client's address as the deferred match uses it: public or nothing, and its network.
-public enum ClientAddress {
+package enum ClientAddress {
     /// The address the request came from. Without a trusted proxy, the connection's peer. Behind
     /// one, `X-Forwarded-For` read from the right, as the proxies wrote it: each proxy appends the
     /// address it was reached from, so the rightmost entries are the proxies' own words and the
@@ -64,7 +64,7 @@ public enum ClientAddress {
     /// groups, expanded), `nil` for an address that is not public (private, loopback,
     /// link-local, carrier NAT, documentation-free ranges LinkForty's matcher also excludes) or
     /// not an address.
-    public static func networkPrefix(of address: String) -> String? {
+    package static func networkPrefix(of address: String) -> String? {
         networkPrefix(of: address, includingPrivate: false)
     }
 
@@ -76,7 +76,7 @@ public enum ClientAddress {
     /// The network of `address`; with `includingPrivate`, private and loopback addresses have
     /// one too (for trying deferred links on one machine or a LAN: never in production, where
     /// every phone behind a home router would share `192.168.1`).
-    public static func networkPrefix(of address: String, includingPrivate: Bool) -> String? {
+    package static func networkPrefix(of address: String, includingPrivate: Bool) -> String? {
         if isIPv6(address) { return ipv6Prefix(address, includingPrivate: includingPrivate) }
         let octets = address.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
         guard octets.count == 4, octets.allSatisfy({ $0 != nil && (0...255).contains($0!) }) else { return nil }
@@ -108,14 +108,14 @@ public enum ClientAddress {
 
 /// A network in CIDR notation (`10.0.0.0/8`, `fd00::/8`): the proxies `X-Forwarded-For` may pass
 /// through.
-public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
+package struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     /// The network's address bytes (4 or 16).
     let bytes: [UInt8]
     /// The prefix length in bits.
     let length: Int
 
     /// Reads `10.0.0.0/8`, `2001:db8::/32`, or a single address (all its bits); `nil` otherwise.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
         guard let first = parts.first, let bytes = Self.bytes(of: first) else { return nil }
         let bits = bytes.count * 8
@@ -128,7 +128,7 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    public var description: String {
+    package var description: String {
         (bytes.count == 4 ? bytes.map(String.init).joined(separator: ".") : stride(from: 0, to: 16, by: 2).map {
             String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
         }.joined(separator: ":")) + "/\(length)"
@@ -149,7 +149,7 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
 
     /// Loopback and private networks (IPv4 127/8, 10/8, 172.16/12, 192.168/16, 100.64/10;
     /// IPv6 ::1, fc00::/7, fe80::/10): where a reverse proxy in front of the server usually is.
-    public static let privateAndLoopback: [IPNetwork] = [
+    package static let privateAndLoopback: [IPNetwork] = [
         "127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "::1/128", "fc00::/7", "fe80::/10",
     ].compactMap(IPNetwork.init)
 

@@ -10,10 +10,10 @@ import Darwin
 /// Whether the server can listen where it is told to, asked before anything is written (a first
 /// start's project and admin key): a port another process holds is one line naming the address,
 /// not NIO's `bind(descriptor:ptr:bytes:): Address already in use (errno: 98)`.
-public enum ListenCheck {
+package enum ListenCheck {
     /// Binds `host`:`port` (with `SO_REUSEADDR`, as the server does) and lets go again.
     /// - Throws: ``StartupError`` saying what is wrong with the address.
-    public static func ensureAvailable(host: String, port: Int) async throws {
+    package static func ensureAvailable(host: String, port: Int) async throws {
         do {
             let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -28,23 +28,23 @@ public enum ListenCheck {
 extension ListenCheck {
     /// `error` as a ``StartupError`` naming the address when it is a failure to listen (NIO's
     /// `IOError`), else `error` itself.
-    public static func described(_ error: any Error, host: String, port: Int) -> any Error {
+    package static func described(_ error: any Error, host: String, port: Int) -> any Error {
         error is IOError || error is SocketAddressError ? StartupError(describing: error, host: host, port: port) : error
     }
 }
 
 /// A start that cannot go on: one sentence that says what is wrong and what to change.
-public struct StartupError: Error, Sendable, CustomStringConvertible {
+package struct StartupError: Error, Sendable, CustomStringConvertible {
     /// What is wrong.
-    public let description: String
+    package let description: String
 
     /// A failure described by `description`.
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 
     /// A failure to listen on `host`:`port`, in words.
-    public init(describing error: any Error, host: String, port: Int) {
+    package init(describing error: any Error, host: String, port: Int) {
         let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         if let error = error as? IOError {
             switch error.errnoCode {

@@ -9,10 +9,10 @@ import Darwin
 /// about 1,100 idle sockets took the server off the air (accept failed, and SQLite could open
 /// nothing). At start the server raises its soft limit to the hard one (at most 1,048,576) and
 /// accepts at most ``connectionLimit(for:)`` connections, so files are always left for the rest.
-public enum OpenFileLimit {
+package enum OpenFileLimit {
     /// Files kept for what is not a connection: the database (SQLite's file, WAL and shared
     /// memory, three connections), PostgreSQL's pool, the log, the thread pools.
-    public static let reserved = 128
+    package static let reserved = 128
 
     #if os(Linux)
     private static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
@@ -22,7 +22,7 @@ public enum OpenFileLimit {
 
     /// Raises the soft limit to the hard one (bounded); returns the soft limit in force after.
     @discardableResult
-    public static func raise() -> Int {
+    package static func raise() -> Int {
         var limits = rlimit()
         guard getrlimit(resource, &limits) == 0 else { return 1024 }
         let ceiling: rlim_t = 1_048_576
@@ -38,7 +38,7 @@ public enum OpenFileLimit {
     /// The most connections a process with `fileLimit` open files accepts: all but
     /// ``reserved``, at least 16. Past it, new connections wait in the listen backlog until one
     /// closes (an idle one within the idle timeout).
-    public static func connectionLimit(for fileLimit: Int) -> Int {
+    package static func connectionLimit(for fileLimit: Int) -> Int {
         max(fileLimit - reserved, 16)
     }
 }

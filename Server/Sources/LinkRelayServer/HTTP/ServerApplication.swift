@@ -6,57 +6,57 @@ import NIOCore
 import ServiceLifecycle
 
 /// How the server listens and what it trusts.
-public struct ServerConfiguration: Sendable {
+package struct ServerConfiguration: Sendable {
     /// The address to listen on. Default `127.0.0.1`.
-    public var host: String
+    package var host: String
     /// The port; 0 for any free port. Default 8080.
-    public var port: Int
+    package var port: Int
     /// Whether `X-Forwarded-For` names the client (behind a proxy you run; on loopback in
     /// tests). Off by default: a client could otherwise claim any address.
-    public var trustProxy: Bool
+    package var trustProxy: Bool
     /// The proxies `X-Forwarded-For` passes through, besides the one the server is reached from
     /// (with ``trustProxy``): the client is the rightmost entry outside them. Default: loopback
     /// and private networks (``IPNetwork/privateAndLoopback``).
-    public var trustedProxies: [IPNetwork]
+    package var trustedProxies: [IPNetwork]
     /// The origin share links are made on (`https://go.acme.app`); `nil` for the request's
     /// own (`Host`, and `X-Forwarded-Proto` behind a trusted proxy).
-    public var publicBaseURL: URL?
+    package var publicBaseURL: URL?
     /// The deferred match's settings.
-    public var matcher: DeferredMatcher
+    package var matcher: DeferredMatcher
     /// Whether private and loopback addresses take part in the deferred match (each /24 its own
     /// network). For trying deferred links on one machine (the Simulator and its Safari) or a
     /// LAN; off by default and never for production, where every phone behind a home router
     /// shares `192.168.1`.
-    public var matchPrivateNetworks: Bool
+    package var matchPrivateNetworks: Bool
     /// Whether an event naming an install this server does not know (a UUID: an install made by
     /// the server the app used before, LinkForty Core or Cloud) is kept, its install taken as
     /// the project's (unattributed, method `adopted`). For moving an app: its existing users'
     /// events are not lost. Off by default: an unknown install is a 404, as in Core.
-    public var adoptUnknownInstalls: Bool
+    package var adoptUnknownInstalls: Bool
     /// How long clicks are kept (deleted hourly after that, in batches); `nil` (or infinity)
     /// keeps them forever. Default 90 days, the longest attribution window; a shorter one (zero,
     /// negative) is raised to it, so no click that could still match is deleted; NaN is the
     /// default.
-    public var clickRetention: TimeInterval?
+    package var clickRetention: TimeInterval?
     /// Clicks one address may have recorded a minute (``ClickLimiter``); past it, links still
     /// answer but the clicks are not stored. Default 120; `0` for no limit (a load test from one
     /// address).
-    public var clicksPerAddressPerMinute: Int
+    package var clicksPerAddressPerMinute: Int
     /// How long a request's whole body may take to arrive (``JSONBody``): past it, `408`. Default
     /// 10 seconds; clamped to 1 second…5 minutes. The idle timeout does not end a body sent a
     /// byte at a time.
-    public var bodyTimeout: Duration
+    package var bodyTimeout: Duration
     /// The most connections open at once (more wait in the listen backlog); `nil` for no limit.
     /// `linkrelay-server serve` sets it below the open-file limit (``OpenFileLimit``). At least 1.
-    public var maximumConnections: Int?
+    package var maximumConnections: Int?
     /// Whether each request leaves a line in the log (``ResponseMiddleware``). Default `true`.
-    public var accessLog: Bool
+    package var accessLog: Bool
     /// How long a connection may be idle (no request, or a request's body stalled) before it is
     /// closed. Default 30 seconds; clamped to 1 second…1 hour.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
 
     /// A configuration; see each property.
-    public init(
+    package init(
         host: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false, trustedProxies: [IPNetwork] = IPNetwork.privateAndLoopback,
         publicBaseURL: URL? = nil,
         matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
@@ -87,13 +87,13 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// The server: its routes over a store.
-public enum ServerApplication {
+package enum ServerApplication {
     /// The protocol version the SDK endpoints speak, as `GET /api/sdk/v1/health` reports it.
-    public static let apiVersion = "v1"
+    package static let apiVersion = "v1"
 
     /// The router with every route, over `store`.
     /// - Parameter accessLog: where each request's line goes (``ResponseMiddleware``); `nil`, none.
-    public static func router(
+    package static func router(
         store: any ServerStore, configuration: ServerConfiguration = ServerConfiguration(), clock: @escaping @Sendable () -> Date = Date.init,
         accessLog: Logger? = nil
     ) -> Router<ServerContext> {
@@ -184,7 +184,7 @@ public enum ServerApplication {
     }
 
     /// The application on `configuration`'s address.
-    public static func application(
+    package static func application(
         store: any ServerStore, configuration: ServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {

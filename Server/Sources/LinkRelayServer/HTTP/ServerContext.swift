@@ -3,18 +3,18 @@ import Hummingbird
 import NIOCore
 
 /// Each request's context: the connection's peer, for the client's address.
-public struct ServerContext: RequestContext, RemoteAddressRequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct ServerContext: RequestContext, RemoteAddressRequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The connection's peer (the client, or the proxy in front of the server).
-    public let remoteAddress: SocketAddress?
+    package let remoteAddress: SocketAddress?
     /// The client's address as the server's configuration reads it (the peer, or
     /// `X-Forwarded-For` behind a trusted proxy; ``ClientAddress``): worked out once per request
     /// by the outermost middleware, for the routes, the click limit and the access log alike.
-    public var clientAddress: String?
+    package var clientAddress: String?
     /// The request's API key, checked by ``APIKeyMiddleware`` on the routes that need one.
-    public var apiKey: APIKeyRecord?
+    package var apiKey: APIKeyRecord?
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
     }
@@ -22,21 +22,21 @@ public struct ServerContext: RequestContext, RemoteAddressRequestContext {
 
 /// An error answered as JSON, `{"error": "…"}`, with its status: never a stack trace, SQL or a
 /// key.
-public struct APIError: HTTPResponseError, Sendable {
-    public let status: HTTPResponse.Status
+package struct APIError: HTTPResponseError, Sendable {
+    package let status: HTTPResponse.Status
     /// The sentence the client reads.
-    public let message: String
+    package let message: String
     /// The request field at fault, for a `400`.
-    public let field: String?
+    package let field: String?
 
     /// An error with `status` saying `message`, about `field` when given.
-    public init(_ status: HTTPResponse.Status, _ message: String, field: String? = nil) {
+    package init(_ status: HTTPResponse.Status, _ message: String, field: String? = nil) {
         self.status = status
         self.message = message
         self.field = field
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         var body = ["error": message]
         if let field { body["field"] = field }
         return ServerApplication.json(body, status: status)

@@ -3,68 +3,68 @@ import LinkRelay
 
 /// A link as stored: where it sends a browser, what the app receives, and how long a click on
 /// it may attribute an install.
-public struct LinkRecord: Sendable, Hashable, Codable {
+package struct LinkRecord: Sendable, Hashable, Codable {
     /// A random identifier (a UUID, as LinkForty's `linkId`).
-    public var id: String
+    package var id: String
     /// The project that owns it.
-    public var projectID: String
+    package var projectID: String
     /// A template's slug for links of the form `/{templateSlug}/{shortCode}`; empty for `/{shortCode}`.
-    public var templateSlug: String
+    package var templateSlug: String
     /// The link's code, the last path segment.
-    public var shortCode: String
+    package var shortCode: String
     /// Where a browser without the app goes when nothing more specific applies.
-    public var originalURL: String
+    package var originalURL: String
     /// The in-app path (`/product/42`).
-    public var deepLinkPath: String?
+    package var deepLinkPath: String?
     /// The app's URL scheme (`acmeshop`).
-    public var appScheme: String?
+    package var appScheme: String?
     /// The App Store page.
-    public var iosAppStoreURL: String?
+    package var iosAppStoreURL: String?
     /// The Play Store page.
-    public var androidAppStoreURL: String?
+    package var androidAppStoreURL: String?
     /// The web page for devices without the app.
-    public var webFallbackURL: String?
+    package var webFallbackURL: String?
     /// `source`, `medium`, `campaign`, `term`, `content`.
-    public var utmParameters: [String: String]
+    package var utmParameters: [String: String]
     /// What the app receives with the link; any JSON values.
-    public var deepLinkParameters: [String: JSONValue]
+    package var deepLinkParameters: [String: JSONValue]
     /// How many hours after a click an install may still be attributed to it (1…2160).
-    public var attributionWindowHours: Int
+    package var attributionWindowHours: Int
     /// Whether the link answers at all.
-    public var isActive: Bool
+    package var isActive: Bool
     /// When it stops answering.
-    public var expiresAt: Date?
+    package var expiresAt: Date?
     /// When it was created.
-    public var createdAt: Date
+    package var createdAt: Date
     /// The template it was made from.
-    public var templateID: String?
+    package var templateID: String?
     /// A title for people (and the preview's title when ``ogTitle`` is not set).
-    public var title: String?
+    package var title: String?
     /// A description for people (and the preview's when ``ogDescription`` is not set).
-    public var description: String?
+    package var description: String?
     /// The app's universal link: where an iPhone goes first.
-    public var iosUniversalLink: String?
+    package var iosUniversalLink: String?
     /// The app's Android App Link.
-    public var androidAppLink: String?
+    package var androidAppLink: String?
     /// Who may follow it: `{"countries": [...], "devices": ["ios","android","web"], "languages": [...]}`;
     /// an empty object for everyone.
-    public var targetingRules: [String: JSONValue]
+    package var targetingRules: [String: JSONValue]
     /// The link preview scrapers read (Open Graph).
-    public var ogTitle: String?
+    package var ogTitle: String?
     /// The preview's description.
-    public var ogDescription: String?
+    package var ogDescription: String?
     /// The preview's image.
-    public var ogImageURL: String?
+    package var ogImageURL: String?
     /// Whether the redirect adds `lf_click=<click id>` to web targets.
-    public var appendClickID: Bool
+    package var appendClickID: Bool
     /// The app's user who asked for the link, for the SDK's de-duplication.
-    public var externalUserID: String?
+    package var externalUserID: String?
     /// The hash of the creating request's content: the same request from the same user gets
     /// the same link back (`deduplicated: true`).
-    public var dedupeKey: String?
+    package var dedupeKey: String?
 
     /// A link; see each property.
-    public init(
+    package init(
         id: String = UUID().uuidString.lowercased(), projectID: String, templateSlug: String = "", shortCode: String, originalURL: String,
         deepLinkPath: String? = nil, appScheme: String? = nil, iosAppStoreURL: String? = nil, androidAppStoreURL: String? = nil,
         webFallbackURL: String? = nil, utmParameters: [String: String] = [:], deepLinkParameters: [String: JSONValue] = [:],
@@ -104,49 +104,49 @@ public struct LinkRecord: Sendable, Hashable, Codable {
     }
 
     /// Whether the link answers at `date`: active and not expired.
-    public func isLive(at date: Date) -> Bool {
+    package func isLive(at date: Date) -> Bool {
         isActive && (expiresAt.map { $0 > date } ?? true)
     }
 }
 
 /// A tap on a link, with what the device told about itself (the `fp_*` parameters a landing
 /// page or an SDK adds) and the network it came from.
-public struct ClickRecord: Sendable, Hashable, Codable {
+package struct ClickRecord: Sendable, Hashable, Codable {
     /// A random identifier (a UUID).
-    public var id: String
+    package var id: String
     /// The link tapped.
-    public var linkID: String
+    package var linkID: String
     /// Its project.
-    public var projectID: String
+    package var projectID: String
     /// When.
-    public var clickedAt: Date
+    package var clickedAt: Date
     /// The client's address, when it is a public one.
-    public var ip: String?
+    package var ip: String?
     /// The address's network (IPv4 /24, IPv6 /64), the deferred match's index key.
-    public var networkPrefix: String?
+    package var networkPrefix: String?
     /// The `User-Agent` header.
-    public var userAgent: String?
+    package var userAgent: String?
     /// `fp_tz`.
-    public var timezone: String?
+    package var timezone: String?
     /// `fp_lang`, else the first `Accept-Language`.
-    public var language: String?
+    package var language: String?
     /// `fp_sw`: the screen's width as the app's SDK reports it.
-    public var screenWidth: Int?
+    package var screenWidth: Int?
     /// `fp_sh`: the screen's height.
-    public var screenHeight: Int?
+    package var screenHeight: Int?
     /// `ios`, `android` or `web`, from the user agent.
-    public var platform: String?
+    package var platform: String?
     /// Whether the user agent is a crawler's: never a match candidate.
-    public var isBot: Bool
+    package var isBot: Bool
 
     /// Whether `userAgent` is a crawler's or a link-preview fetcher's, as the server classifies
     /// the clicks it records.
-    public static func isBot(userAgent: String?) -> Bool {
+    package static func isBot(userAgent: String?) -> Bool {
         Fingerprint.isBot(userAgent)
     }
 
     /// A click; see each property.
-    public init(
+    package init(
         id: String? = nil, linkID: String, projectID: String, clickedAt: Date, ip: String?, networkPrefix: String?,
         userAgent: String?, timezone: String?, language: String?, screenWidth: Int?, screenHeight: Int?, platform: String?, isBot: Bool
     ) {

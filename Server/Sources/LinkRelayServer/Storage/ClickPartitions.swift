@@ -7,7 +7,7 @@ extension SQLStore {
     /// `cutoff`, every partition whose whole day is before it is dropped at once. How many clicks
     /// went with the dropped partitions. Servers sharing the database take turns (an advisory
     /// lock). On SQLite, nothing: 0.
-    public func maintainClickPartitions(now: Date, droppingBefore cutoff: Date?) async throws -> Int {
+    package func maintainClickPartitions(now: Date, droppingBefore cutoff: Date?) async throws -> Int {
         guard engine.dialect == .postgres else { return 0 }
         let today = ClickDay(containing: now)
         return try await engine.transaction { connection in
@@ -48,7 +48,7 @@ extension SQLStore {
 
     /// The bytes the click store takes: on PostgreSQL every click partition with its indexes
     /// and TOAST; on SQLite, which keeps one file, the pages in use of the whole database.
-    public func clickBytes() async throws -> Int {
+    package func clickBytes() async throws -> Int {
         if engine.dialect == .postgres {
             let row = try await engine.select(
                 "SELECT COALESCE(SUM(pg_total_relation_size(relid)), 0)::BIGINT AS bytes FROM pg_partition_tree('clicks')").first

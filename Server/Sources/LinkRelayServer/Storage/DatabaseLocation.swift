@@ -3,14 +3,14 @@ import Logging
 
 /// Where the data lives, as `--database` names it: `sqlite:PATH` (the default,
 /// `sqlite:linkrelay.sqlite`) or `postgres://user:password@host:port/database`.
-public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
+package enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     /// An SQLite file (`:memory:` for a database that lives as long as the process).
     case sqlite(path: String)
     /// A PostgreSQL server.
     case postgres(URL)
 
     /// Reads `text`; `nil` when it is neither form.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         if text.hasPrefix("sqlite:") {
             let path = String(text.dropFirst("sqlite:".count))
             guard !path.isEmpty else { return nil }
@@ -23,7 +23,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The location without its password, for logs.
-    public var description: String {
+    package var description: String {
         switch self {
         case .sqlite(let path): "sqlite:\(path)"
         case .postgres(let url):
@@ -35,7 +35,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     /// `keys` and `stats`), a missing SQLite file is an error instead of a new empty database.
     /// - Parameter serving: whether the store serves requests (PostgreSQL: a few connections
     ///   kept warm, ``PostgresEngine/servingConnections``).
-    public func open(create: Bool = true, serving: Bool = false, logger: Logger) async throws -> any ServerStore {
+    package func open(create: Bool = true, serving: Bool = false, logger: Logger) async throws -> any ServerStore {
         switch self {
         case .sqlite(let path):
             return try await SQLStore.sqlite(path: path, create: create)

@@ -13,13 +13,13 @@ import Darwin
 /// SQLite's own locks are POSIX record locks (`fcntl`), which are independent of `flock` on
 /// Linux and macOS, so this lock never blocks SQLite. The kernel releases it when the process
 /// ends, however it ends (kill -9 included): there is no stale lock file to remove.
-public final class DatabaseLock: Sendable {
+package final class DatabaseLock: Sendable {
     private let descriptor: Int32
 
     /// Takes the lock on the SQLite file at `path`, which must exist.
     /// - Throws: ``StoreError`` (`unusableLocation`) when another process holds it, or the file
     ///   cannot be opened.
-    public init(sqlitePath path: String) throws {
+    package init(sqlitePath path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StoreError(.unusableLocation, "Cannot open \(path) to lock it: \(String(cString: strerror(errno))).")

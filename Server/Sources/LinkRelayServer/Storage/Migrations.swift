@@ -3,18 +3,18 @@
 /// order, each in its own transaction, and `schema_migrations` records each one.
 ///
 /// Times are whole milliseconds since 1970 (`INTEGER`/`BIGINT`) in both engines; JSON is text.
-public struct Migration: Sendable, Hashable {
+package struct Migration: Sendable, Hashable {
     /// The step's number, from 1, without gaps.
-    public let version: Int
+    package let version: Int
     /// What the step does, in a few words.
-    public let name: String
+    package let name: String
     /// The statements for SQLite.
-    public let sqlite: [String]
+    package let sqlite: [String]
     /// The statements for PostgreSQL.
-    public let postgres: [String]
+    package let postgres: [String]
 
     /// Every step, in order.
-    public static let all: [Migration] = [
+    package static let all: [Migration] = [
         Migration(
             version: 1, name: "projects, keys, links, clicks, installs, events",
             sqlite: schemaV1(integer: "INTEGER", bigint: "INTEGER"),
@@ -50,7 +50,7 @@ public struct Migration: Sendable, Hashable {
     }
 
     /// The newest version this server knows.
-    public static let latestVersion: Int = all.last?.version ?? 0
+    package static let latestVersion: Int = all.last?.version ?? 0
 
     /// The table every engine keeps its applied steps in.
     static func bookkeeping(bigint: String) -> String {

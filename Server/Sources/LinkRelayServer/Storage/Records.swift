@@ -3,26 +3,26 @@ import LinkRelay
 
 /// A template: a slug that groups links (`/{slug}/{code}`) and the defaults its links fall back
 /// to.
-public struct TemplateRecord: Sendable, Hashable, Codable {
+package struct TemplateRecord: Sendable, Hashable, Codable {
     /// A random identifier (a UUID, as LinkForty's `templateId`).
-    public var id: String
+    package var id: String
     /// Its project.
-    public var projectID: String
+    package var projectID: String
     /// The first path segment of its links: 8 characters of `a–z0–9` when made for you.
-    public var slug: String
+    package var slug: String
     /// A name for people.
-    public var name: String
+    package var name: String
     /// The App Store page its links use when they name none.
-    public var iosAppStoreURL: String?
+    package var iosAppStoreURL: String?
     /// The Play Store page its links use when they name none.
-    public var androidAppStoreURL: String?
+    package var androidAppStoreURL: String?
     /// The web page its links use when they name none.
-    public var webFallbackURL: String?
+    package var webFallbackURL: String?
     /// When it was created.
-    public var createdAt: Date
+    package var createdAt: Date
 
     /// A template; see each property.
-    public init(
+    package init(
         id: String = UUID().uuidString.lowercased(), projectID: String, slug: String, name: String, iosAppStoreURL: String? = nil,
         androidAppStoreURL: String? = nil, webFallbackURL: String? = nil, createdAt: Date
     ) {
@@ -39,30 +39,30 @@ public struct TemplateRecord: Sendable, Hashable, Codable {
 
 /// An app the links open: what `/.well-known/apple-app-site-association` and
 /// `/.well-known/assetlinks.json` are made of.
-public struct AppRecord: Sendable, Hashable, Codable {
+package struct AppRecord: Sendable, Hashable, Codable {
     /// Which store.
-    public enum Platform: String, Sendable, Hashable, Codable {
+    package enum Platform: String, Sendable, Hashable, Codable {
         case ios
         case android
     }
 
     /// A random identifier (`app_…`; made when `nil` is given).
-    public var id: String
+    package var id: String
     /// Its project.
-    public var projectID: String
+    package var projectID: String
     /// Which store.
-    public var platform: Platform
+    package var platform: Platform
     /// `TEAMID.bundle.id` on iOS; the package name on Android.
-    public var identifier: String
+    package var identifier: String
     /// iOS: the paths the app opens (`/*` by default).
-    public var paths: [String]
+    package var paths: [String]
     /// Android: the SHA-256 fingerprints of the signing certificates (`AB:CD:…`).
-    public var certificateFingerprints: [String]
+    package var certificateFingerprints: [String]
     /// When it was registered.
-    public var createdAt: Date
+    package var createdAt: Date
 
     /// An app; see each property.
-    public init(
+    package init(
         id: String? = nil, projectID: String, platform: Platform, identifier: String,
         paths: [String] = [], certificateFingerprints: [String] = [], createdAt: Date
     ) {
@@ -77,66 +77,66 @@ public struct AppRecord: Sendable, Hashable, Codable {
 }
 
 /// A click the deferred match may attribute an install to, with its link's window.
-public struct MatchCandidate: Sendable, Hashable {
+package struct MatchCandidate: Sendable, Hashable {
     /// The click.
-    public var click: ClickRecord
+    package var click: ClickRecord
     /// Its link's attribution window, in hours.
-    public var windowHours: Int
+    package var windowHours: Int
 
     /// A candidate; see each property.
-    public init(click: ClickRecord, windowHours: Int) {
+    package init(click: ClickRecord, windowHours: Int) {
         self.click = click
         self.windowHours = windowHours
     }
 }
 
 /// An install report and what the deferred match made of it.
-public struct InstallRecord: Sendable, Hashable, Codable {
+package struct InstallRecord: Sendable, Hashable, Codable {
     /// A random identifier (a UUID: LinkForty's `installId`).
-    public var id: String
+    package var id: String
     /// Its project.
-    public var projectID: String
+    package var projectID: String
     /// The link the install is attributed to.
-    public var linkID: String?
+    package var linkID: String?
     /// The click it is attributed to.
-    public var clickID: String?
+    package var clickID: String?
     /// 0 (organic), else 70…100, LinkForty's scale.
-    public var confidence: Int
+    package var confidence: Int
     /// The factors that matched, in LinkForty's order (`ip`, `user_agent`, `timezone`, `language`, `screen`).
-    public var matchedFactors: [String]
+    package var matchedFactors: [String]
     /// `fingerprint`, `fingerprint_shared_network` (the network is shared by many devices, so
     /// its address weighed less), `none`, or `adopted` (made by another server; see
     /// ``ServerConfiguration/adoptUnknownInstalls``).
-    public var method: String
+    package var method: String
     /// When it was reported.
-    public var installedAt: Date
+    package var installedAt: Date
     /// The reporting device's public address.
-    public var ip: String?
+    package var ip: String?
     /// The `userAgent` it reported.
-    public var userAgent: String?
+    package var userAgent: String?
     /// Its time zone.
-    public var timezone: String?
+    package var timezone: String?
     /// Its language.
-    public var language: String?
+    package var language: String?
     /// Its screen's width.
-    public var screenWidth: Int?
+    package var screenWidth: Int?
     /// Its screen's height.
-    public var screenHeight: Int?
+    package var screenHeight: Int?
     /// `iOS`, `Android`…
-    public var platform: String?
+    package var platform: String?
     /// The system's version.
-    public var platformVersion: String?
+    package var platformVersion: String?
     /// The identifier the app passed, if any.
-    public var deviceID: String?
+    package var deviceID: String?
     /// LinkForty's fingerprint hash (SHA-256 of `ip|userAgent|timezone|language|width|height|platform|version`).
-    public var fingerprintHash: String
+    package var fingerprintHash: String
     /// The window the SDK asked for (stored, not used: each link's own window decides).
-    public var attributionWindowHours: Int?
+    package var attributionWindowHours: Int?
     /// The deferred link's data as answered.
-    public var deepLinkData: [String: JSONValue]
+    package var deepLinkData: [String: JSONValue]
 
     /// An install; see each property.
-    public init(
+    package init(
         id: String? = nil, projectID: String, linkID: String?, clickID: String?, confidence: Int,
         matchedFactors: [String], method: String, installedAt: Date, ip: String?, userAgent: String?, timezone: String?, language: String?,
         screenWidth: Int?, screenHeight: Int?, platform: String?, platformVersion: String?, deviceID: String?, fingerprintHash: String,
@@ -166,37 +166,37 @@ public struct InstallRecord: Sendable, Hashable, Codable {
 }
 
 /// An in-app event.
-public struct EventRecord: Sendable, Hashable, Codable {
+package struct EventRecord: Sendable, Hashable, Codable {
     /// A random identifier (a UUID: LinkForty's `eventId`).
-    public var id: String
+    package var id: String
     /// Its project.
-    public var projectID: String
+    package var projectID: String
     /// The install that sent it.
-    public var installID: String
+    package var installID: String
     /// Its name (`revenue` for revenue).
-    public var name: String
+    package var name: String
     /// Its data.
-    public var properties: [String: JSONValue]
+    package var properties: [String: JSONValue]
     /// When it happened, as the app said.
-    public var occurredAt: Date
+    package var occurredAt: Date
     /// When the server stored it.
-    public var receivedAt: Date
+    package var receivedAt: Date
     /// What makes two sends one event: the hash of the install, name, time and data. A client
     /// that retries sends the same four, so the retry is stored once.
-    public var dedupeKey: String
+    package var dedupeKey: String
     /// Last-click stamps (§12.7), stored as sent.
-    public var attributedLinkID: String?
+    package var attributedLinkID: String?
     /// The click the app says led to it.
-    public var attributedClickID: String?
+    package var attributedClickID: String?
     /// When that link was opened.
-    public var linkOpenedAt: Date?
+    package var linkOpenedAt: Date?
     /// The app's session.
-    public var sessionID: String?
+    package var sessionID: String?
     /// The SDK that sent it (`name/version`), for diagnostics.
-    public var sdk: String?
+    package var sdk: String?
 
     /// An event; see each property.
-    public init(
+    package init(
         id: String? = nil, projectID: String, installID: String, name: String, properties: [String: JSONValue],
         occurredAt: Date, receivedAt: Date, dedupeKey: String, attributedLinkID: String? = nil, attributedClickID: String? = nil,
         linkOpenedAt: Date? = nil, sessionID: String? = nil, sdk: String? = nil
@@ -218,14 +218,14 @@ public struct EventRecord: Sendable, Hashable, Codable {
 }
 
 /// What storing an event did.
-public enum EventOutcome: Sendable, Hashable {
+package enum EventOutcome: Sendable, Hashable {
     /// It is new, and stored.
     case stored(EventRecord)
     /// The same event was stored before; this is that one.
     case duplicate(of: EventRecord)
 
     /// The event as stored.
-    public var record: EventRecord {
+    package var record: EventRecord {
         switch self {
         case .stored(let record), .duplicate(of: let record): record
         }

@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// kept forever); what remains (SQLite, a partly expired day) is deleted in batches of 10,000,
 /// each its own short transaction, so requests never wait long behind it. Installs and events are
 /// kept: they are the app's history.
-public struct ClickRetention: Service {
+package struct ClickRetention: Service {
     let store: any ServerStore
     /// `nil`: clicks are kept forever (PostgreSQL's partitions are still made).
     let retention: TimeInterval?
@@ -20,7 +20,7 @@ public struct ClickRetention: Service {
 
     /// Deletes clicks older than `retention` (at least the longest window, 90 days; `nil` or
     /// infinity: never, NaN: 90 days) every `interval`, `batch` at a time.
-    public init(
+    package init(
         store: any ServerStore, retention: TimeInterval? = DeferredMatcher.lookback, interval: Duration = .seconds(3600),
         batch: Int = 10_000, clock: @escaping @Sendable () -> Date = Date.init, logger: Logger
     ) {
@@ -36,7 +36,7 @@ public struct ClickRetention: Service {
 
     /// One pass: every expired click, in batches; how many were deleted.
     @discardableResult
-    public func sweep() async throws -> Int {
+    package func sweep() async throws -> Int {
         let now = clock()
         let cutoff = retention.map { now.addingTimeInterval(-$0) }
         var total = try await store.maintainClickPartitions(now: now, droppingBefore: cutoff)
@@ -51,7 +51,7 @@ public struct ClickRetention: Service {
     }
 
     /// A pass at once, then one every `interval`, until the server shuts down.
-    public func run() async throws {
+    package func run() async throws {
         do {
             try await cancelWhenGracefulShutdown {
                 while true {

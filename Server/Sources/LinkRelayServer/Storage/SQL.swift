@@ -11,7 +11,7 @@ import Synchronization
 
 /// A value bound to a statement or read from a row: the three kinds the schema uses (times are
 /// whole milliseconds, flags 0 or 1, JSON text), the same in both engines.
-public enum SQLValue: Sendable, Hashable {
+package enum SQLValue: Sendable, Hashable {
     case text(String)
     case integer(Int)
     case null
@@ -23,13 +23,13 @@ public enum SQLValue: Sendable, Hashable {
     }
 
     /// `text`, or `nil`.
-    public var string: String? {
+    package var string: String? {
         if case .text(let value) = self { return value }
         return nil
     }
 
     /// `integer`, or `nil`.
-    public var int: Int? {
+    package var int: Int? {
         if case .integer(let value) = self { return value }
         return nil
     }
@@ -43,7 +43,7 @@ public enum SQLValue: Sendable, Hashable {
 }
 
 /// Which SQL the statements are written in where the engines differ.
-public enum SQLDialect: Sendable {
+package enum SQLDialect: Sendable {
     case sqlite
     case postgres
 }

@@ -5,15 +5,15 @@ import LinkRelay
 extension SQLStore {
     // MARK: Installs and events
 
-    public func recordInstall(_ install: InstallRecord) async throws {
+    package func recordInstall(_ install: InstallRecord) async throws {
         _ = try await writes.submit(.install(install))
     }
 
-    public func install(project: String, id: String) async throws -> InstallRecord? {
+    package func install(project: String, id: String) async throws -> InstallRecord? {
         try await engine.select("\(sql: Self.installColumns) WHERE project_id = \(project) AND id = \(id)").first.map(Self.install)
     }
 
-    public func latestInstall(project: String, fingerprintHash: String) async throws -> InstallRecord? {
+    package func latestInstall(project: String, fingerprintHash: String) async throws -> InstallRecord? {
         try await engine.select(
             "\(sql: Self.installColumns) WHERE project_id = \(project) AND fingerprint_hash = \(fingerprintHash) ORDER BY installed_at DESC, id DESC LIMIT 1"
         ).first.map(Self.install)
@@ -38,14 +38,14 @@ extension SQLStore {
             deepLinkData: try row.json("deep_link_data", as: [String: JSONValue].self, empty: [:]))
     }
 
-    public func recordEvent(_ event: EventRecord) async throws -> EventOutcome {
+    package func recordEvent(_ event: EventRecord) async throws -> EventOutcome {
         guard case .event(let outcome) = try await writes.submit(.event(event)) else {
             throw StoreError(.failed, "An event's write answered something else.")
         }
         return outcome
     }
 
-    public func events(install: String) async throws -> [EventRecord] {
+    package func events(install: String) async throws -> [EventRecord] {
         try await engine.select("\(sql: Self.eventColumns) WHERE install_id = \(install) ORDER BY received_at, id").map(Self.event)
     }
 

@@ -5,7 +5,7 @@ import LinkRelay
 extension SQLStore {
     // MARK: Templates and apps
 
-    public func insertTemplate(_ template: TemplateRecord) async throws {
+    package func insertTemplate(_ template: TemplateRecord) async throws {
         try await engine.run(
             """
             INSERT INTO templates (id, project_id, slug, name, ios_app_store_url, android_app_store_url, web_fallback_url, created_at)
@@ -14,11 +14,11 @@ extension SQLStore {
             """)
     }
 
-    public func template(project: String, id: String) async throws -> TemplateRecord? {
+    package func template(project: String, id: String) async throws -> TemplateRecord? {
         try await engine.select("\(sql: Self.templateColumns) WHERE project_id = \(project) AND id = \(id)").first.map(Self.template)
     }
 
-    public func template(project: String, slug: String) async throws -> TemplateRecord? {
+    package func template(project: String, slug: String) async throws -> TemplateRecord? {
         try await engine.select("\(sql: Self.templateColumns) WHERE project_id = \(project) AND slug = \(slug)").first.map(Self.template)
     }
 
@@ -32,7 +32,7 @@ extension SQLStore {
             webFallbackURL: try row["web_fallback_url"], createdAt: try row["created_at"])
     }
 
-    public func insertApp(_ app: AppRecord) async throws {
+    package func insertApp(_ app: AppRecord) async throws {
         try await engine.run(
             """
             INSERT INTO apps (id, project_id, platform, identifier, paths, certificate_fingerprints, created_at)
@@ -41,7 +41,7 @@ extension SQLStore {
             """)
     }
 
-    public func apps() async throws -> [AppRecord] {
+    package func apps() async throws -> [AppRecord] {
         try await engine.select(
             "SELECT id, project_id, platform, identifier, paths, certificate_fingerprints, created_at FROM apps ORDER BY created_at, id"
         ).map { row in
@@ -54,7 +54,7 @@ extension SQLStore {
 
     // MARK: Links
 
-    public func insertLink(_ link: LinkRecord) async throws {
+    package func insertLink(_ link: LinkRecord) async throws {
         // Forgotten before and after: a lookup between the two cannot keep "no such code".
         linkCache.forget(link.shortCode)
         defer { linkCache.forget(link.shortCode) }
@@ -73,7 +73,7 @@ extension SQLStore {
             """)
     }
 
-    public func link(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord? {
+    package func link(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord? {
         try await linkCache.value(shortCode, "\(project ?? "*")|\(templateSlug ?? "*")") {
             try await readLink(project: project, shortCode: shortCode, templateSlug: templateSlug)
         }
@@ -94,12 +94,12 @@ extension SQLStore {
         return statement.prepared(HotStatement.LinkByCode.self)
     }
 
-    public func link(project: String, dedupeKey: String) async throws -> LinkRecord? {
+    package func link(project: String, dedupeKey: String) async throws -> LinkRecord? {
         try await engine.select("\(sql: Self.linkColumns) WHERE project_id = \(project) AND dedupe_key = \(dedupeKey) ORDER BY created_at LIMIT 1")
             .first.map(Self.link)
     }
 
-    public func link(id: String) async throws -> LinkRecord? {
+    package func link(id: String) async throws -> LinkRecord? {
         try await engine.select("\(sql: Self.linkColumns) WHERE id = \(id)").first.map(Self.link)
     }
 
@@ -127,13 +127,13 @@ extension SQLStore {
 
     // MARK: Clicks
 
-    public func recordClick(_ click: ClickRecord) async throws {
+    package func recordClick(_ click: ClickRecord) async throws {
         _ = try await writes.submit(.click(click))
     }
 
     /// Stores many clicks in one transaction (an import, a benchmark's population): up to 1,000
     /// rows per statement.
-    public func importClicks(_ clicks: [ClickRecord]) async throws {
+    package func importClicks(_ clicks: [ClickRecord]) async throws {
         guard !clicks.isEmpty else { return }
         let dialect = engine.dialect
         try await engine.transaction { connection in try await Self.insertClicks(clicks, on: connection, dialect: dialect) }
@@ -183,17 +183,17 @@ extension SQLStore {
         """
     }
 
-    public func clicks(link: String) async throws -> [ClickRecord] {
+    package func clicks(link: String) async throws -> [ClickRecord] {
         try await engine.select("\(sql: Self.clickColumns) WHERE link_id = \(link) ORDER BY clicked_at, id").map(Self.click)
     }
 
-    public func deleteClicks(before date: Date, limit: Int) async throws -> Int {
+    package func deleteClicks(before date: Date, limit: Int) async throws -> Int {
         try await engine.run(
             "DELETE FROM clicks WHERE id IN (SELECT id FROM clicks WHERE clicked_at < \(date) ORDER BY clicked_at LIMIT \(max(limit, 0))) RETURNING id"
         ).count
     }
 
-    public func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
+    package func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
         // The index (project_id, network_prefix, clicked_at) finds them; nothing else is read.
         let statement: SQLStatement = """
             \(sql: Self.candidateColumns) WHERE c.project_id = \(project) AND c.network_prefix = \(networkPrefix) AND c.clicked_at >= \(since)
@@ -202,7 +202,7 @@ extension SQLStore {
         return try await candidates(try await engine.select(statement.prepared(HotStatement.CandidatesByNetwork.self)))
     }
 
-    public func matchCandidates(project: String, address: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
+    package func matchCandidates(project: String, address: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
         // The index (project_id, ip, clicked_at) finds them: the rest of the network is not read.
         let statement: SQLStatement = """
             \(sql: Self.candidateColumns) WHERE c.project_id = \(project) AND c.ip = \(address) AND c.clicked_at >= \(since)
@@ -244,7 +244,7 @@ extension SQLStore {
         }
     }
 
-    public func networkDevices(project: String, networkPrefix: String, at now: Date, since: Date, limit: Int) async throws -> Int {
+    package func networkDevices(project: String, networkPrefix: String, at now: Date, since: Date, limit: Int) async throws -> Int {
         // Counted in the database, which stops at `limit` distinct devices: a carrier's network
         // holds hundreds of clicks a day, and none of them needs to reach the server's memory.
         // The signature is DeferredMatcher.deviceSignature's (a language's first two letters,

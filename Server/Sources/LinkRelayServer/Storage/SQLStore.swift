@@ -6,12 +6,12 @@ import Synchronization
 /// The store, on either engine: the statements are written once, in the SQL both SQLite and
 /// PostgreSQL speak (`?` placeholders, which the PostgreSQL engine numbers), and the same
 /// storage tests run against both.
-public final class SQLStore: ServerStore {
+package final class SQLStore: ServerStore {
     let engine: any SQLEngine
     let writes: GroupCommit<DurableWrite, DurableWritten>
 
     /// Which engine.
-    public var dialect: SQLDialect { engine.dialect }
+    package var dialect: SQLDialect { engine.dialect }
 
     /// The newest durable write's outcome, for ``writeProblem(at:)``.
     let lastWrite = WriteOutcomes()
@@ -27,7 +27,7 @@ public final class SQLStore: ServerStore {
     let keyCache = TimedCache<APIKeyRecord>(ttl: .seconds(1), missTTL: .seconds(1))
 
     /// How long a link read by its code is kept in this process (60 s unless set; 0 turns it off).
-    public func setLinkCacheTTL(_ ttl: Duration) {
+    package func setLinkCacheTTL(_ ttl: Duration) {
         linkCache.setTTL(ttl)
         linkWindows.setTTL(ttl)
     }
@@ -45,7 +45,7 @@ public final class SQLStore: ServerStore {
         }
     }
 
-    public func writeProblem(at date: Date) async -> String? {
+    package func writeProblem(at date: Date) async -> String? {
         if let problem = engine.fileProblem() { return problem }
         await engine.reclaimSpaceIfLow()
         do {
@@ -60,22 +60,22 @@ public final class SQLStore: ServerStore {
     /// `false`); `:memory:` for one that lives as long as the store.
     /// - Throws: ``StoreError`` (`unusableLocation`) saying why the file cannot be opened: its
     ///   folder missing or not writable, the file missing (without `create`), not a database.
-    public static func sqlite(path: String, create: Bool = true) async throws -> SQLStore {
+    package static func sqlite(path: String, create: Bool = true) async throws -> SQLStore {
         SQLStore(engine: try await SQLiteEngine.open(path: path, create: create))
     }
 
     /// The PostgreSQL database `url` names (`postgres://user:password@host:port/database`).
-    public static func postgres(_ url: URL, logger: Logger = Logger(label: "linkrelay.postgres")) async throws -> SQLStore {
+    package static func postgres(_ url: URL, logger: Logger = Logger(label: "linkrelay.postgres")) async throws -> SQLStore {
         SQLStore(engine: try await PostgresEngine.connect(url, logger: logger))
     }
 
     /// Runs one statement with nothing bound, on its own: administration (`CREATE DATABASE` for
     /// a test or a benchmark), and tests that write what another server version would have.
-    public func execute(_ sql: String) async throws {
+    package func execute(_ sql: String) async throws {
         try await engine.run(SQLStatement(trusted: sql))
     }
 
-    public func counts() async throws -> StoreCounts {
+    package func counts() async throws -> StoreCounts {
         let row = try await engine.select(
             """
             SELECT (SELECT COUNT(*) FROM projects) AS projects, (SELECT COUNT(*) FROM links) AS links,
@@ -88,13 +88,13 @@ public final class SQLStore: ServerStore {
             events: try row["events"])
     }
 
-    public func close() async throws {
+    package func close() async throws {
         try await engine.close()
     }
 
     // MARK: Migrations
 
-    public func migrate() async throws -> [Int] {
+    package func migrate() async throws -> [Int] {
         try await migrate(upTo: Migration.latestVersion)
     }
 
@@ -128,7 +128,7 @@ public final class SQLStore: ServerStore {
     /// The advisory lock migrations hold on PostgreSQL (any fixed number; "LRMG").
     static let migrationLock = 0x4C52_4D47
 
-    public func appliedMigrations() async throws -> [Int] {
+    package func appliedMigrations() async throws -> [Int] {
         try await engine.transaction { connection in
             if engine.dialect == .postgres { try await connection.run("SELECT pg_advisory_xact_lock(\(Self.migrationLock))") }
             try await connection.run(SQLStatement(trusted: Migration.bookkeeping(bigint: engine.dialect == .sqlite ? "INTEGER" : "BIGINT")))
@@ -138,28 +138,28 @@ public final class SQLStore: ServerStore {
 
     // MARK: Projects and keys
 
-    public func createProject(name: String, at date: Date) async throws -> Project {
+    package func createProject(name: String, at date: Date) async throws -> Project {
         let project = Project(id: "prj_" + APIKeys.randomString(16, alphabet: APIKeys.base62), name: name, createdAt: date)
         try await engine.run("INSERT INTO projects (id, name, created_at) VALUES (\(project.id), \(name), \(date))")
         return project
     }
 
-    public func projects() async throws -> [Project] {
+    package func projects() async throws -> [Project] {
         try await engine.select("SELECT id, name, created_at FROM projects ORDER BY created_at, id").map { row in
             Project(id: try row["id"], name: try row["name"], createdAt: try row["created_at"])
         }
     }
 
-    public func destinationHosts(project: String) async throws -> [String] {
+    package func destinationHosts(project: String) async throws -> [String] {
         let row = try await engine.select("SELECT destination_hosts FROM projects WHERE id = \(project)").first
         return try row?.json("destination_hosts", as: [String].self, empty: []) ?? []
     }
 
-    public func setDestinationHosts(project: String, hosts: [String]) async throws {
+    package func setDestinationHosts(project: String, hosts: [String]) async throws {
         try await engine.run("UPDATE projects SET destination_hosts = \(SQLJSON(hosts)) WHERE id = \(project)")
     }
 
-    public func insertKey(_ key: APIKeyRecord) async throws {
+    package func insertKey(_ key: APIKeyRecord) async throws {
         keyCache.forget(key.prefix)
         defer { keyCache.forget(key.prefix) }
         try await engine.run(
@@ -170,18 +170,18 @@ public final class SQLStore: ServerStore {
             """)
     }
 
-    public func key(prefix: String) async throws -> APIKeyRecord? {
+    package func key(prefix: String) async throws -> APIKeyRecord? {
         try await keyCache.value(prefix) {
             try await engine.select(("\(sql: Self.keyColumns) WHERE prefix = \(prefix)" as SQLStatement).prepared(HotStatement.Key.self))
                 .first.map(Self.key)
         }
     }
 
-    public func keys(project: String) async throws -> [APIKeyRecord] {
+    package func keys(project: String) async throws -> [APIKeyRecord] {
         try await engine.select("\(sql: Self.keyColumns) WHERE project_id = \(project) ORDER BY created_at, id").map(Self.key)
     }
 
-    public func revokeKey(id: String, at date: Date) async throws -> Bool {
+    package func revokeKey(id: String, at date: Date) async throws -> Bool {
         // Refused at once in this process: every kept key forgotten, before and after.
         keyCache.forgetAll()
         defer { keyCache.forgetAll() }

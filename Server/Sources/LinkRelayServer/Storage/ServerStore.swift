@@ -3,7 +3,7 @@ import Foundation
 /// Where the server keeps everything: one protocol, two engines (``SQLStore/sqlite(path:create:)``, embedded, the
 /// default; PostgreSQL for production and for several server processes). The same suite of
 /// storage tests runs against both.
-public protocol ServerStore: Sendable {
+package protocol ServerStore: Sendable {
     /// Applies every ``Migration`` the database has not applied yet, in order, each in one
     /// transaction; returns the versions applied now (empty when the database was up to date).
     /// - Throws: ``StoreError/newerSchema(found:known:)`` for a database a newer server made.
@@ -111,22 +111,22 @@ public protocol ServerStore: Sendable {
 extension Date {
     /// The date as stored: whole milliseconds (what both engines keep), so a record made in
     /// memory equals the one read back.
-    public var storedPrecision: Date {
+    package var storedPrecision: Date {
         Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 }
 
 /// A project: the links, keys, installs and events of one app (or one family of apps).
-public struct Project: Sendable, Hashable, Codable {
+package struct Project: Sendable, Hashable, Codable {
     /// A random identifier (`prj_…`).
-    public var id: String
+    package var id: String
     /// The name it was created with.
-    public var name: String
+    package var name: String
     /// When it was created.
-    public var createdAt: Date
+    package var createdAt: Date
 
     /// A project; see each property.
-    public init(id: String, name: String, createdAt: Date) {
+    package init(id: String, name: String, createdAt: Date) {
         self.id = id
         self.name = name
         self.createdAt = createdAt.storedPrecision
@@ -134,15 +134,15 @@ public struct Project: Sendable, Hashable, Codable {
 }
 
 /// How many of each the database holds.
-public struct StoreCounts: Sendable, Hashable, Codable {
-    public var projects: Int
-    public var links: Int
-    public var clicks: Int
-    public var installs: Int
-    public var events: Int
+package struct StoreCounts: Sendable, Hashable, Codable {
+    package var projects: Int
+    package var links: Int
+    package var clicks: Int
+    package var installs: Int
+    package var events: Int
 
     /// Counts; see each property.
-    public init(projects: Int, links: Int, clicks: Int, installs: Int, events: Int) {
+    package init(projects: Int, links: Int, clicks: Int, installs: Int, events: Int) {
         self.projects = projects
         self.links = links
         self.clicks = clicks
@@ -152,9 +152,9 @@ public struct StoreCounts: Sendable, Hashable, Codable {
 }
 
 /// A storage failure, without the SQL or the values (they may hold secrets).
-public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// The database was made by a newer server (its schema version is higher than this one knows).
         case newerSchema(found: Int, known: Int)
         /// A statement failed.
@@ -166,26 +166,26 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What kind of failure.
-    public var kind: Kind
+    package var kind: Kind
     /// A sentence for a log or an operator.
-    public var message: String
+    package var message: String
 
     /// A failure of `kind`, described by `message`.
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
     /// The database was made by a newer server.
-    public static func newerSchema(found: Int, known: Int) -> StoreError {
+    package static func newerSchema(found: Int, known: Int) -> StoreError {
         StoreError(
             .newerSchema(found: found, known: known),
             "The database is at schema version \(found); this server knows up to \(known). Run a newer server.")
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 extension ServerStore {
-    public func setLinkCacheTTL(_ ttl: Duration) {}
+    package func setLinkCacheTTL(_ ttl: Duration) {}
 }
