@@ -76,7 +76,7 @@ struct Signals {
             id: clickID(index), linkID: linkIDs[Int(click.link)], projectID: projectID,
             clickedAt: Date(timeIntervalSince1970: TimeInterval(click.time) / 1000), ip: ip,
             networkPrefix: ClientAddress.networkPrefix(of: ip), userAgent: userAgent, timezone: timezone, language: language,
-            screenWidth: screen?.0, screenHeight: screen?.1, platform: "ios", isBot: ClickRecord.isBot(userAgent: userAgent))
+            screenWidth: screen?.0, screenHeight: screen?.1, platform: .ios, isBot: ClickRecord.isBot(userAgent: userAgent))
     }
 
     /// The install body LinkForty's SDKs (and LinkRelay's adapter) send, and the address it comes from.

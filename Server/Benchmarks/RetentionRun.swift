@@ -54,7 +54,7 @@ enum RetentionRun {
                             id: "d\(day)c\(index)", linkID: link.id, projectID: project.id,
                             clickedAt: dayStart.addingTimeInterval(86_400 * Double(index) / Double(options.perDay)), ip: "203.0.\(index % 250).9",
                             networkPrefix: "203.0.\(index % 250)", userAgent: Population.appUserAgent, timezone: "Europe/Berlin", language: "de-DE",
-                            screenWidth: 1179, screenHeight: 2556, platform: "ios", isBot: false))
+                            screenWidth: 1179, screenHeight: 2556, platform: .ios, isBot: false))
                     if batch.count == 10_000 {
                         try await store.importClicks(batch)
                         batch.removeAll(keepingCapacity: true)

@@ -52,7 +52,7 @@ enum StuffedNetwork {
                 ClickRecord(
                     id: id, linkID: link.id, projectID: project.id, clickedAt: now.addingTimeInterval(-secondsAgo), ip: address,
                     networkPrefix: ClientAddress.networkPrefix(of: address), userAgent: safari, timezone: "America/New_York",
-                    language: "en-US", screenWidth: width, screenHeight: 2556, platform: "ios", isBot: false)
+                    language: "en-US", screenWidth: width, screenHeight: 2556, platform: .ios, isBot: false)
             }
             // The stuffing: distinct fingerprints from the /24's other addresses over the last 20 hours.
             var clicks = (0..<options.clicks).map { index in

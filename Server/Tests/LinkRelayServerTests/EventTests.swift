@@ -113,7 +113,7 @@ struct EventTests {
                     ) { #expect($0.status == .ok) }
                 }
                 let adopted = try await world.store.install(project: world.project.id, id: fromCore)
-                #expect(adopted?.method == "adopted" && adopted?.linkID == nil && adopted?.confidence == 0)
+                #expect(adopted?.method == .adopted && adopted?.linkID == nil && adopted?.confidence == 0)
                 #expect(try await world.store.events(install: fromCore).map(\.name).sorted() == ["open", "purchase"])
                 let foreign = try await Self.install(client, world, key: world.otherProjectKey)
                 for installID in [foreign, "not-a-uuid"] {

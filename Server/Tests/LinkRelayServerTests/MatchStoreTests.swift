@@ -45,7 +45,7 @@ struct MatchStoreTests {
                 ClickRecord(
                     id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-minutesAgo * 60), ip: address,
                     networkPrefix: "203.0.113", userAgent: HTTPTest.safari, timezone: "America/New_York", language: "en-US", screenWidth: width,
-                    screenHeight: 2556, platform: "ios", isBot: false)
+                    screenHeight: 2556, platform: .ios, isBot: false)
             }
             // Five devices of the network an hour ago, then 2,500 clicks of one more, spread
             // over the /24's other addresses, newer; the phone's own tap among them.
@@ -87,7 +87,7 @@ struct MatchStoreTests {
                     ClickRecord(
                         id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600), ip: prefix + ".9",
                         networkPrefix: prefix, userAgent: agent, timezone: "America/New_York", language: language, screenWidth: width,
-                        screenHeight: width.map { _ in 2556 }, platform: "ios", isBot: bot))
+                        screenHeight: width.map { _ in 2556 }, platform: .ios, isBot: bot))
             }
             click("a", hoursAgo: 1, link: week)
             click("a-again", hoursAgo: 30, link: week)  // the same phone: one device

@@ -21,7 +21,7 @@ struct MatcherTests {
         ClickRecord(
             id: id, linkID: "link-\(id)", projectID: "p", clickedAt: now.addingTimeInterval(-hoursAgo * 3600), ip: prefix.map { "\($0).9" },
             networkPrefix: prefix, userAgent: userAgent, timezone: timezone, language: language, screenWidth: width, screenHeight: height,
-            platform: "ios", isBot: isBot)
+            platform: .ios, isBot: isBot)
     }
 
     @Test("each factor scores as LinkForty's: ip 40, user_agent 30, timezone 10, language 10, screen 10, in that order", arguments: [
@@ -219,7 +219,7 @@ struct MatcherTests {
             MatchCandidate(click: Self.click("other\(index)", hoursAgo: 3, userAgent: "Mozilla/5.0 (Linux; Android 1\(index)) Chrome/12\(index).0", width: 800 + index), windowHours: 168)
         }
         let quiet = matcher.best(for: Self.phone, among: [target], at: Self.now)
-        #expect(quiet?.confidence == 70 && quiet?.sharedNetwork == false && quiet?.method == "fingerprint")
+        #expect(quiet?.confidence == 70 && quiet?.sharedNetwork == false && quiet?.method == .fingerprint)
         #expect(matcher.best(for: Self.phone, among: [target] + crowd, at: Self.now) == nil, "ip at 20 + 30 is not enough")
         // A forged click with the app's own agent (Core's key `|`, as the install's) earns no user_agent.
         let forged = MatchCandidate(click: Self.click("forged", hoursAgo: 0.5), windowHours: 168)
@@ -229,7 +229,7 @@ struct MatcherTests {
         // `full` is `target`'s phone (the same signals) from the install's own address: five devices with the crowd.
         let crowded = matcher.best(for: Self.phone, among: [target, full] + crowd, at: Self.now)
         #expect(crowded?.click.id == "full" && crowded?.confidence == 70 && crowded?.sharedNetwork == true, "20 + address 20 + 30")
-        #expect(crowded?.method == "fingerprint_shared_network")
+        #expect(crowded?.method == .fingerprintSharedNetwork)
         // Devices whose clicks are outside their windows do not crowd the network.
         let stale = crowd.map { MatchCandidate(click: $0.click, windowHours: 1) }
         #expect(matcher.best(for: Self.phone, among: [target] + stale, at: Self.now)?.click.id == "target")

@@ -79,7 +79,7 @@ struct RedirectTests {
     func oddPaths() {
         for path in ["/sale/50% off", "/a b/\"c\"", "/%zz", "/ünïcode/<x>"] {
             let link = LinkRecord(projectID: "p", shortCode: "c", originalURL: "", deepLinkPath: path, appScheme: "acme", createdAt: Date())
-            let scheme = Redirect.targets(link, platform: "ios", userAgent: HTTPTest.safari).scheme
+            let scheme = Redirect.targets(link, platform: .ios, userAgent: HTTPTest.safari).scheme
             #expect(scheme.flatMap(URL.init(string:)) != nil, "\(path) → \(scheme ?? "nil")")
             #expect(scheme?.hasPrefix("acme://") == true)
         }
@@ -90,11 +90,11 @@ struct RedirectTests {
         let link = LinkRecord(
             projectID: "p", shortCode: "c", originalURL: "https://acme.example", iosAppStoreURL: "https://apps.apple.com/app/id1",
             webFallbackURL: "https://acme.example/web", createdAt: Date())
-        #expect(Redirect.targets(link, platform: "ios", userAgent: HTTPTest.safari).fallback == "https://apps.apple.com/app/id1")
-        #expect(Redirect.targets(link, platform: "ios", userAgent: HTTPTest.safari + " Instagram 300.0").fallback == "https://acme.example/web")
+        #expect(Redirect.targets(link, platform: .ios, userAgent: HTTPTest.safari).fallback == "https://apps.apple.com/app/id1")
+        #expect(Redirect.targets(link, platform: .ios, userAgent: HTTPTest.safari + " Instagram 300.0").fallback == "https://acme.example/web")
         var universal = link
         universal.iosUniversalLink = "https://app.acme.example/p/1"
-        #expect(Redirect.targets(universal, platform: "ios", userAgent: HTTPTest.safari) == (nil, "https://app.acme.example/p/1"))
+        #expect(Redirect.targets(universal, platform: .ios, userAgent: HTTPTest.safari) == (nil, "https://app.acme.example/p/1"))
     }
 
     @Test("a crawler gets the preview (escaped), its click is kept as a bot and never matches", arguments: TestEngine.available)

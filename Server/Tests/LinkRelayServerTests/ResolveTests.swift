@@ -74,7 +74,7 @@ struct ResolveTests {
             #expect(clicks.first?.ip == "203.0.113.7" && clicks.first?.networkPrefix == "203.0.113")
             #expect(clicks.first?.timezone == "America/New_York" && clicks.first?.language == "en_US")
             #expect(clicks.first?.screenWidth == 1179 && clicks.first?.screenHeight == 2556)
-            #expect(clicks.first?.platform == "ios" && clicks.first?.isBot == false)
+            #expect(clicks.first?.platform == .ios && clicks.first?.isBot == false)
         }
     }
 

@@ -64,6 +64,12 @@ struct SQLTests {
             #expect(try await store.apps().count == 1)
             try await store.execute("UPDATE apps SET platform = 'symbian'")
             await #expect(throws: StoreError.self) { try await store.apps() }
+            let attribution = try await AttributionService(store: store, matcher: DeferredMatcher()).attribute(
+                InstallReport(signals: DeviceSignals(userAgent: "Acme/1"), platform: "iOS", platformVersion: "17.4.1"), project: world.project.id,
+                at: Date())
+            #expect(try await store.install(project: world.project.id, id: attribution.install.id)?.method == AttributionMethod.none)
+            try await store.execute("UPDATE installs SET method = 'telepathy'")
+            await #expect(throws: StoreError.self) { try await store.install(project: world.project.id, id: attribution.install.id) }
             let link = try await world.link("flag")
             try await store.execute("UPDATE links SET is_active = 7")
             await #expect(throws: StoreError.self) { try await store.link(id: link.id) }
@@ -128,7 +134,7 @@ struct SQLTests {
                     id: String(format: "c%05d", index), linkID: link.id, projectID: world.project.id,
                     clickedAt: start.addingTimeInterval(Double(index)), ip: text(index), networkPrefix: text(index + 1),
                     userAgent: text(index + 2), timezone: text(index + 3), language: text(index + 4), screenWidth: width,
-                    screenHeight: height, platform: text(index + 5), isBot: index % 7 == 0)
+                    screenHeight: height, platform: [DevicePlatform.ios, .android, .web, nil][index % 4], isBot: index % 7 == 0)
             }
             try await world.store.importClicks(clicks)
             #expect(try await world.store.clicks(link: link.id) == clicks)

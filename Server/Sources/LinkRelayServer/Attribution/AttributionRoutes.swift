@@ -89,7 +89,7 @@ struct AttributionRoutes: Sendable {
     private func adopt(_ installID: String, project: String, request: Request, context: ServerContext, at now: Date) async throws {
         let ip = context.clientAddress
         let install = InstallRecord(
-            id: installID, projectID: project, linkID: nil, clickID: nil, confidence: 0, matchedFactors: [], method: "adopted",
+            id: installID, projectID: project, linkID: nil, clickID: nil, confidence: 0, matchedFactors: [], method: .adopted,
             installedAt: now, ip: ip, userAgent: request.headers[.userAgent], timezone: nil, language: nil, screenWidth: nil,
             screenHeight: nil, platform: nil, platformVersion: nil, deviceID: nil, fingerprintHash: "", attributionWindowHours: nil,
             deepLinkData: [:])
@@ -122,7 +122,7 @@ struct AttributionRoutes: Sendable {
                 "id": .string(install.id), "installedAt": .string(ServerApplication.timestamp(install.installedAt)),
                 "firstOpenAt": .string(ServerApplication.timestamp(install.installedAt)), "confidenceScore": .int(install.confidence),
                 "deepLinkRetrieved": .bool(install.linkID != nil), "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)),
-                "attributionMethod": .string(install.method),
+                "attributionMethod": .string(install.method.rawValue),
             ],
             "clickEvent": .null, "linkData": .null,
         ]

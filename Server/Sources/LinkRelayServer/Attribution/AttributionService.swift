@@ -102,7 +102,7 @@ package struct AttributionService: Sendable {
         let signals = report.signals
         let install = InstallRecord(
             projectID: project, linkID: link?.id, clickID: match?.click.id, confidence: match?.confidence ?? 0,
-            matchedFactors: match?.factors ?? [], method: match?.method ?? "none", installedAt: now, ip: signals.ip,
+            matchedFactors: match?.factors ?? [], method: match?.method ?? .none, installedAt: now, ip: signals.ip,
             userAgent: signals.userAgent, timezone: signals.timezone, language: signals.language, screenWidth: signals.screenWidth,
             screenHeight: signals.screenHeight, platform: report.platform, platformVersion: report.platformVersion, deviceID: report.deviceID,
             fingerprintHash: report.fingerprintHash, attributionWindowHours: report.attributionWindowHours, deepLinkData: deepLinkData)
@@ -144,7 +144,7 @@ package struct InstallAttribution: Sendable, ResponseGenerator {
     package var answer: [String: JSONValue] {
         var answer: [String: JSONValue] = [
             "installId": .string(install.id), "attributed": .bool(attributed), "confidenceScore": .int(install.confidence),
-            "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)), "attributionMethod": .string(install.method),
+            "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)), "attributionMethod": .string(install.method.rawValue),
         ]
         // An organic install has no `deepLinkData` at all. Core sends `{}`, which LinkForty's iOS
         // SDK 1.1.3 cannot decode (its `DeepLinkData` requires `shortCode`): `initialize()`

@@ -51,7 +51,7 @@ package struct DeferredMatch: Sendable, Hashable {
     package var sharedNetwork: Bool
 
     /// `fingerprint`, or `fingerprint_shared_network` when the address weighed half.
-    package var method: String { sharedNetwork ? "fingerprint_shared_network" : "fingerprint" }
+    package var method: AttributionMethod { sharedNetwork ? .fingerprintSharedNetwork : .fingerprint }
 }
 
 /// The deferred match: LinkForty Core's factors, weights and threshold, so a confidence means

@@ -135,7 +135,7 @@ package struct ClickRecord: Sendable, Hashable, Codable {
     /// `fp_sh`: the screen's height.
     package var screenHeight: Int?
     /// `ios`, `android` or `web`, from the user agent.
-    package var platform: String?
+    package var platform: DevicePlatform?
     /// Whether the user agent is a crawler's: never a match candidate.
     package var isBot: Bool
 
@@ -148,7 +148,7 @@ package struct ClickRecord: Sendable, Hashable, Codable {
     /// A click; see each property.
     package init(
         id: String? = nil, linkID: String, projectID: String, clickedAt: Date, ip: String?, networkPrefix: String?,
-        userAgent: String?, timezone: String?, language: String?, screenWidth: Int?, screenHeight: Int?, platform: String?, isBot: Bool
+        userAgent: String?, timezone: String?, language: String?, screenWidth: Int?, screenHeight: Int?, platform: DevicePlatform?, isBot: Bool
     ) {
         self.id = id ?? RecordID.timeOrdered(at: clickedAt)
         self.linkID = linkID

@@ -82,14 +82,14 @@ enum Fingerprint {
         Int(value).flatMap { (1...100_000).contains($0) ? $0 : nil }
     }
 
-    static func platform(_ userAgent: String?) -> String {
+    static func platform(_ userAgent: String?) -> DevicePlatform {
         platform(LowercasedText(userAgent))
     }
 
-    static func platform(_ agent: LowercasedText) -> String {
-        if agent.containsAny(["iphone", "ipad", " ios", "cfnetwork"]) { return "ios" }
-        if agent.contains("android") { return "android" }
-        return "web"
+    static func platform(_ agent: LowercasedText) -> DevicePlatform {
+        if agent.containsAny(["iphone", "ipad", " ios", "cfnetwork"]) { return .ios }
+        if agent.contains("android") { return .android }
+        return .web
     }
 
     /// Crawlers and link-preview fetchers: their clicks are kept, never matched.

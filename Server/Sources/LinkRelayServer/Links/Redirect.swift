@@ -39,7 +39,7 @@ struct Redirect: Sendable {
         guard Self.isTargeted(link.targetingRules, platform: platform, request: request) else { throw APIError.linkNotFound }
         let query = request.uri.queryParameters
         let collected = query.contains { $0.key.hasPrefix("fp_") || $0.key == "lf_fp" }
-        if platform != "web", !collected {
+        if platform != .web, !collected {
             let nonce = Self.nonce()
             return Self.html(Self.collectingPage(path: request.uri.path, query: request.uri.query, nonce: nonce), nonce: nonce)
         }
@@ -59,18 +59,18 @@ struct Redirect: Sendable {
 
     /// Where a device goes: the app's scheme URL to try (for the interstitial), then the URL to
     /// go to (directly, or after the try).
-    static func targets(_ link: LinkRecord, platform: String, userAgent: String) -> (scheme: String?, fallback: String?) {
+    static func targets(_ link: LinkRecord, platform: DevicePlatform, userAgent: String) -> (scheme: String?, fallback: String?) {
         targets(link, platform: platform, agent: LowercasedText(userAgent))
     }
 
-    static func targets(_ link: LinkRecord, platform: String, agent: LowercasedText) -> (scheme: String?, fallback: String?) {
+    static func targets(_ link: LinkRecord, platform: DevicePlatform, agent: LowercasedText) -> (scheme: String?, fallback: String?) {
         func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
         let original = nonEmpty(link.originalURL)
         let web = nonEmpty(link.webFallbackURL) ?? original
-        guard platform == "ios" || platform == "android" else { return (nil, web) }
-        let appLink = platform == "ios" ? link.iosUniversalLink : link.androidAppLink
+        guard platform != .web else { return (nil, web) }
+        let appLink = platform == .ios ? link.iosUniversalLink : link.androidAppLink
         if let appLink = nonEmpty(appLink) { return (nil, appLink) }
-        let store = nonEmpty(platform == "ios" ? link.iosAppStoreURL : link.androidAppStoreURL)
+        let store = nonEmpty(platform == .ios ? link.iosAppStoreURL : link.androidAppStoreURL)
         // In an app's own browser (Instagram, Facebook, Google…) the store often cannot open:
         // the web page first there, the store first elsewhere (Core's order).
         let inApp = agent.containsAny(["gsa/", "fban", "fbav", "instagram", "twitter", "linkedin", "micromessenger", "outlook"])
@@ -113,12 +113,12 @@ struct Redirect: Sendable {
         return components.string ?? target
     }
 
-    static func isTargeted(_ rules: [String: JSONValue], platform: String, request: Request) -> Bool {
+    static func isTargeted(_ rules: [String: JSONValue], platform: DevicePlatform, request: Request) -> Bool {
         func list(_ name: String) -> [String]? {
             guard case .array(let items)? = rules[name], !items.isEmpty else { return nil }
             return items.compactMap { $0.stringValue?.lowercased() }
         }
-        if let devices = list("devices"), !devices.contains(platform) { return false }
+        if let devices = list("devices"), !devices.contains(platform.rawValue) { return false }
         if let languages = list("languages") {
             let primary = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first?
                 .trimmingCharacters(in: .whitespaces).prefix(2).lowercased()

@@ -107,7 +107,7 @@ package struct InstallRecord: Sendable, Hashable, Codable {
     /// `fingerprint`, `fingerprint_shared_network` (the network is shared by many devices, so
     /// its address weighed less), `none`, or `adopted` (made by another server; see
     /// ``ServerConfiguration/adoptUnknownInstalls``).
-    package var method: String
+    package var method: AttributionMethod
     /// When it was reported.
     package var installedAt: Date
     /// The reporting device's public address.
@@ -138,7 +138,7 @@ package struct InstallRecord: Sendable, Hashable, Codable {
     /// An install; see each property.
     package init(
         id: String? = nil, projectID: String, linkID: String?, clickID: String?, confidence: Int,
-        matchedFactors: [String], method: String, installedAt: Date, ip: String?, userAgent: String?, timezone: String?, language: String?,
+        matchedFactors: [String], method: AttributionMethod, installedAt: Date, ip: String?, userAgent: String?, timezone: String?, language: String?,
         screenWidth: Int?, screenHeight: Int?, platform: String?, platformVersion: String?, deviceID: String?, fingerprintHash: String,
         attributionWindowHours: Int?, deepLinkData: [String: JSONValue]
     ) {
@@ -230,4 +230,26 @@ package enum EventOutcome: Sendable, Hashable {
         case .stored(let record), .duplicate(of: let record): record
         }
     }
+}
+
+/// How an install was attributed: stored with it and answered as `attributionMethod`.
+package enum AttributionMethod: String, Sendable, Hashable, Codable {
+    /// Organic: no click matched.
+    case none
+    /// The install's signals matched a click (``DeferredMatcher``).
+    case fingerprint
+    /// Matched on a network shared by many devices, where the address weighed half.
+    case fingerprintSharedNetwork = "fingerprint_shared_network"
+    /// An install another server made, kept with its first event here
+    /// (``ServerConfiguration/adoptUnknownInstalls``).
+    case adopted
+}
+
+/// The kind of device a tap came from, read from its user agent (``Fingerprint/platform(_:)``):
+/// where the redirect sends it, and what its click stores.
+package enum DevicePlatform: String, Sendable, Hashable, Codable {
+    case ios
+    case android
+    /// Anything else: a desktop, a browser that names neither.
+    case web
 }

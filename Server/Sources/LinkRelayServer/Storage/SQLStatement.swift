@@ -305,6 +305,8 @@ extension SQLDecodable where Self: RawRepresentable, RawValue == String {
 }
 
 extension KeyScope: SQLBindable, SQLDecodable {}
+extension DevicePlatform: SQLBindable, SQLDecodable {}
+extension AttributionMethod: SQLBindable, SQLDecodable {}
 extension AppRecord.Platform: SQLBindable, SQLDecodable {}
 
 /// The statements kept prepared on every PostgreSQL connection: those each request runs.

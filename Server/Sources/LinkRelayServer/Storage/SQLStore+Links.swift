@@ -160,7 +160,7 @@ extension SQLStore {
                     SELECT * FROM unnest(\(texts { $0.id })::text[], \(texts { $0.linkID })::text[], \(texts { $0.projectID })::text[],
                         \(integers { SQLTime.milliseconds($0.clickedAt) })::bigint[], \(texts(\.ip))::text[], \(texts(\.networkPrefix))::text[],
                         \(texts(\.userAgent))::text[], \(texts(\.timezone))::text[], \(texts(\.language))::text[],
-                        \(integers(\.screenWidth))::integer[], \(integers(\.screenHeight))::integer[], \(texts(\.platform))::text[],
+                        \(integers(\.screenWidth))::integer[], \(integers(\.screenHeight))::integer[], \(texts { $0.platform?.rawValue })::text[],
                         \(integers { $0.isBot ? 1 : 0 })::integer[])
                     """
                 try await connection.run(statement.prepared(HotStatement.Clicks.self))
