@@ -37,19 +37,31 @@ struct ResponseMiddleware: RouterMiddleware {
         response.headers[.init("Referrer-Policy")!] = "no-referrer"
         if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.defaultPolicy }
         if let accessLog {
-            let elapsed = ContinuousClock.now - start
-            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             let client = context.clientAddress ?? "-"
             accessLog.info(
-                "ACCESS \(client) \"\(request.method.rawValue) \(Self.loggedPath(request.uri.path))\" \(response.status.code) \(response.body.contentLength.map(String.init) ?? "-") \(String(format: "%.1f", milliseconds)) ms"
+                "ACCESS \(client) \"\(request.method.rawValue) \(Self.loggedPath(request.uri.path))\" \(response.status.code) \(response.body.contentLength.map(String.init) ?? "-") \(Self.milliseconds(ContinuousClock.now - start)) ms"
             )
         }
         return response
     }
 
+    /// `elapsed` in milliseconds with one decimal (`12.3`), without Foundation's `String(format:)`
+    /// (a `vfprintf` per request on Linux).
+    static func milliseconds(_ elapsed: Duration) -> String {
+        // Hundredths of a millisecond (10^13 attoseconds each), rounded to tenths; bounded (a
+        // duration past 10^12 s is not a request's).
+        let hundredths = min(max(elapsed.components.seconds, 0), 1_000_000_000_000) * 100_000 + max(elapsed.components.attoseconds, 0) / 10_000_000_000_000
+        let tenths = (hundredths + 5) / 10
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
     /// The path as logged: at most 200 bytes, control characters and quotes escaped, so a
     /// request cannot write a line of its own into the log.
     static func loggedPath(_ path: String) -> String {
+        // Most paths need nothing escaped or cut: as they are, without a string per character.
+        if path.utf8.count <= 200, path.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            return path
+        }
         var result = ""
         var bytes = 0
         for scalar in path.unicodeScalars {
