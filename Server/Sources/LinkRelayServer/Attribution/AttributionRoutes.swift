@@ -9,6 +9,15 @@ struct AttributionRoutes: Sendable {
     let configuration: ServerConfiguration
     let clock: @Sendable () -> Date
 
+    /// Install, event and the attribution lookup, behind the SDK key.
+    func register(on groups: RouteGroups) {
+        groups.sdk.post("api/sdk/v1/install") { try await install($0, $1) }
+        groups.sdk.post("api/sdk/v1/event") { try await event($0, $1) }
+        groups.sdk.get("api/sdk/v1/attribution/:hash") { request, context in
+            try await attribution(request, context, hash: context.parameters.require("hash"))
+        }
+    }
+
     // MARK: Install
 
     /// §3 of LinkForty's protocol: the install report, matched against the clicks of its

@@ -115,43 +115,15 @@ package enum ServerApplication {
         let limiter = ClickLimiter(perMinute: configuration.clicksPerAddressPerMinute)
         // The routes that need a key are registered on groups whose middleware checks it: a
         // route added there cannot forget it.
-        let sdk = router.group().add(middleware: APIKeyMiddleware(store: store, scopes: [.sdk, .admin]))
-        let admins = router.group().add(middleware: APIKeyMiddleware(store: store, scopes: [.admin]))
-        let links = LinkRoutes(store: store, configuration: configuration, clock: clock, limiter: limiter)
-        // One parameter name per position: the router's tree needs the first segment named the
-        // same in both forms (a short code alone, or a template slug before the code).
-        sdk.get("api/sdk/v1/resolve/:first") { request, context in
-            try await links.resolve(request, context, code: context.parameters.require("first"), templateSlug: nil)
-        }
-        sdk.get("api/sdk/v1/resolve/:first/:second") { request, context in
-            try await links.resolve(
-                request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
-        }
-        let attribution = AttributionRoutes(store: store, configuration: configuration, clock: clock)
-        sdk.post("api/sdk/v1/install") { try await attribution.install($0, $1) }
-        sdk.post("api/sdk/v1/event") { try await attribution.event($0, $1) }
-        sdk.get("api/sdk/v1/attribution/:hash") { request, context in
-            try await attribution.attribution(request, context, hash: context.parameters.require("hash"))
-        }
-        let creation = LinkCreation(store: store, configuration: configuration, clock: clock)
-        sdk.post("api/sdk/v1/links") { try await creation.createForSDK($0, $1) }
-        sdk.post("api/links") { try await creation.createAsRow($0, $1) }
-        let admin = AdminRoutes(store: store, configuration: configuration, clock: clock)
-        admins.post("api/templates") { try await admin.createTemplate($0, $1) }
-        admins.post("api/apps") { try await admin.createApp($0, $1) }
-        admins.get("api/destination-hosts") { try await admin.destinationHosts($0, $1) }
-        admins.put("api/destination-hosts") { try await admin.setDestinationHosts($0, $1) }
-        router.get(".well-known/apple-app-site-association") { try await admin.appleAppSiteAssociation($0, $1) }
-        router.get("apple-app-site-association") { try await admin.appleAppSiteAssociation($0, $1) }
-        router.get(".well-known/assetlinks.json") { try await admin.assetLinks($0, $1) }
-        let redirect = Redirect(store: store, configuration: configuration, clock: clock, limiter: limiter)
-        router.get(":first") { request, context in
-            try await redirect.follow(request, context, code: context.parameters.require("first"), templateSlug: nil)
-        }
-        router.get(":first/:second") { request, context in
-            try await redirect.follow(
-                request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
-        }
+        let groups = RouteGroups(
+            sdk: router.group().add(middleware: APIKeyMiddleware(store: store, scopes: [.sdk, .admin])),
+            admin: router.group().add(middleware: APIKeyMiddleware(store: store, scopes: [.admin])), open: router.group())
+        // Each controller registers its own routes; the redirect's `/{code}` last, after every fixed path.
+        LinkRoutes(store: store, configuration: configuration, clock: clock, limiter: limiter).register(on: groups)
+        AttributionRoutes(store: store, configuration: configuration, clock: clock).register(on: groups)
+        LinkCreation(store: store, configuration: configuration, clock: clock).register(on: groups)
+        AdminRoutes(store: store, configuration: configuration, clock: clock).register(on: groups)
+        Redirect(store: store, configuration: configuration, clock: clock, limiter: limiter).register(on: groups)
         return router
     }
 
@@ -223,6 +195,14 @@ package enum ServerApplication {
     /// Made once (Sendable values), not a formatter per request.
     private static let withMilliseconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let wholeSeconds = Date.ISO8601FormatStyle()
+}
+
+/// Where a controller registers its routes: behind the SDK key (an admin key too), behind an
+/// admin key, or open to anyone.
+struct RouteGroups {
+    let sdk: RouterGroup<ServerContext>
+    let admin: RouterGroup<ServerContext>
+    let open: RouterGroup<ServerContext>
 }
 
 /// `GET /api/sdk/v1/health`: `{"status":"healthy","version":"v1","timestamp":"…"}`.

@@ -9,6 +9,17 @@ struct AdminRoutes: Sendable {
     let configuration: ServerConfiguration
     let clock: @Sendable () -> Date
 
+    /// Templates, apps and destination hosts behind an admin key; the association files open.
+    func register(on groups: RouteGroups) {
+        groups.admin.post("api/templates") { try await createTemplate($0, $1) }
+        groups.admin.post("api/apps") { try await createApp($0, $1) }
+        groups.admin.get("api/destination-hosts") { try await destinationHosts($0, $1) }
+        groups.admin.put("api/destination-hosts") { try await setDestinationHosts($0, $1) }
+        groups.open.get(".well-known/apple-app-site-association") { try await appleAppSiteAssociation($0, $1) }
+        groups.open.get("apple-app-site-association") { try await appleAppSiteAssociation($0, $1) }
+        groups.open.get(".well-known/assetlinks.json") { try await assetLinks($0, $1) }
+    }
+
     /// `POST /api/templates`: `{"name", "slug"?, "iosAppStoreUrl"?, "androidAppStoreUrl"?, "webFallbackUrl"?}`;
     /// a slug is made (8 of `a–z0–9`, as Core's) when none is given; a taken one is a 409.
     func createTemplate(_ request: Request, _ context: ServerContext) async throws -> Response {

@@ -41,6 +41,12 @@ struct LinkCreation: Sendable {
     let configuration: ServerConfiguration
     let clock: @Sendable () -> Date
 
+    /// Link creation, both forms, behind the SDK key (an admin key too).
+    func register(on groups: RouteGroups) {
+        groups.sdk.post("api/sdk/v1/links") { try await createForSDK($0, $1) }
+        groups.sdk.post("api/links") { try await createAsRow($0, $1) }
+    }
+
     /// Path segments a short code or a template slug may not take: the server's own routes.
     static let reservedSegments: Set<String> = ["api", ".well-known", "health", "favicon.ico", "robots.txt"]
 

@@ -10,6 +10,18 @@ struct LinkRoutes: Sendable {
     let clock: @Sendable () -> Date
     let limiter: ClickLimiter
 
+    /// `GET /api/sdk/v1/resolve/{code}` and `…/{templateSlug}/{code}`, behind the SDK key. One
+    /// parameter name per position: the router's tree needs the first segment named the same in
+    /// both forms (a short code alone, or a template slug before the code).
+    func register(on groups: RouteGroups) {
+        groups.sdk.get("api/sdk/v1/resolve/:first") { request, context in
+            try await resolve(request, context, code: context.parameters.require("first"), templateSlug: nil)
+        }
+        groups.sdk.get("api/sdk/v1/resolve/:first/:second") { request, context in
+            try await resolve(request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
+        }
+    }
+
     /// §5.2–5.3 of LinkForty's protocol: the link of the caller's project, live, answered with
     /// its fields (falsy ones omitted); the click and its fingerprint are on disk before the
     /// answer goes out (LinkForty Core writes them after answering, so a crash loses them).

@@ -24,6 +24,16 @@ struct Redirect: Sendable {
     let clock: @Sendable () -> Date
     let limiter: ClickLimiter
 
+    /// `GET /{code}` and `GET /{templateSlug}/{code}`, open.
+    func register(on groups: RouteGroups) {
+        groups.open.get(":first") { request, context in
+            try await follow(request, context, code: context.parameters.require("first"), templateSlug: nil)
+        }
+        groups.open.get(":first/:second") { request, context in
+            try await follow(request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
+        }
+    }
+
     func follow(_ request: Request, _ context: ServerContext, code: String, templateSlug: String?) async throws -> Response {
         let now = clock()
         guard !LinkCreation.reservedSegments.contains((templateSlug ?? code).lowercased()),
