@@ -32,76 +32,86 @@ enum RetentionRun {
             say("\nengine: \(engine)")
             say("| day | clicks made | clicks stored | bytes on disk | bytes per stored click | last pass removed |")
             say("|---|---|---|---|---|---|")
-            let scratch = try await ScratchStore.make(engine: engine, postgres: options.postgres, name: "retention")
-            let store = scratch.store
-            _ = try await store.migrate()
-            let project = try await store.createProject(name: "retention", at: Date())
-            let link = LinkRecord(projectID: project.id, shortCode: "r", originalURL: "https://acme.example/r", createdAt: Date())
-            try await store.insertLink(link)
-            let clock = BenchClock()
-            let retention = ClickRetention(store: store, clock: clock.function, logger: Logger(label: "retention"))
-            let start = Date(timeIntervalSince1970: 1_780_012_800)  // a UTC midnight
-            var made = 0
-            var stored = 0
-            for day in 0..<options.days {
-                let dayStart = start.addingTimeInterval(TimeInterval(day) * 86_400)
-                clock.set(dayStart.addingTimeInterval(60))
-                let removed = try await retention.sweep()
-                var batch: [ClickRecord] = []
-                for index in 0..<options.perDay {
-                    batch.append(
-                        ClickRecord(
-                            id: "d\(day)c\(index)", linkID: link.id, projectID: project.id,
-                            clickedAt: dayStart.addingTimeInterval(86_400 * Double(index) / Double(options.perDay)), ip: "203.0.\(index % 250).9",
-                            networkPrefix: "203.0.\(index % 250)", userAgent: Population.appUserAgent, timezone: "Europe/Berlin", language: "de-DE",
-                            screenWidth: 1179, screenHeight: 2556, platform: .ios, isBot: false))
-                    if batch.count == 10_000 {
-                        try await store.importClicks(batch)
-                        batch.removeAll(keepingCapacity: true)
+            try await ScratchStore.with(engine: engine, postgres: options.postgres, name: "retention") { scratch in
+                let store = scratch.store
+                _ = try await store.migrate()
+                let project = try await store.createProject(name: "retention", at: Date())
+                let link = LinkRecord(projectID: project.id, shortCode: "r", originalURL: "https://acme.example/r", createdAt: Date())
+                try await store.insertLink(link)
+                let clock = BenchClock()
+                let retention = ClickRetention(store: store, clock: clock.function, logger: Logger(label: "retention"))
+                let start = Date(timeIntervalSince1970: 1_780_012_800)  // a UTC midnight
+                var made = 0
+                var stored = 0
+                for day in 0..<options.days {
+                    let dayStart = start.addingTimeInterval(TimeInterval(day) * 86_400)
+                    clock.set(dayStart.addingTimeInterval(60))
+                    let removed = try await retention.sweep()
+                    var batch: [ClickRecord] = []
+                    for index in 0..<options.perDay {
+                        batch.append(
+                            ClickRecord(
+                                id: "d\(day)c\(index)", linkID: link.id, projectID: project.id,
+                                clickedAt: dayStart.addingTimeInterval(86_400 * Double(index) / Double(options.perDay)), ip: "203.0.\(index % 250).9",
+                                networkPrefix: "203.0.\(index % 250)", userAgent: Population.appUserAgent, timezone: "Europe/Berlin", language: "de-DE",
+                                screenWidth: 1179, screenHeight: 2556, platform: .ios, isBot: false))
+                        if batch.count == 10_000 {
+                            try await store.importClicks(batch)
+                            batch.removeAll(keepingCapacity: true)
+                        }
+                    }
+                    try await store.importClicks(batch)
+                    made += options.perDay
+                    if (day + 1) % 30 == 0 || day + 1 == options.days {
+                        stored = try await store.counts().clicks
+                        let bytes = try await scratch.bytes()
+                        say("| \(day + 1) | \(made) | \(stored) | \(bytes) | \(stored == 0 ? 0 : bytes / stored) | \(removed) |")
                     }
                 }
-                try await store.importClicks(batch)
-                made += options.perDay
-                if (day + 1) % 30 == 0 || day + 1 == options.days {
-                    stored = try await store.counts().clicks
-                    let bytes = try await scratch.bytes()
-                    say("| \(day + 1) | \(made) | \(stored) | \(bytes) | \(stored == 0 ? 0 : bytes / stored) | \(removed) |")
-                }
+                // At most the 90 days kept and the day being made.
+                let limit = 91 * options.perDay
+                say("\(stored <= limit ? "met" : "MISSED"): the store holds at most 91 days of clicks (\(stored) ≤ \(limit))")
+                if stored > limit { bounded = false }
             }
-            // At most the 90 days kept and the day being made.
-            let limit = 91 * options.perDay
-            say("\(stored <= limit ? "met" : "MISSED"): the store holds at most 91 days of clicks (\(stored) ≤ \(limit))")
-            if stored > limit { bounded = false }
-            try await scratch.close()
         }
         return bounded
     }
 }
 
 /// A store of its own for one benchmark run: a SQLite file in a scratch folder, or a new
-/// PostgreSQL database, removed by `close()`.
+/// PostgreSQL database, running while the run's body does and removed afterwards.
 struct ScratchStore {
     let store: SQLStore
     let engine: String
     let folder: URL
-    private let admin: SQLStore?
-    private let name: String
 
-    static func make(engine: String, postgres: URL?, name: String) async throws -> ScratchStore {
+    static func with<T>(engine: String, postgres: URL?, name: String, _ body: (ScratchStore) async throws -> T) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         let name = "lr_bench_\(name)_\(UInt32.random(in: 0...UInt32.max))"
         if engine == "sqlite" {
-            let store = try await SQLStore.sqlite(path: folder.appendingPathComponent("bench.sqlite").path)
-            return ScratchStore(store: store, engine: engine, folder: folder, admin: nil, name: name)
+            return try await SQLStore.sqlite(path: folder.appendingPathComponent("bench.sqlite").path).withRunning { store in
+                try await body(ScratchStore(store: store, engine: engine, folder: folder))
+            }
         }
         guard let base = postgres else { throw StoreError(.unusableLocation, "no PostgreSQL") }
-        let admin = try await SQLStore.postgres(base)
-        try await admin.execute("CREATE DATABASE \(name)")
         var components = URLComponents(url: base, resolvingAgainstBaseURL: false)
         components?.path = "/" + name
         guard let url = components?.url else { throw StoreError(.unusableLocation, "no PostgreSQL") }
-        return ScratchStore(store: try await SQLStore.postgres(url), engine: engine, folder: folder, admin: admin, name: name)
+        return try await SQLStore.postgres(base).withRunning { admin in
+            try await admin.execute("CREATE DATABASE \(name)")
+            do {
+                let result = try await SQLStore.postgres(url).withRunning { store in
+                    try await body(ScratchStore(store: store, engine: engine, folder: folder))
+                }
+                try? await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
+                return result
+            } catch {
+                try? await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
+                throw error
+            }
+        }
     }
 
     /// The clicks' bytes on disk: the SQLite file and its WAL (everything, indexes included), or
@@ -115,14 +125,6 @@ struct ScratchStore {
         return try await store.clickBytes()
     }
 
-    func close() async throws {
-        try await store.close()
-        if let admin {
-            try? await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
-            try? await admin.close()
-        }
-        try? FileManager.default.removeItem(at: folder)
-    }
 }
 
 /// A bench mode's `--name value` arguments (an unknown name, or one without its value, ends the

@@ -30,7 +30,13 @@ enum BareRedirect {
 enum Seed {
     static func run(database: String, clicks: Int, installsFile: String?) async throws {
         guard let location = DatabaseLocation(database) else { throw StoreError(.unusableLocation, "sqlite:PATH or postgres://…") }
-        guard let store = try await location.open(logger: .init(label: "seed")) as? SQLStore else { return }
+        try await location.open(logger: .init(label: "seed")).withRunning { store in
+            guard let store = store as? SQLStore else { return }
+            try await seed(store, clicks: clicks, installsFile: installsFile)
+        }
+    }
+
+    private static func seed(_ store: SQLStore, clicks: Int, installsFile: String?) async throws {
         _ = try await store.migrate()
         let population = Population(clickCount: clicks)
         let project = try await store.createProject(name: "load", at: Date())
@@ -77,7 +83,6 @@ enum Seed {
             }
             try lines.write(toFile: installsFile, atomically: true, encoding: .utf8)
         }
-        try await store.close()
         print("seeded \(population.clicks.count) clicks, \(population.installs.count) installs")
         print(key.secret)
     }

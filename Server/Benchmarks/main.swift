@@ -95,28 +95,17 @@ final class BenchClock: Sendable {
 }
 
 func run(clicks size: Int, shape: Population.Shape, engine: String, options: Options) async throws -> Row {
-    var row = Row(clicks: size, engine: engine)
+    let row = Row(clicks: size, engine: engine)
     let population = Population(clickCount: size, shape: shape)
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-bench-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let store: SQLStore
-    var dropDatabase: (() async -> Void)?
-    if engine == "sqlite" {
-        store = try await SQLStore.sqlite(path: folder.appendingPathComponent("bench.sqlite").path)
-    } else {
-        guard let base = options.postgres else { throw StoreError(.unusableLocation, "no PostgreSQL") }
-        let name = "lr_bench_\(size)_\(UInt32.random(in: 0...UInt32.max))"
-        let admin = try await SQLStore.postgres(base)
-        try await admin.execute("CREATE DATABASE \(name)")
-        var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
-        components.path = "/" + name
-        store = try await SQLStore.postgres(components.url!)
-        dropDatabase = {
-            try? await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
-            try? await admin.close()
-        }
+    return try await ScratchStore.with(engine: engine, postgres: options.postgres, name: "\(size)") { scratch in
+        try await run(clicks: size, population: population, row: row, scratch: scratch, options: options)
     }
+}
+
+func run(clicks size: Int, population: Population, row: Row, scratch: ScratchStore, options: Options) async throws -> Row {
+    var row = row
+    let store = scratch.store
+    let engine = scratch.engine
     _ = try await store.migrate()
     let project = try await store.createProject(name: "bench", at: Date())
     let key = APIKeys.issue(project: project.id, scope: .sdk, name: "bench", at: Date())
@@ -234,13 +223,7 @@ func run(clicks size: Int, shape: Population.Shape, engine: String, options: Opt
     row.setupSeconds = Double((ContinuousClock.now - setupStart - importTime).components.seconds)
     row.matchable = row.relay.matchable
     row.oracle = row.matchable == 0 ? 0 : Double(distinguishable) / Double(row.matchable)
-    try await store.close()
-    await dropDatabase?()
-    if engine == "sqlite" {
-        let files = ["bench.sqlite", "bench.sqlite-wal"].map { folder.appendingPathComponent($0).path }
-        let bytes = files.compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int }.reduce(0, +)
-        row.bytesPerClick = Double(bytes) / Double(max(population.clicks.count, 1))
-    }
+    if engine == "sqlite" { row.bytesPerClick = Double(try await scratch.bytes()) / Double(max(population.clicks.count, 1)) }
     return row
 }
 

@@ -41,20 +41,10 @@ struct DatabaseOption: ParsableArguments {
     }
 }
 
-/// Runs `body` with the store at `location` and closes it on every path, so a failure leaves no
-/// connection open.
-func using<T>(
-    _ location: DatabaseLocation, create: Bool, serving: Bool = false, logger: Logger, _ body: (any ServerStore) async throws -> T
-) async throws -> T {
-    let store = try await location.open(create: create, serving: serving, logger: logger)
-    do {
-        let result = try await body(store)
-        try await store.close()
-        return result
-    } catch {
-        try? await store.close()
-        throw error
-    }
+/// Runs `body` with the store at `location` running (``ServerStore/withRunning(_:)``), closed on
+/// every path, so a failure leaves no connection open.
+func using<T>(_ location: DatabaseLocation, create: Bool, logger: Logger, _ body: (any ServerStore) async throws -> T) async throws -> T {
+    try await location.open(create: create, logger: logger).withRunning { try await body($0) }
 }
 
 /// Runs `body`; an error it throws (other than the argument parser's own) is printed as one line,
@@ -147,20 +137,51 @@ struct Serve: AsyncParsableCommand {
             if let providedKey { try Bootstrap.validate(providedKey) }
             let location = try database.location()
             if port != 0 { try await ListenCheck.ensureAvailable(host: host, port: port) }
-            try await using(location, create: true, serving: true, logger: logger) { store in
-                try await serve(store: store, location: location, providedKey: providedKey, logger: logger)
-            }
+            // The store is a service of the application's group: it opens here, runs with the
+            // group and closes after the HTTP server and the retention job.
+            let store = try await location.open(create: true, serving: true, logger: logger)
+            try await serve(store: store, location: location, providedKey: providedKey, logger: logger)
         }
     }
 
-    /// Locks an SQLite file (one serving process per file), migrates, makes the first start's
-    /// project and key, and serves until SIGTERM or SIGINT.
+    /// Locks an SQLite file (one serving process per file) and serves until SIGTERM or SIGINT:
+    /// the store, the retention job and the HTTP server are the services of one group; before
+    /// the first request the schema is migrated and the first start's project and key are made.
     private func serve(store: any ServerStore, location: DatabaseLocation, providedKey: String?, logger: Logger) async throws {
         let lock: DatabaseLock?
         if case .sqlite(let path) = location, path != ":memory:" { lock = try DatabaseLock(sqlitePath: path) } else { lock = nil }
         defer { withExtendedLifetime(lock) {} }
+        let fileLimit = OpenFileLimit.raise()
+        let configuration = ServerConfiguration(
+            host: host, port: port, trustProxy: trustProxy,
+            trustedProxies: trustedProxy.isEmpty ? IPNetwork.privateAndLoopback : trustedProxy.compactMap(IPNetwork.init), publicBaseURL: publicURL.flatMap(URL.init(string:)),
+            matcher: DeferredMatcher(
+                sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours, matchesAddressFirst: addressFirst,
+                scoresIPv4Networks: ipv4NetworkMatch, sprayerDevices: sprayerDevices), matchPrivateNetworks: matchPrivateNetworks,
+            adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
+            idleTimeout: .seconds(idleTimeout), accessLog: accessLog,
+            maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit)), bodyTimeout: .seconds(bodyTimeout),
+            clicksPerAddressPerMinute: clicksPerAddress)
+        if matchPrivateNetworks { logger.warning("--match-private-networks: private and loopback addresses match. Never use it in production.") }
+        let linkCache = Duration.seconds(linkCacheSeconds)
+        let app = ServerApplication.application(
+            store: store, configuration: configuration, logger: logger, runningStore: true,
+            setUp: { try await Self.setUp(store, providedKey: providedKey, linkCache: linkCache, logger: logger) }
+        ) { channel in
+            say("LinkRelay Server listening on http://\(host):\(channel.localAddress?.port ?? port) (\(location))")
+        }
+        do {
+            try await app.runService()
+        } catch {
+            // The port taken between the check and the bind is said as the check says it.
+            throw ListenCheck.described(error, host: host, port: port)
+        }
+    }
+
+    /// Migrates, makes the first start's project and key, and checks the database takes a write.
+    private static func setUp(_ store: any ServerStore, providedKey: String?, linkCache: Duration, logger: Logger) async throws {
         let applied = try await store.migrate()
-        store.setLinkCacheTTL(.seconds(linkCacheSeconds))
+        store.setLinkCacheTTL(linkCache)
         if !applied.isEmpty { logger.info("Applied schema versions \(applied.map(String.init).joined(separator: ", ")).") }
         switch try await Bootstrap.run(store: store, providedKey: providedKey, at: Date()) {
         case .alreadySetUp(providedKeyIsKnown: false):
@@ -175,29 +196,8 @@ struct Serve: AsyncParsableCommand {
                 say("First start: made project \(project.id) with the admin key from LINKRELAY_ADMIN_KEY (\(key.prefix)…).")
             }
         }
-        let fileLimit = OpenFileLimit.raise()
         if let problem = await store.writeProblem(at: Date()) {
             throw StartupError("The database cannot be written (\(problem)); the server does not serve what it cannot record.")
-        }
-        let configuration = ServerConfiguration(
-            host: host, port: port, trustProxy: trustProxy,
-            trustedProxies: trustedProxy.isEmpty ? IPNetwork.privateAndLoopback : trustedProxy.compactMap(IPNetwork.init), publicBaseURL: publicURL.flatMap(URL.init(string:)),
-            matcher: DeferredMatcher(
-                sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours, matchesAddressFirst: addressFirst,
-                scoresIPv4Networks: ipv4NetworkMatch, sprayerDevices: sprayerDevices), matchPrivateNetworks: matchPrivateNetworks,
-            adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
-            idleTimeout: .seconds(idleTimeout), accessLog: accessLog,
-            maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit)), bodyTimeout: .seconds(bodyTimeout),
-            clicksPerAddressPerMinute: clicksPerAddress)
-        if matchPrivateNetworks { logger.warning("--match-private-networks: private and loopback addresses match. Never use it in production.") }
-        let app = ServerApplication.application(store: store, configuration: configuration, logger: logger) { channel in
-            say("LinkRelay Server listening on http://\(host):\(channel.localAddress?.port ?? port) (\(location))")
-        }
-        do {
-            try await app.runService()
-        } catch {
-            // The port taken between the check and the bind is said as the check says it.
-            throw ListenCheck.described(error, host: host, port: port)
         }
     }
 }

@@ -67,9 +67,9 @@ struct DurabilityTests {
                     id: "c1", linkID: link.id, projectID: project.id, clickedAt: Date(), ip: nil, networkPrefix: nil, userAgent: nil,
                     timezone: nil, language: nil, screenWidth: nil, screenHeight: nil, platform: nil, isBot: false))
             // The first connection is still open (nothing flushed by closing it).
-            let second = try await reopen()
-            #expect(try await second.clicks(link: link.id).map(\.id) == ["c1"])
-            try await second.close()
+            try await reopen { second async throws in
+                #expect(try await second.clicks(link: link.id).map(\.id) == ["c1"])
+            }
         }
     }
 }

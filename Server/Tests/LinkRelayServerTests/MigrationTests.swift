@@ -27,28 +27,28 @@ struct MigrationTests {
             ] { try await store.execute(statement) }
             try await store.close()
 
-            let reopened = try await reopen()
-            #expect(try await reopened.migrate() == Array(2...Migration.latestVersion))
-            #expect(try await reopened.appliedMigrations() == Array(1...Migration.latestVersion))
-            if engine == .postgres {
-                // Migration 3: the click moved into a partition made for its day.
-                let partitions = try await reopened.engine.select(
-                    "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'clicks'::regclass ORDER BY 1")
-                #expect(try partitions.map { try $0["name"] as String } == ["clicks_default", "clicks_p19700101"])
+            try await reopen { reopened async throws in
+                #expect(try await reopened.migrate() == Array(2...Migration.latestVersion))
+                #expect(try await reopened.appliedMigrations() == Array(1...Migration.latestVersion))
+                if engine == .postgres {
+                    // Migration 3: the click moved into a partition made for its day.
+                    let partitions = try await reopened.engine.select(
+                        "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'clicks'::regclass ORDER BY 1")
+                    #expect(try partitions.map { try $0["name"] as String } == ["clicks_default", "clicks_p19700101"])
+                }
+                let link = try await reopened.link(id: "l1")
+                #expect(link?.shortCode == "abc" && link?.deepLinkPath == "/p/1" && link?.utmParameters == ["source": "mail"])
+                #expect(link?.deepLinkParameters == ["id": 1] && link?.attributionWindowHours == 24)
+                #expect(link?.targetingRules == [:] && link?.appendClickID == false && link?.templateID == nil, "new columns have their defaults")
+                #expect(try await reopened.clicks(link: "l1").map(\.id) == ["c1"])
+                #expect(try await reopened.install(project: "prj_1", id: "i1")?.confidence == 70)
+                // The two identical version-1 events stay two: each is its own.
+                #expect(Set(try await reopened.events(install: "i1").map(\.dedupeKey)) == ["e1", "e2"])
+                #expect(try await reopened.key(prefix: "lr_sdk_00000000")?.name == "iOS")
+                // And the new tables work.
+                try await reopened.insertTemplate(TemplateRecord(projectID: "prj_1", slug: "promo", name: "Promo", createdAt: Date()))
+                #expect(try await reopened.template(project: "prj_1", slug: "promo") != nil)
             }
-            let link = try await reopened.link(id: "l1")
-            #expect(link?.shortCode == "abc" && link?.deepLinkPath == "/p/1" && link?.utmParameters == ["source": "mail"])
-            #expect(link?.deepLinkParameters == ["id": 1] && link?.attributionWindowHours == 24)
-            #expect(link?.targetingRules == [:] && link?.appendClickID == false && link?.templateID == nil, "new columns have their defaults")
-            #expect(try await reopened.clicks(link: "l1").map(\.id) == ["c1"])
-            #expect(try await reopened.install(project: "prj_1", id: "i1")?.confidence == 70)
-            // The two identical version-1 events stay two: each is its own.
-            #expect(Set(try await reopened.events(install: "i1").map(\.dedupeKey)) == ["e1", "e2"])
-            #expect(try await reopened.key(prefix: "lr_sdk_00000000")?.name == "iOS")
-            // And the new tables work.
-            try await reopened.insertTemplate(TemplateRecord(projectID: "prj_1", slug: "promo", name: "Promo", createdAt: Date()))
-            #expect(try await reopened.template(project: "prj_1", slug: "promo") != nil)
-            try await reopened.close()
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import LinkRelayServer
@@ -180,4 +181,32 @@ struct RecordIDTests {
 
 extension String {
     fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(width - count, 0)) + self }
+}
+
+@Suite("The pool's start", .timeLimit(.minutes(1)))
+struct GateTests {
+    @Test("statements wait until the pool runs: every waiter goes on when the gate opens, and later ones at once")
+    func gateOpens() async {
+        let gate = Gate()
+        let passed = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    await gate.wait()
+                    passed.add()
+                }
+            }
+            gate.open()
+        }
+        #expect(passed.value == 50)
+        await gate.wait()
+        gate.open()
+        await gate.wait()
+    }
+}
+
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

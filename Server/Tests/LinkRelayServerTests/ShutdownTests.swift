@@ -22,10 +22,8 @@ struct ShutdownTests {
             let store = GatedStore(world.store)
             let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
             let app = ServerApplication.application(
-                store: store, configuration: ServerConfiguration(port: 0, trustProxy: true), logger: Logger(label: "test")
-            ) { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-            }
+                store: store, configuration: ServerConfiguration(port: 0, trustProxy: true), logger: Logger(label: "test"),
+                onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) })
             let group = ServiceGroup(services: [app], logger: Logger(label: "test"))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
@@ -125,4 +123,6 @@ final class GatedStore: ServerStore {
     func destinationHosts(project: String) async throws -> [String] { try await inner.destinationHosts(project: project) }
     func setDestinationHosts(project: String, hosts: [String]) async throws { try await inner.setDestinationHosts(project: project, hosts: hosts) }
     func close() async throws {}
+    func run() async throws { try await inner.run() }
+    func checkConnection() async throws { try await inner.checkConnection() }
 }

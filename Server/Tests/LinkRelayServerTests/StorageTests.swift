@@ -6,51 +6,41 @@ import Testing
 /// The storage protocol against SQLite (PostgreSQL joins the same suite with its engine).
 @Suite("Storage and migrations")
 struct StorageTests {
+    /// Opens the database again, runs the body with it, and closes it.
+    typealias Reopen = @Sendable (_ body: (SQLStore) async throws -> Void) async throws -> Void
+
     /// A fresh, empty database on `engine` (a file in a temporary folder, or a database of its
-    /// own on the PostgreSQL that `LINKRELAY_TEST_POSTGRES` names), and a way to open it again;
-    /// removed afterwards.
-    static func withStore<T>(
-        _ engine: TestEngine = .sqlite, _ body: (SQLStore, _ reopen: @Sendable () async throws -> SQLStore) async throws -> T
-    ) async throws -> T {
+    /// own on the PostgreSQL that `LINKRELAY_TEST_POSTGRES` names), running while `body` runs,
+    /// and a way to open it again; removed afterwards.
+    static func withStore<T>(_ engine: TestEngine = .sqlite, _ body: (SQLStore, _ reopen: Reopen) async throws -> T) async throws -> T {
         switch engine {
         case .sqlite:
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-server-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let path = folder.appendingPathComponent("data.sqlite").path
-            return try await run(try await SQLStore.sqlite(path: path), reopen: { try await SQLStore.sqlite(path: path) }, body)
+            return try await SQLStore.sqlite(path: path).withRunning { store in
+                try await body(store, { reopened in try await SQLStore.sqlite(path: path).withRunning { try await reopened($0) } })
+            }
         case .postgres:
             let base = try #require(TestEngine.postgresURL, "LINKRELAY_TEST_POSTGRES names no PostgreSQL")
             let name = "lr_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            let admin = try await SQLStore.postgres(base)
-            try await admin.execute("CREATE DATABASE \(name)")
             var components = try #require(URLComponents(url: base, resolvingAgainstBaseURL: false))
             components.path = "/" + name
             let url = try #require(components.url)
-            do {
-                let result = try await run(try await SQLStore.postgres(url), reopen: { try await SQLStore.postgres(url) }, body)
-                try await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
-                try await admin.close()
-                return result
-            } catch {
-                try? await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
-                try? await admin.close()
-                throw error
+            return try await SQLStore.postgres(base).withRunning { admin in
+                try await admin.execute("CREATE DATABASE \(name)")
+                do {
+                    let result = try await SQLStore.postgres(url).withRunning { store in
+                        try await body(store, { reopened in try await SQLStore.postgres(url).withRunning { try await reopened($0) } })
+                    }
+                    try await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
+                    return result
+                } catch {
+                    try? await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
+                    throw error
+                }
             }
-        }
-    }
-
-    private static func run<T>(
-        _ store: SQLStore, reopen: @escaping @Sendable () async throws -> SQLStore,
-        _ body: (SQLStore, _ reopen: @Sendable () async throws -> SQLStore) async throws -> T
-    ) async throws -> T {
-        do {
-            let result = try await body(store, reopen)
-            try await store.close()
-            return result
-        } catch {
-            try? await store.close()
-            throw error
         }
     }
 
@@ -75,14 +65,14 @@ struct StorageTests {
             _ = try await store.migrate()
             try await store.close()
             // A newer server's step, written as it would be.
-            let newer = try await reopen()
-            _ = try await newer.createProject(name: "kept", at: Date())
-            try await newer.recordForeignMigration(version: Migration.latestVersion + 1)
-            let error = await #expect(throws: StoreError.self) { try await newer.migrate() }
-            #expect(error?.kind == .newerSchema(found: Migration.latestVersion + 1, known: Migration.latestVersion))
-            #expect(try await newer.projects().map(\.name) == ["kept"])
-            try await newer.close()
-            try await reopen().close()
+            try await reopen { newer async throws in
+                _ = try await newer.createProject(name: "kept", at: Date())
+                try await newer.recordForeignMigration(version: Migration.latestVersion + 1)
+                let error = await #expect(throws: StoreError.self) { try await newer.migrate() }
+                #expect(error?.kind == .newerSchema(found: Migration.latestVersion + 1, known: Migration.latestVersion))
+                #expect(try await newer.projects().map(\.name) == ["kept"])
+            }
+            try await reopen { _ in }
         }
     }
 
@@ -94,11 +84,11 @@ struct StorageTests {
             let issued = APIKeys.issue(project: project.id, scope: .sdk, name: "iOS app", at: Date(timeIntervalSince1970: 1_767_225_601))
             try await store.insertKey(issued.record)
             try await store.close()
-            let reopened = try await reopen()
-            #expect(try await reopened.migrate() == [])
-            #expect(try await reopened.projects() == [project])
-            #expect(try await reopened.key(prefix: issued.record.prefix) == issued.record)
-            try await reopened.close()
+            try await reopen { reopened async throws in
+                #expect(try await reopened.migrate() == [])
+                #expect(try await reopened.projects() == [project])
+                #expect(try await reopened.key(prefix: issued.record.prefix) == issued.record)
+            }
         }
     }
 

@@ -34,9 +34,9 @@ struct TimeoutTests {
     /// free port for `body`, then shuts it down gracefully.
     static func serving(_ world: ServerWorld, _ configuration: ServerConfiguration, _ body: (Int) async throws -> Void) async throws {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = ServerApplication.application(store: world.store, configuration: configuration, logger: Logger(label: "test")) { channel in
-            portContinuation.yield(channel.localAddress?.port ?? 0)
-        }
+        let app = ServerApplication.application(
+            store: world.store, configuration: configuration, logger: Logger(label: "test"),
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) })
         let group = ServiceGroup(services: [app], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

@@ -155,14 +155,24 @@ package enum ServerApplication {
             status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// The application on `configuration`'s address.
+    /// The application on `configuration`'s address, with the click retention job as a service
+    /// of its `ServiceGroup`.
+    /// - Parameters:
+    ///   - runningStore: whether the store is one of the group's services too (the server's own
+    ///     process: the database opens with the group and closes after the HTTP server and the
+    ///     retention job, which the group shuts down first); `false` when the caller runs it
+    ///     (``ServerStore/withRunning(_:)``, a test).
+    ///   - setUp: what must be done before the first request and the first retention pass (the
+    ///     schema's migrations, the first start's project), with the store running.
     package static func application(
-        store: any ServerStore, configuration: ServerConfiguration, logger: Logger,
-        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+        store: any ServerStore, configuration: ServerConfiguration, logger: Logger, runningStore: Bool = false,
+        setUp: @escaping @Sendable () async throws -> Void = {}, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
+        let (ready, readying) = AsyncStream.makeStream(of: Void.self)
         // Also when clicks are kept forever: the pass makes PostgreSQL's day partitions.
-        let services: [any Service] = [ClickRetention(store: store, retention: configuration.clickRetention, logger: logger)]
-        return Application(
+        let retention = ClickRetention(store: store, retention: configuration.clickRetention, after: ready, logger: logger)
+        let services: [any Service] = (runningStore ? [store] : []) + [retention]
+        var application = Application(
             router: router(store: store, configuration: configuration, accessLog: configuration.accessLog ? logger : nil),
             server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
             configuration: .init(
@@ -171,6 +181,12 @@ package enum ServerApplication {
             services: services,
             onServerRunning: onServerRunning,
             logger: logger)
+        application.beforeServerStarts {
+            try await store.checkConnection()
+            try await setUp()
+            readying.finish()
+        }
+        return application
     }
 
     /// `2026-03-01T10:15:30.123Z`: ISO 8601 with milliseconds, as LinkForty's server writes dates.

@@ -41,7 +41,7 @@ package enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
             return try await SQLStore.sqlite(path: path, create: create)
         case .postgres(let url):
             return SQLStore(
-                engine: try await PostgresEngine.connect(url, warmConnections: serving ? PostgresEngine.servingConnections : 0, logger: logger))
+                engine: try PostgresEngine.connect(url, warmConnections: serving ? PostgresEngine.servingConnections : 0, logger: logger))
         }
     }
 

@@ -8,25 +8,25 @@ import Synchronization
 /// (``SQLStatement``, rendered with `$1`, `$2`…); values are always bound, never spliced into
 /// the SQL, and bound values are never logged. The hot statements are kept prepared on each
 /// connection (``SQLStatement/prepared(_:)``).
+///
+/// The pool runs in ``run()``, which its owner calls: the server's `ServiceGroup` (the store is
+/// one of its services), or ``SQLStore/withRunning(_:)`` for a command, a test or a benchmark.
+/// Nothing here starts a task of its own.
 final class PostgresEngine: SQLEngine {
     private let client: PostgresClient
-    private let runner: Task<Void, Never>
     private let logger: Logger
-    /// Finished when the runner is about to call `client.run()`, which the pool needs before its
-    /// first lease.
-    private let started: AsyncStream<Void>
+    /// Where the URL points, for an error that says so (never the password).
+    private let place: String
+    /// Open once ``run()`` has begun: a statement waits for it, as the pool serves no lease before
+    /// (a service started beside the store, such as the server's set-up, may ask first).
+    private let running = Gate()
 
     var dialect: SQLDialect { .postgres }
 
-    private init(client: PostgresClient, logger: Logger) {
+    private init(client: PostgresClient, place: String, logger: Logger) {
         self.client = client
+        self.place = place
         self.logger = logger
-        let (started, starting) = AsyncStream.makeStream(of: Void.self)
-        self.started = started
-        runner = Task {
-            starting.finish()
-            await client.run()
-        }
     }
 
     /// Connections a serving process keeps open however quiet it is (up to postgres-nio's 20
@@ -36,8 +36,9 @@ final class PostgresEngine: SQLEngine {
 
     /// Connects to the server `url` names: `postgres://user:password@host:port/database`, with
     /// `?sslmode=disable|prefer|require` (default: `disable` on a loopback host, `prefer`
-    /// elsewhere). Checks the connection once before returning.
-    static func connect(_ url: URL, warmConnections: Int = 0, logger: Logger) async throws -> PostgresEngine {
+    /// elsewhere). Connects nothing yet: the pool opens its connections when it runs
+    /// (``run()``), and ``checkConnection()`` says whether the server answers.
+    static func connect(_ url: URL, warmConnections: Int = 0, logger: Logger) throws -> PostgresEngine {
         guard let host = url.host, !host.isEmpty else { throw StoreError(.unusableLocation, "The PostgreSQL URL names no host.") }
         let database = String(url.path.drop { $0 == "/" })
         let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
@@ -58,19 +59,29 @@ final class PostgresEngine: SQLEngine {
         // and prepare every statement again.
         configuration.options.minimumConnections = min(max(warmConnections, 0), configuration.options.maximumConnections)
         configuration.options.connectionIdleTimeout = .seconds(300)
-        let engine = PostgresEngine(client: PostgresClient(configuration: configuration, backgroundLogger: logger), logger: logger)
-        for await _ in engine.started {}
+        return PostgresEngine(
+            client: PostgresClient(configuration: configuration, backgroundLogger: logger), place: "\(host):\(url.port ?? 5432)", logger: logger)
+    }
+
+    /// Runs the pool until the task is cancelled or a graceful shutdown begins; its connections
+    /// are closed when this returns.
+    func run() async {
+        running.open()
+        await client.run()
+    }
+
+    /// Whether the server answers (`SELECT 1`, with the pool running).
+    /// - Throws: ``StoreError`` (`unusableLocation`) naming the host and port and the reason.
+    func checkConnection() async throws {
         do {
-            try await engine.run("SELECT 1")
+            try await run("SELECT 1")
         } catch {
-            try? await engine.close()
-            throw StoreError(
-                .unusableLocation, "Cannot connect to PostgreSQL at \(host):\(url.port ?? 5432) (\((error as? StoreError)?.message ?? "\(type(of: error))")).")
+            throw StoreError(.unusableLocation, "Cannot connect to PostgreSQL at \(place) (\((error as? StoreError)?.message ?? "\(type(of: error))")).")
         }
-        return engine
     }
 
     func withConnection<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        await running.wait()
         do {
             return try await client.withConnection { connection in try await body(Handle(connection: connection, logger: logger)) }
         } catch let error as StoreError {
@@ -85,10 +96,8 @@ final class PostgresEngine: SQLEngine {
         try await withConnection(body)
     }
 
-    func close() async throws {
-        runner.cancel()
-        await runner.value
-    }
+    /// Nothing to do: the pool's connections close when ``run()`` returns.
+    func close() async throws {}
 
     /// The server's own sentence (which names a constraint, never a value), or the error's type.
     static func reason(_ error: any Error) -> String {
@@ -216,5 +225,31 @@ enum PreparedTexts {
 
     static func kinds<Name: PreparedStatementName>(_ name: Name.Type) -> [SQLValue.Kind] {
         texts.withLock { $0[ObjectIdentifier(name)]?.kinds ?? [] }
+    }
+}
+
+/// Closed until opened once; ``wait()`` returns at once when open, or when it opens.
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    func wait() async {
+        if state.withLock({ $0.open }) { return }
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                if state.open { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 }

@@ -17,13 +17,16 @@ package struct ClickRetention: Service {
     let clock: @Sendable () -> Date
     let logger: Logger
     let batch: Int
+    /// Finished when the server is set up (its migrations applied): the first pass waits for it.
+    let ready: AsyncStream<Void>?
 
     /// Deletes clicks older than `retention` (at least the longest window, 90 days; `nil` or
     /// infinity: never, NaN: 90 days) every `interval`, `batch` at a time.
     package init(
         store: any ServerStore, retention: TimeInterval? = DeferredMatcher.lookback, interval: Duration = .seconds(3600),
-        batch: Int = 10_000, clock: @escaping @Sendable () -> Date = Date.init, logger: Logger
+        batch: Int = 10_000, clock: @escaping @Sendable () -> Date = Date.init, after ready: AsyncStream<Void>? = nil, logger: Logger
     ) {
+        self.ready = ready
         self.batch = max(batch, 1)
         self.store = store
         self.retention = retention.flatMap { value in
@@ -54,6 +57,10 @@ package struct ClickRetention: Service {
     package func run() async throws {
         do {
             try await cancelWhenGracefulShutdown {
+                if let ready {
+                    for await _ in ready {}
+                    try Task.checkCancellation()
+                }
                 while true {
                     do {
                         try await sweep()

@@ -7,6 +7,7 @@ import Darwin
 #endif
 import Logging
 import NIOPosix
+import ServiceLifecycle
 import Synchronization
 
 /// A value bound to a statement or read from a row: the three kinds the schema uses (times are
@@ -77,6 +78,11 @@ protocol SQLEngine: Sendable {
     /// Runs `body`, which only reads, on a connection of its own: one that need not wait for
     /// writes (SQLite's WAL lets readers run beside the writer).
     func read<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T
+    /// Runs what the engine needs running (PostgreSQL's pool) until the task is cancelled or a
+    /// graceful shutdown begins. SQLite needs nothing: it waits.
+    func run() async
+    /// Whether the database answers; SQLite's was checked when opened.
+    func checkConnection() async throws
     /// Closes every connection.
     func close() async throws
     /// Why the database's file is not the one opened (deleted, replaced), or `nil`.
@@ -87,6 +93,13 @@ protocol SQLEngine: Sendable {
 }
 
 extension SQLEngine {
+    func run() async {
+        // Until cancelled or a graceful shutdown begins: either ends the wait.
+        try? await gracefulShutdown()
+    }
+
+    func checkConnection() async throws {}
+
     func fileProblem() -> String? { nil }
     func reclaimSpaceIfLow() async {}
 }

@@ -64,9 +64,22 @@ package final class SQLStore: ServerStore {
         SQLStore(engine: try await SQLiteEngine.open(path: path, create: create))
     }
 
-    /// The PostgreSQL database `url` names (`postgres://user:password@host:port/database`).
-    package static func postgres(_ url: URL, logger: Logger = Logger(label: "linkrelay.postgres")) async throws -> SQLStore {
-        SQLStore(engine: try await PostgresEngine.connect(url, logger: logger))
+    /// The PostgreSQL database `url` names (`postgres://user:password@host:port/database`): its
+    /// pool runs in ``run()`` (a `ServiceGroup`'s service) or ``withRunning(_:)``.
+    package static func postgres(_ url: URL, logger: Logger = Logger(label: "linkrelay.postgres")) throws -> SQLStore {
+        SQLStore(engine: try PostgresEngine.connect(url, logger: logger))
+    }
+
+    /// Runs the engine (PostgreSQL's pool) until the task is cancelled or a graceful shutdown
+    /// begins, then closes the store: the store as a service of the server's `ServiceGroup`,
+    /// which shuts it down after the HTTP server and the retention job.
+    package func run() async throws {
+        await engine.run()
+        try await engine.close()
+    }
+
+    package func checkConnection() async throws {
+        try await engine.checkConnection()
     }
 
     /// Runs one statement with nothing bound, on its own: administration (`CREATE DATABASE` for

@@ -1,9 +1,10 @@
 import Foundation
+import ServiceLifecycle
 
 /// Where the server keeps everything: one protocol, two engines (``SQLStore/sqlite(path:create:)``, embedded, the
 /// default; PostgreSQL for production and for several server processes). The same suite of
 /// storage tests runs against both.
-package protocol ServerStore: Sendable {
+package protocol ServerStore: Service {
     /// Applies every ``Migration`` the database has not applied yet, in order, each in one
     /// transaction; returns the versions applied now (empty when the database was up to date).
     /// - Throws: ``StoreError/newerSchema(found:known:)`` for a database a newer server made.
@@ -104,8 +105,28 @@ package protocol ServerStore: Sendable {
     /// Never throws: a failure is the answer.
     func writeProblem(at date: Date) async -> String?
 
-    /// Closes the connections; nothing may be called afterwards.
+    /// Closes the connections; nothing may be called afterwards. (``run()`` closes them as it
+    /// ends: a store that runs is not closed by hand.)
     func close() async throws
+
+    /// Whether the database answers (with the store running).
+    /// - Throws: ``StoreError`` (`unusableLocation`) saying why not.
+    func checkConnection() async throws
+}
+
+extension ServerStore {
+    /// Runs `body` with the store running (``run()``: PostgreSQL's pool) in a child task, the
+    /// database checked first; the store is closed when `body` returns or throws. For what is
+    /// not a service of the server's `ServiceGroup`: a command that runs and ends, a test, a
+    /// benchmark.
+    package func withRunning<T>(_ body: (Self) async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.run() }
+            defer { group.cancelAll() }
+            try await checkConnection()
+            return try await body(self)
+        }
+    }
 }
 
 extension Date {
