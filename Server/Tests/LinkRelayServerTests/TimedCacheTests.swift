@@ -96,3 +96,41 @@ struct TimedCacheTests {
         }
     }
 }
+
+/// Two processes on one PostgreSQL: what one writes, the other forgets at once (`NOTIFY`),
+/// instead of when its cache's time runs out.
+@Suite("Caches across processes", .timeLimit(.minutes(1)))
+struct CrossProcessCacheTests {
+    @Test("a link made through one server is served by the other at once; a key revoked through one is refused by the other at once",
+        arguments: TestEngine.available.filter { $0 == .postgres })
+    func changesAreHeard(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let first = world.store
+            guard let url = TestEngine.postgresURL else { return }
+            // The world's database, opened again as a second process would.
+            let name = try #require(try await first.engine.select("SELECT current_database() AS name").first.map { try $0["name"] as String })
+            var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+            components.path = "/" + name
+            try await SQLStore.postgres(try #require(components.url)).withRunning { second in
+                await second.listening()
+                await first.listening()
+                // The second keeps "no such code" (a second) and the key (a second)…
+                #expect(try await second.link(project: nil, shortCode: "fresh", templateSlug: nil) == nil)
+                let sdk = try #require(APIKeys.prefix(of: world.sdkKey))
+                #expect(try await second.key(prefix: sdk)?.revokedAt == nil)
+                let heard = AsyncStream.makeStream(of: String.self)
+                second.onForget = { heard.continuation.yield($0) }
+                // …the first makes the link and revokes the key…
+                let link = try await world.link("fresh")
+                let record = try #require(try await first.key(prefix: sdk))
+                #expect(try await first.revokeKey(id: record.id, at: Date()))
+                var changes = heard.stream.makeAsyncIterator()
+                #expect(await changes.next() == SQLStore.CacheChange.link("fresh"))
+                #expect(await changes.next() == SQLStore.CacheChange.keys)
+                // …and the second sees both at once, well within the second it would have kept them.
+                #expect(try await second.link(project: nil, shortCode: "fresh", templateSlug: nil)?.id == link.id)
+                #expect(try await second.key(prefix: sdk)?.revokedAt != nil)
+            }
+        }
+    }
+}

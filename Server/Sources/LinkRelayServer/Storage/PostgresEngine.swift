@@ -20,6 +20,11 @@ final class PostgresEngine: SQLEngine {
     /// Open once ``run()`` has begun: a statement waits for it, as the pool serves no lease before
     /// (a service started beside the store, such as the server's set-up, may ask first).
     private let running = Gate()
+    /// Open while the listener hears the channel ``changes`` (``listening()``).
+    private let heard = Gate()
+
+    /// The channel the processes on one database announce their changes on.
+    static let changes = "linkrelay_changes"
 
     var dialect: SQLDialect { .postgres }
 
@@ -65,9 +70,53 @@ final class PostgresEngine: SQLEngine {
 
     /// Runs the pool until the task is cancelled or a graceful shutdown begins; its connections
     /// are closed when this returns.
-    func run() async {
+    /// Runs the pool, and beside it the listener for the other processes' changes (each
+    /// notification's payload given to `changed`), until cancelled or a graceful shutdown.
+    func run(changed: @escaping @Sendable (String) -> Void) async {
         running.open()
-        await client.run()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.client.run() }
+            group.addTask { await self.listen(changed) }
+            // The pool ends first (a graceful shutdown, a cancellation): the listener with it.
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Holds one connection listening on ``changes``; when it breaks, listens again a second
+    /// later, and everything kept is forgotten (`*`), since changes may have passed meanwhile.
+    private func listen(_ changed: @escaping @Sendable (String) -> Void) async {
+        var first = true
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.changes) { notifications in
+                        if !first { changed("*") }
+                        first = false
+                        heard.open()
+                        for try await notification in notifications { changed(notification.payload) }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("Not hearing other servers' changes (\(Self.reason(error))); listening again in a second.")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    func announce(_ change: String) async {
+        // After the change's commit: a process that reads in between keeps the old answer only
+        // until this arrives. A failure leaves the others their caches' time limits.
+        do {
+            try await run("SELECT pg_notify(\(Self.changes), \(change))")
+        } catch {
+            logger.warning("Could not tell other servers of a change: \(error)")
+        }
+    }
+
+    func listening() async {
+        await heard.wait()
     }
 
     /// Whether the server answers (`SELECT 1`, with the pool running).

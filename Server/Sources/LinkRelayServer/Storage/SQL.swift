@@ -78,9 +78,15 @@ protocol SQLEngine: Sendable {
     /// Runs `body`, which only reads, on a connection of its own: one that need not wait for
     /// writes (SQLite's WAL lets readers run beside the writer).
     func read<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T
-    /// Runs what the engine needs running (PostgreSQL's pool) until the task is cancelled or a
-    /// graceful shutdown begins. SQLite needs nothing: it waits.
-    func run() async
+    /// Runs what the engine needs running (PostgreSQL's pool, and its listener for other
+    /// processes' changes, each given to `changed`) until the task is cancelled or a graceful
+    /// shutdown begins. SQLite needs nothing (one process per file): it waits.
+    func run(changed: @escaping @Sendable (String) -> Void) async
+    /// Tells the other processes on the database that what `change` names has changed
+    /// (``SQLStore/CacheChange``); SQLite has no others.
+    func announce(_ change: String) async
+    /// Returns once this process hears the others' changes (at once where there are none).
+    func listening() async
     /// Whether the database answers; SQLite's was checked when opened.
     func checkConnection() async throws
     /// Closes every connection.
@@ -93,10 +99,14 @@ protocol SQLEngine: Sendable {
 }
 
 extension SQLEngine {
-    func run() async {
+    func run(changed: @escaping @Sendable (String) -> Void) async {
         // Until cancelled or a graceful shutdown begins: either ends the wait.
         try? await gracefulShutdown()
     }
+
+    func announce(_ change: String) async {}
+
+    func listening() async {}
 
     func checkConnection() async throws {}
 

@@ -71,6 +71,8 @@ extension SQLStore {
                 \(link.androidAppLink), \(link.ogTitle), \(link.ogDescription), \(link.ogImageURL), \(link.appendClickID),
                 \(link.externalUserID), \(link.dedupeKey))
             """)
+        // The other servers on the database forget a "no such code" they kept for it.
+        await engine.announce(CacheChange.link(link.shortCode))
     }
 
     package func link(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord? {

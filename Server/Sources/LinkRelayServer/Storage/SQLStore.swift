@@ -25,6 +25,8 @@ package final class SQLStore: ServerStore {
     /// process (`keys revoke`, a second server) is refused within a second; this process's own
     /// revocations and new keys at once.
     let keyCache = TimedCache<APIKeyRecord>(ttl: .seconds(1), missTTL: .seconds(1))
+    /// ``onForget``.
+    private let forgetHook = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     /// How long a link read by its code is kept in this process (60 s unless set; 0 turns it off).
     package func setLinkCacheTTL(_ ttl: Duration) {
@@ -74,8 +76,48 @@ package final class SQLStore: ServerStore {
     /// begins, then closes the store: the store as a service of the server's `ServiceGroup`,
     /// which shuts it down after the HTTP server and the retention job.
     package func run() async throws {
-        await engine.run()
+        await engine.run { [weak self] change in self?.forget(change) }
         try await engine.close()
+    }
+
+    /// What another process on the same database announces (PostgreSQL's `NOTIFY`), so this one
+    /// forgets what it kept at once instead of at the cache's time limit.
+    enum CacheChange {
+        /// A link made (and, with issue 52, changed) with this code.
+        static func link(_ code: String) -> String { "link:" + code }
+        /// A key made with this prefix.
+        static func key(_ prefix: String) -> String { "key:" + prefix }
+        /// A key revoked.
+        static let keys = "keys"
+        /// Anything: the listener was away for a while.
+        static let everything = "*"
+    }
+
+    /// Called with each change heard, after it is forgotten (a test's way to know it arrived).
+    var onForget: (@Sendable (String) -> Void)? {
+        get { forgetHook.withLock { $0 } }
+        set { forgetHook.withLock { $0 = newValue } }
+    }
+
+    /// Forgets what `change` names (``CacheChange``).
+    func forget(_ change: String) {
+        defer { onForget?(change) }
+        if change.hasPrefix("link:") {
+            linkCache.forget(String(change.dropFirst(5)))
+        } else if change.hasPrefix("key:") {
+            keyCache.forget(String(change.dropFirst(4)))
+        } else if change == CacheChange.keys {
+            keyCache.forgetAll()
+        } else {
+            linkCache.forgetAll()
+            linkWindows.forgetAll()
+            keyCache.forgetAll()
+        }
+    }
+
+    /// Returns once this process hears the other processes' changes (PostgreSQL; at once on SQLite).
+    package func listening() async {
+        await engine.listening()
     }
 
     package func checkConnection() async throws {
@@ -181,6 +223,7 @@ package final class SQLStore: ServerStore {
             VALUES (\(key.id), \(key.projectID), \(key.prefix), \(key.secretHash), \(key.scope), \(key.name), \(key.createdAt),
                 \(key.revokedAt))
             """)
+        await engine.announce(CacheChange.key(key.prefix))
     }
 
     package func key(prefix: String) async throws -> APIKeyRecord? {
@@ -198,11 +241,14 @@ package final class SQLStore: ServerStore {
         // Refused at once in this process: every kept key forgotten, before and after.
         keyCache.forgetAll()
         defer { keyCache.forgetAll() }
-        return try await engine.transaction { connection in
+        let revoked = try await engine.transaction { connection in
             guard try await !connection.run("SELECT id FROM api_keys WHERE id = \(id)").isEmpty else { return false }
             try await connection.run("UPDATE api_keys SET revoked_at = \(date) WHERE id = \(id) AND revoked_at IS NULL")
             return true
         }
+        // The other servers on the database refuse it at once too.
+        if revoked { await engine.announce(CacheChange.keys) }
+        return revoked
     }
 
     static let keyColumns: SQLStatement = "SELECT id, project_id, prefix, secret_hash, scope, name, created_at, revoked_at FROM api_keys"
