@@ -4,7 +4,7 @@ import ServiceLifecycle
 
 /// Keeps the click store bounded: clicks older than the retention (default 90 days, the longest
 /// attribution window, so none of them can match an install any more) are deleted once an hour
-/// and once at start (`interval` sets it otherwise). On PostgreSQL whole days go at once (their
+/// and once at start, after the server is set up (`ready`; `interval` sets the hour otherwise). On PostgreSQL whole days go at once (their
 /// partitions dropped; the next days' partitions are made by the same pass, also when clicks are
 /// kept forever); what remains (SQLite, a partly expired day) is deleted in batches of 10,000,
 /// each its own short transaction, so requests never wait long behind it. Installs and events are
@@ -53,7 +53,8 @@ package struct ClickRetention: Service {
         return total
     }
 
-    /// A pass at once, then one every `interval`, until the server shuts down.
+    /// A pass once `ready` has finished (at once without it), then one every `interval`, until
+    /// the server shuts down.
     package func run() async throws {
         do {
             try await cancelWhenGracefulShutdown {
