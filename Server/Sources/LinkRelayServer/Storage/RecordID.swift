@@ -10,9 +10,8 @@ enum RecordID {
     /// A version 7 UUID for a row made at `date` (clamped to 1970…10889, the 48 bits' range; NaN
     /// is 1970), its other 74 bits random.
     static func timeOrdered(at date: Date) -> String {
-        let milliseconds = date.timeIntervalSince1970 * 1000
-        let stamp: UInt64 =
-            milliseconds.isNaN || milliseconds <= 0 ? 0 : milliseconds >= 281_474_976_710_655 ? 281_474_976_710_655 : UInt64(milliseconds)
+        // The stored time's milliseconds (NaN and infinities already bounded there), within 48 bits.
+        let stamp = UInt64(min(max(SQLTime.milliseconds(date), 0), 281_474_976_710_655))
         var generator = SystemRandomNumberGenerator()
         let random: UInt64 = generator.next()
         let more: UInt64 = generator.next()

@@ -144,11 +144,12 @@ extension SQLEngine {
 
 /// Times as the database keeps them.
 enum SQLTime {
-    /// Whole milliseconds since 1970, bounded (a `Date` far outside ±10,000 years is clamped;
-    /// NaN is 0).
+    /// Whole milliseconds since 1970, bounded (a `Date` far outside ±10,000 years, an infinity
+    /// too, is clamped; NaN is 0).
     static func milliseconds(_ date: Date) -> Int {
         let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        guard value.isFinite else { return 0 }
+        guard !value.isNaN else { return 0 }
+        // Clamped before the conversion: an infinity is the bound on its side.
         return Int(min(max(value, -315_537_897_600_000), 315_537_897_600_000))
     }
 

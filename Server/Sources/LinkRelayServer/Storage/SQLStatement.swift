@@ -86,14 +86,37 @@ struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
             text += literal
         }
 
-        /// A value, bound.
-        mutating func appendInterpolation<Value: SQLBindable>(_ value: Value) {
-            append(value.sqlValue, kind: Value.sqlKind)
+        // Each bound type has its overload, so a value's kind is known from its type even when
+        // it is NULL (a non-optional argument takes the optional overload).
+
+        /// Text, or NULL.
+        mutating func appendInterpolation(_ value: String?) {
+            append(value.map(SQLValue.text) ?? .null, kind: .text)
         }
 
-        /// A value or NULL, bound.
-        mutating func appendInterpolation<Value: SQLBindable>(_ value: Value?) {
-            append(value?.sqlValue ?? .null, kind: Value.sqlKind)
+        /// An integer, or NULL.
+        mutating func appendInterpolation(_ value: Int?) {
+            append(value.map(SQLValue.integer) ?? .null, kind: .integer)
+        }
+
+        /// A flag, as 1 or 0 (both engines keep flags as integers), or NULL.
+        mutating func appendInterpolation(_ value: Bool?) {
+            append(value.map { .integer($0 ? 1 : 0) } ?? .null, kind: .integer)
+        }
+
+        /// A time, as whole milliseconds since 1970 (``SQLTime``), or NULL.
+        mutating func appendInterpolation(_ value: Date?) {
+            append(value.map { .integer(SQLTime.milliseconds($0)) } ?? .null, kind: .integer)
+        }
+
+        /// One of an enumeration's names, or NULL.
+        mutating func appendInterpolation<Value: RawRepresentable<String>>(_ value: Value?) {
+            append(value.map { .text($0.rawValue) } ?? .null, kind: .text)
+        }
+
+        /// A value kept as JSON text.
+        mutating func appendInterpolation(_ value: SQLJSON) {
+            append(.text(value.text), kind: .text)
         }
 
         /// Another statement's text and values, in place.
@@ -124,50 +147,13 @@ struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
 /// (``HotStatement``), and its text is the one it renders.
 protocol PreparedStatementName: Sendable {}
 
-/// A Swift value that binds as one ``SQLValue``.
-protocol SQLBindable {
-    /// The kind every value of the type binds as (NULL included).
-    static var sqlKind: SQLValue.Kind { get }
-    var sqlValue: SQLValue { get }
-}
+/// A value kept as JSON text (keys sorted), bound as text.
+struct SQLJSON {
+    let text: String
 
-extension String: SQLBindable {
-    static var sqlKind: SQLValue.Kind { .text }
-    var sqlValue: SQLValue { .text(self) }
-}
-
-extension Int: SQLBindable {
-    static var sqlKind: SQLValue.Kind { .integer }
-    var sqlValue: SQLValue { .integer(self) }
-}
-
-extension Bool: SQLBindable {
-    static var sqlKind: SQLValue.Kind { .integer }
-    /// 1 or 0: both engines keep flags as integers.
-    var sqlValue: SQLValue { .integer(self ? 1 : 0) }
-}
-
-extension Date: SQLBindable {
-    static var sqlKind: SQLValue.Kind { .integer }
-    /// Whole milliseconds since 1970 (``SQLTime``).
-    var sqlValue: SQLValue { .integer(SQLTime.milliseconds(self)) }
-}
-
-extension SQLBindable where Self: RawRepresentable, RawValue == String {
-    static var sqlKind: SQLValue.Kind { .text }
-    var sqlValue: SQLValue { .text(rawValue) }
-}
-
-/// A value kept as JSON text (keys sorted).
-struct SQLJSON<Value: Encodable>: SQLBindable {
-    let value: Value
-
-    init(_ value: Value) {
-        self.value = value
+    init(_ value: some Encodable) {
+        text = JSONText.encode(value)
     }
-
-    static var sqlKind: SQLValue.Kind { .text }
-    var sqlValue: SQLValue { .text(JSONText.encode(value)) }
 }
 
 // MARK: Rows
@@ -295,7 +281,7 @@ extension Optional: SQLDecodable where Wrapped: SQLDecodable {
     }
 }
 
-extension SQLDecodable where Self: RawRepresentable, RawValue == String {
+extension SQLDecodable where Self: RawRepresentable<String> {
     /// One of the type's names; any other text is a problem, not a default.
     init(sqlValue: SQLValue) throws {
         let text = try String(sqlValue: sqlValue)
@@ -304,10 +290,10 @@ extension SQLDecodable where Self: RawRepresentable, RawValue == String {
     }
 }
 
-extension KeyScope: SQLBindable, SQLDecodable {}
-extension DevicePlatform: SQLBindable, SQLDecodable {}
-extension AttributionMethod: SQLBindable, SQLDecodable {}
-extension AppRecord.Platform: SQLBindable, SQLDecodable {}
+extension KeyScope: SQLDecodable {}
+extension DevicePlatform: SQLDecodable {}
+extension AttributionMethod: SQLDecodable {}
+extension AppRecord.Platform: SQLDecodable {}
 
 /// The statements kept prepared on every PostgreSQL connection: those each request runs.
 enum HotStatement {
@@ -329,6 +315,4 @@ enum HotStatement {
     enum Install: PreparedStatementName {}
     /// One event.
     enum Event: PreparedStatementName {}
-    /// The health check's write.
-    enum Health: PreparedStatementName {}
 }
