@@ -113,11 +113,17 @@ struct SQLTests {
 
     @Test("a prepared name given another text is refused, not run as the wrong statement")
     func preparedNameKeepsItsText() throws {
-        enum Probe: PreparedStatementName {}
-        try PreparedTexts.register(Probe.self, text: "SELECT $1", kinds: [.integer])
-        try PreparedTexts.register(Probe.self, text: "SELECT $1", kinds: [.integer])
-        #expect(throws: StoreError.self) { try PreparedTexts.register(Probe.self, text: "SELECT $1 + 1", kinds: [.integer]) }
-        #expect(throws: StoreError.self) { try PreparedTexts.register(Probe.self, text: "SELECT $1", kinds: [.text]) }
+        enum Probe: PreparedStatementName {
+            static let template: SQLStatement = "SELECT \(0)"
+        }
+        try HotStatement.check("SELECT \(1)", as: Probe.self)
+        try HotStatement.check("SELECT \(7)", as: Probe.self)
+        #expect(throws: StoreError.self) { try HotStatement.check("SELECT \(1) + 1", as: Probe.self) }
+        #expect(throws: StoreError.self) { try HotStatement.check("SELECT \("1")", as: Probe.self) }
+        // Every hot statement, built with other values, is its template.
+        try HotStatement.check(SQLStore.key(prefix: "lr_sdk_1"), as: HotStatement.Key.self)
+        try HotStatement.check(SQLStore.linkByCode(project: "p", shortCode: "c", templateSlug: "s"), as: HotStatement.LinkByCode.self)
+        try HotStatement.check(SQLStore.clickBatch([]), as: HotStatement.Clicks.self)
     }
 
     @Test("clicks stored as a batch come back exactly, whatever their text", arguments: TestEngine.available)

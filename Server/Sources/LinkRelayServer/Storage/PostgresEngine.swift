@@ -173,7 +173,7 @@ final class PostgresEngine: SQLEngine {
             }
             do {
                 if let name = statement.preparedName {
-                    return try await prepared(name, text: text, kinds: statement.kinds, bindings: bindings)
+                    return try await prepared(name, statement: statement, bindings: bindings)
                 }
                 // The text is the store's own, its values bound: nothing from a request is in it.
                 return try await Self.rows(try await connection.query(PostgresQuery(unsafeSQL: text, binds: bindings), logger: logger))
@@ -189,9 +189,9 @@ final class PostgresEngine: SQLEngine {
         /// Runs a hot statement through the connection's prepared copy (prepared on its first
         /// use on the connection, then only bound and executed).
         private func prepared<Name: PreparedStatementName>(
-            _ name: Name.Type, text: String, kinds: [SQLValue.Kind], bindings: PostgresBindings
+            _ name: Name.Type, statement: SQLStatement, bindings: PostgresBindings
         ) async throws -> [SQLRow] {
-            try PreparedTexts.register(Name.self, text: text, kinds: kinds)
+            try HotStatement.check(statement, as: Name.self)
             let rows = try await connection.execute(Prepared<Name>(bindings: bindings), logger: logger)
             var result: [SQLRow] = []
             var columns: SQLColumns?
@@ -233,48 +233,21 @@ final class PostgresEngine: SQLEngine {
 }
 
 /// A hot statement as postgres-nio prepares it: once per connection, under `Name`'s name, with
-/// the text its statement rendered (``PreparedTexts``) and its parameters typed by their Swift
-/// types (text, `int8`; an integer column takes an `int8` by assignment).
+/// its template's text and its parameters typed by their Swift types (text, `int8`; an integer
+/// column takes an `int8` by assignment). postgres-nio's protocol asks for these as `static`
+/// properties; they are computed from `Name`'s immutable template, nothing kept.
 private struct Prepared<Name: PreparedStatementName>: PostgresPreparedStatement {
     typealias Row = PostgresRow
 
     static var name: String { "lr_" + String(describing: Name.self) }
-    static var sql: String { PreparedTexts.text(Name.self) }
-    static var bindingDataTypes: [PostgresDataType] { PreparedTexts.kinds(Name.self).map { $0 == .text ? .text : .int8 } }
+    static var sql: String { Name.template.text(for: .postgres) }
+    static var bindingDataTypes: [PostgresDataType] { Name.template.kinds.map { $0 == .text ? .text : .int8 } }
 
     let bindings: PostgresBindings
 
     func makeBindings() -> PostgresBindings { bindings }
 
     func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
-}
-
-/// The text and parameter kinds each hot statement rendered the first time it ran: a generic
-/// type cannot keep a static value of its own, and postgres-nio reads a prepared statement's text
-/// from its type. A statement that renders another text under the same name is a mistake in
-/// the store, refused rather than run as the wrong statement.
-enum PreparedTexts {
-    private static let texts = Mutex<[ObjectIdentifier: (text: String, kinds: [SQLValue.Kind])]>([:])
-
-    static func register<Name: PreparedStatementName>(_ name: Name.Type, text: String, kinds: [SQLValue.Kind]) throws {
-        try texts.withLock { texts in
-            if let kept = texts[ObjectIdentifier(name)] {
-                guard kept.text == text, kept.kinds == kinds else {
-                    throw StoreError(.failed, "The prepared statement \(Name.self) was given another text.")
-                }
-            } else {
-                texts[ObjectIdentifier(name)] = (text, kinds)
-            }
-        }
-    }
-
-    static func text<Name: PreparedStatementName>(_ name: Name.Type) -> String {
-        texts.withLock { $0[ObjectIdentifier(name)]?.text ?? "" }
-    }
-
-    static func kinds<Name: PreparedStatementName>(_ name: Name.Type) -> [SQLValue.Kind] {
-        texts.withLock { $0[ObjectIdentifier(name)]?.kinds ?? [] }
-    }
 }
 
 /// Closed until opened once; ``wait()`` returns at once when open, or when it opens.

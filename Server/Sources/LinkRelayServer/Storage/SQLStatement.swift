@@ -144,8 +144,11 @@ struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
 
 /// Names a statement kept prepared on every PostgreSQL connection: postgres-nio keeps one
 /// prepared statement per Swift type, so each hot statement has a caseless enum of its own
-/// (``HotStatement``), and its text is the one it renders.
-protocol PreparedStatementName: Sendable {}
+/// (``HotStatement``), holding its statement built with placeholder values.
+protocol PreparedStatementName: Sendable {
+    /// The statement with placeholder values: its text and value kinds.
+    static var template: SQLStatement { get }
+}
 
 /// A value kept as JSON text (keys sorted), bound as text.
 struct SQLJSON {
@@ -295,24 +298,62 @@ extension DevicePlatform: SQLDecodable {}
 extension AttributionMethod: SQLDecodable {}
 extension AppRecord.Platform: SQLDecodable {}
 
-/// The statements kept prepared on every PostgreSQL connection: those each request runs.
+/// The statements kept prepared on every PostgreSQL connection: those each request runs. Each
+/// name's template is its statement built with placeholder values: the text is the same
+/// whatever the values, and postgres-nio reads a prepared statement's text from its type.
 enum HotStatement {
     /// An API key by its prefix (every authenticated request, when not kept).
-    enum Key: PreparedStatementName {}
+    enum Key: PreparedStatementName {
+        static let template = SQLStore.key(prefix: "")
+    }
     /// A link by its code (the redirect and the resolve, when not kept).
-    enum LinkByCode: PreparedStatementName {}
-    /// The clicks from one address (every install).
-    enum CandidatesByAddress: PreparedStatementName {}
-    /// The clicks from one network (an IPv6 install, or the /24 on request).
-    enum CandidatesByNetwork: PreparedStatementName {}
+    enum LinkByCode: PreparedStatementName {
+        static let template = SQLStore.linkByCode(project: nil, shortCode: "", templateSlug: nil)
+    }
     /// A link's window by its id (a candidate's, when not kept).
-    enum LinkWindow: PreparedStatementName {}
+    enum LinkWindow: PreparedStatementName {
+        static let template = SQLStore.linkWindow(id: "")
+    }
+    /// The clicks from one address (every install).
+    enum CandidatesByAddress: PreparedStatementName {
+        static let template = SQLStore.candidates(project: "", address: "", since: Date(timeIntervalSince1970: 0), limit: 0)
+    }
+    /// The clicks from one network (an IPv6 install, or the /24 on request).
+    enum CandidatesByNetwork: PreparedStatementName {
+        static let template = SQLStore.candidates(project: "", networkPrefix: "", since: Date(timeIntervalSince1970: 0), limit: 0)
+    }
     /// The devices seen on one network (an install whose network is scored).
-    enum Crowd: PreparedStatementName {}
-    /// A batch of clicks, as arrays (``SQLStore/insertClicks(_:on:)``).
-    enum Clicks: PreparedStatementName {}
+    enum Crowd: PreparedStatementName {
+        static let template = SQLStore.crowd(
+            project: "", networkPrefix: "", at: Date(timeIntervalSince1970: 0), since: Date(timeIntervalSince1970: 0), limit: 0)
+    }
+    /// A batch of clicks, as arrays (``SQLStore/insertClicks(_:on:dialect:)``).
+    enum Clicks: PreparedStatementName {
+        static let template = SQLStore.clickBatch([])
+    }
     /// One install.
-    enum Install: PreparedStatementName {}
+    enum Install: PreparedStatementName {
+        static let template = SQLStore.installInsert(
+            InstallRecord(
+                projectID: "", linkID: nil, clickID: nil, confidence: 0, matchedFactors: [], method: .none,
+                installedAt: Date(timeIntervalSince1970: 0), ip: nil, userAgent: nil, timezone: nil, language: nil, screenWidth: nil,
+                screenHeight: nil, platform: nil, platformVersion: nil, deviceID: nil, fingerprintHash: "", attributionWindowHours: nil,
+                deepLinkData: [:]))
+    }
     /// One event.
-    enum Event: PreparedStatementName {}
+    enum Event: PreparedStatementName {
+        static let template = SQLStore.eventInsert(
+            EventRecord(
+                projectID: "", installID: "", name: "", properties: [:], occurredAt: Date(timeIntervalSince1970: 0),
+                receivedAt: Date(timeIntervalSince1970: 0), dedupeKey: ""))
+    }
+
+    /// Whether `statement` is `Name`'s: the same text and value kinds as its template.
+    /// - Throws: ``StoreError`` when it is not (a mistake in the store, refused rather than run
+    ///   as another statement).
+    static func check<Name: PreparedStatementName>(_ statement: SQLStatement, as name: Name.Type) throws {
+        guard statement.text(for: .postgres) == Name.template.text(for: .postgres), statement.kinds == Name.template.kinds else {
+            throw StoreError(.failed, "The prepared statement \(Name.self) was given another text.")
+        }
+    }
 }

@@ -154,21 +154,27 @@ extension SQLStore {
             var start = 0
             while start < clicks.count {
                 let chunk = clicks[start..<min(start + clicksPerStatement, clicks.count)]
-                func texts(_ value: (ClickRecord) -> String?) -> String { PostgresArrayLiteral.texts(chunk.map(value)) }
-                func integers(_ value: (ClickRecord) -> Int?) -> String { PostgresArrayLiteral.integers(chunk.map(value)) }
-                let statement: SQLStatement = """
-                    INSERT INTO clicks (id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language,
-                        screen_width, screen_height, platform, is_bot)
-                    SELECT * FROM unnest(\(texts { $0.id })::text[], \(texts { $0.linkID })::text[], \(texts { $0.projectID })::text[],
-                        \(integers { SQLTime.milliseconds($0.clickedAt) })::bigint[], \(texts(\.ip))::text[], \(texts(\.networkPrefix))::text[],
-                        \(texts(\.userAgent))::text[], \(texts(\.timezone))::text[], \(texts(\.language))::text[],
-                        \(integers(\.screenWidth))::integer[], \(integers(\.screenHeight))::integer[], \(texts { $0.platform?.rawValue })::text[],
-                        \(integers { $0.isBot ? 1 : 0 })::integer[])
-                    """
-                try await connection.run(statement.prepared(HotStatement.Clicks.self))
+                try await connection.run(clickBatch(chunk))
                 start += chunk.count
             }
         }
+    }
+
+    /// `clicks` as one PostgreSQL statement: each column bound as one array and the rows made
+    /// by `unnest` (the same text whatever the count, so it stays prepared).
+    static func clickBatch(_ clicks: ArraySlice<ClickRecord>) -> SQLStatement {
+        func texts(_ value: (ClickRecord) -> String?) -> String { PostgresArrayLiteral.texts(clicks.map(value)) }
+        func integers(_ value: (ClickRecord) -> Int?) -> String { PostgresArrayLiteral.integers(clicks.map(value)) }
+        let statement: SQLStatement = """
+            INSERT INTO clicks (id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language,
+                screen_width, screen_height, platform, is_bot)
+            SELECT * FROM unnest(\(texts { $0.id })::text[], \(texts { $0.linkID })::text[], \(texts { $0.projectID })::text[],
+                \(integers { SQLTime.milliseconds($0.clickedAt) })::bigint[], \(texts(\.ip))::text[], \(texts(\.networkPrefix))::text[],
+                \(texts(\.userAgent))::text[], \(texts(\.timezone))::text[], \(texts(\.language))::text[],
+                \(integers(\.screenWidth))::integer[], \(integers(\.screenHeight))::integer[], \(texts { $0.platform?.rawValue })::text[],
+                \(integers { $0.isBot ? 1 : 0 })::integer[])
+            """
+        return statement.prepared(HotStatement.Clicks.self)
     }
 
     /// The most clicks one PostgreSQL statement stores.
@@ -196,21 +202,31 @@ extension SQLStore {
     }
 
     package func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
-        // The index (project_id, network_prefix, clicked_at) finds them; nothing else is read.
+        try await candidates(try await engine.select(Self.candidates(project: project, networkPrefix: networkPrefix, since: since, limit: limit)))
+    }
+
+    /// The project's clicks from one network: the index (project_id, network_prefix,
+    /// clicked_at) finds them; nothing else is read.
+    static func candidates(project: String, networkPrefix: String, since: Date, limit: Int) -> SQLStatement {
         let statement: SQLStatement = """
-            \(sql: Self.candidateColumns) WHERE c.project_id = \(project) AND c.network_prefix = \(networkPrefix) AND c.clicked_at >= \(since)
+            \(sql: candidateColumns) WHERE c.project_id = \(project) AND c.network_prefix = \(networkPrefix) AND c.clicked_at >= \(since)
                 AND c.is_bot = 0 ORDER BY c.clicked_at DESC, c.id DESC LIMIT \(max(limit, 0))
             """
-        return try await candidates(try await engine.select(statement.prepared(HotStatement.CandidatesByNetwork.self)))
+        return statement.prepared(HotStatement.CandidatesByNetwork.self)
     }
 
     package func matchCandidates(project: String, address: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
-        // The index (project_id, ip, clicked_at) finds them: the rest of the network is not read.
+        try await candidates(try await engine.select(Self.candidates(project: project, address: address, since: since, limit: limit)))
+    }
+
+    /// The project's clicks from one address: the index (project_id, ip, clicked_at) finds them;
+    /// the rest of the network is not read.
+    static func candidates(project: String, address: String, since: Date, limit: Int) -> SQLStatement {
         let statement: SQLStatement = """
-            \(sql: Self.candidateColumns) WHERE c.project_id = \(project) AND c.ip = \(address) AND c.clicked_at >= \(since)
+            \(sql: candidateColumns) WHERE c.project_id = \(project) AND c.ip = \(address) AND c.clicked_at >= \(since)
                 AND c.is_bot = 0 ORDER BY c.clicked_at DESC, c.id DESC LIMIT \(max(limit, 0))
             """
-        return try await candidates(try await engine.select(statement.prepared(HotStatement.CandidatesByAddress.self)))
+        return statement.prepared(HotStatement.CandidatesByAddress.self)
     }
 
     /// A candidate's columns: the click alone. Its link's window comes from ``linkWindows``
@@ -241,18 +257,27 @@ extension SQLStore {
     /// `nil` when there is no such link.
     func linkWindow(_ id: String) async throws -> Int? {
         try await linkWindows.value(id) {
-            let statement: SQLStatement = "SELECT attribution_window_hours FROM links WHERE id = \(id)"
-            return try await engine.select(statement.prepared(HotStatement.LinkWindow.self)).first.map { try $0["attribution_window_hours"] }
+            try await engine.select(Self.linkWindow(id: id)).first.map { try $0["attribution_window_hours"] }
         }
     }
 
+    static func linkWindow(id: String) -> SQLStatement {
+        ("SELECT attribution_window_hours FROM links WHERE id = \(id)" as SQLStatement).prepared(HotStatement.LinkWindow.self)
+    }
+
     package func networkDevices(project: String, networkPrefix: String, at now: Date, since: Date, limit: Int) async throws -> Int {
-        // Counted in the database, which stops at `limit` distinct devices: a carrier's network
-        // holds hundreds of clicks a day, and none of them needs to reach the server's memory.
-        // The signature is DeferredMatcher.deviceSignature's (a language's first two letters,
-        // lower-cased); a click counts while within its link's window.
-        // Among the network's newest DeferredMatcher.crowdRows such clicks: a network stuffed
-        // with clicks of one signature costs that many rows, not all of them.
+        let statement = Self.crowd(project: project, networkPrefix: networkPrefix, at: now, since: since, limit: limit)
+        guard let row = try await engine.select(statement).first else { return 0 }
+        return try row["devices"]
+    }
+
+    /// The distinct devices on a network, counted in the database, which stops at `limit`: a
+    /// carrier's network holds hundreds of clicks a day, and none of them needs to reach the
+    /// server's memory. The signature is DeferredMatcher.deviceSignature's (a language's first
+    /// two letters, lower-cased); a click counts while within its link's window. Among the
+    /// network's newest DeferredMatcher.crowdRows such clicks: a network stuffed with clicks of
+    /// one signature costs that many rows, not all of them.
+    static func crowd(project: String, networkPrefix: String, at now: Date, since: Date, limit: Int) -> SQLStatement {
         let statement: SQLStatement = """
             SELECT COUNT(*) AS devices FROM (
                 SELECT DISTINCT user_agent, timezone, language_code, screen_width, screen_height FROM (
@@ -263,8 +288,7 @@ extension SQLStore {
                     ORDER BY c.clicked_at DESC LIMIT \(DeferredMatcher.crowdRows)) AS newest
                 LIMIT \(max(limit, 0))) AS seen
             """
-        guard let row = try await engine.select(statement.prepared(HotStatement.Crowd.self)).first else { return 0 }
-        return try row["devices"]
+        return statement.prepared(HotStatement.Crowd.self)
     }
 
     static let clickColumns: SQLStatement = """

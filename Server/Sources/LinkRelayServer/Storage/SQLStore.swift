@@ -228,7 +228,7 @@ package final class SQLStore: ServerStore {
 
     package func key(prefix: String) async throws -> APIKeyRecord? {
         try await keyCache.value(prefix) {
-            try await engine.select(("\(sql: Self.keyColumns) WHERE prefix = \(prefix)" as SQLStatement).prepared(HotStatement.Key.self))
+            try await engine.select(Self.key(prefix: prefix))
                 .first.map(Self.key)
         }
     }
@@ -249,6 +249,10 @@ package final class SQLStore: ServerStore {
         // The other servers on the database refuse it at once too.
         if revoked { await engine.announce(CacheChange.keys) }
         return revoked
+    }
+
+    static func key(prefix: String) -> SQLStatement {
+        ("\(sql: keyColumns) WHERE prefix = \(prefix)" as SQLStatement).prepared(HotStatement.Key.self)
     }
 
     static let keyColumns: SQLStatement = "SELECT id, project_id, prefix, secret_hash, scope, name, created_at, revoked_at FROM api_keys"
