@@ -223,7 +223,11 @@ func run(clicks size: Int, population: Population, row: Row, scratch: ScratchSto
     row.setupSeconds = Double((ContinuousClock.now - setupStart - importTime).components.seconds)
     row.matchable = row.relay.matchable
     row.oracle = row.matchable == 0 ? 0 : Double(distinguishable) / Double(row.matchable)
-    if engine == "sqlite" { row.bytesPerClick = Double(try await scratch.bytes()) / Double(max(population.clicks.count, 1)) }
+    if engine == "sqlite" {
+        // Closed first, as before: the last connection's close checkpoints the WAL into the file.
+        try await store.close()
+        row.bytesPerClick = Double(try await scratch.bytes()) / Double(max(population.clicks.count, 1))
+    }
     return row
 }
 
