@@ -74,9 +74,11 @@ struct Signals {
         }
         return ClickRecord(
             id: clickID(index), linkID: linkIDs[Int(click.link)], projectID: projectID,
-            clickedAt: Date(timeIntervalSince1970: TimeInterval(click.time) / 1000), ip: ip,
-            networkPrefix: ClientAddress.networkPrefix(of: ip), userAgent: userAgent, timezone: timezone, language: language,
-            screenWidth: screen?.0, screenHeight: screen?.1, platform: .ios, isBot: ClickRecord.isBot(userAgent: userAgent))
+            clickedAt: Date(timeIntervalSince1970: TimeInterval(click.time) / 1000),
+            device: DeviceSignals(
+                ip: ip, networkPrefix: ClientAddress.networkPrefix(of: ip), userAgent: userAgent, timezone: timezone, language: language,
+                screenWidth: screen?.0, screenHeight: screen?.1),
+            platform: .ios, isBot: ClickRecord.isBot(userAgent: userAgent))
     }
 
     /// The install body LinkForty's SDKs (and LinkRelay's adapter) send, and the address it comes from.
@@ -124,8 +126,8 @@ enum CoreReplay {
                     clickID: record.id, clickedAt: record.clickedAt,
                     attributionWindowHours: Population.windows[Int(clicks[index].link) % Population.windows.count],
                     fingerprint: LinkFortyMatcher.Fingerprint(
-                        ip: record.ip, userAgent: record.userAgent, timezone: record.timezone, language: record.language,
-                        screenWidth: record.screenWidth, screenHeight: record.screenHeight)))
+                        ip: record.device.ip, userAgent: record.device.userAgent, timezone: record.device.timezone, language: record.device.language,
+                        screenWidth: record.device.screenWidth, screenHeight: record.device.screenHeight)))
             index -= 1
         }
         let fingerprint = LinkFortyMatcher.Fingerprint(
@@ -152,8 +154,8 @@ enum Oracle {
             guard click.kind == .tap, click.time <= install.time, install.time - click.time <= Population.window(link: click.link)
             else { continue }
             let record = data.record(index)
-            guard record.timezone == signals.timezone, record.language.map({ $0.prefix(2).lowercased() }) == signals.language.map({ $0.prefix(2).lowercased() }),
-                record.screenWidth == signals.screenWidth, record.screenHeight == signals.screenHeight
+            guard record.device.timezone == signals.timezone, record.device.language.map({ $0.prefix(2).lowercased() }) == signals.language.map({ $0.prefix(2).lowercased() }),
+                record.device.screenWidth == signals.screenWidth, record.device.screenHeight == signals.screenHeight
             else { continue }
             if Int(click.device) == device { own = true } else { return false }
         }
@@ -194,10 +196,10 @@ enum Reference {
             let click = clicks[index]
             guard click.time <= install.time, install.time - click.time <= Population.window(link: click.link) else { continue }
             let record = data.record(index)
-            guard !record.isBot, record.networkPrefix == signals.networkPrefix, !exactAddress || record.ip == signals.ip,
-                record.timezone == signals.timezone,
-                record.language.map({ $0.prefix(2).lowercased() }) == signals.language.map({ $0.prefix(2).lowercased() }),
-                record.screenWidth == signals.screenWidth, record.screenHeight == signals.screenHeight
+            guard !record.isBot, record.device.networkPrefix == signals.networkPrefix, !exactAddress || record.device.ip == signals.ip,
+                record.device.timezone == signals.timezone,
+                record.device.language.map({ $0.prefix(2).lowercased() }) == signals.language.map({ $0.prefix(2).lowercased() }),
+                record.device.screenWidth == signals.screenWidth, record.device.screenHeight == signals.screenHeight
             else { continue }
             return Int(click.device)
         }

@@ -52,9 +52,9 @@ enum RetentionRun {
                         batch.append(
                             ClickRecord(
                                 id: "d\(day)c\(index)", linkID: link.id, projectID: project.id,
-                                clickedAt: dayStart.addingTimeInterval(86_400 * Double(index) / Double(options.perDay)), ip: "203.0.\(index % 250).9",
+                                clickedAt: dayStart.addingTimeInterval(86_400 * Double(index) / Double(options.perDay)), device: DeviceSignals(ip: "203.0.\(index % 250).9",
                                 networkPrefix: "203.0.\(index % 250)", userAgent: Population.appUserAgent, timezone: "Europe/Berlin", language: "de-DE",
-                                screenWidth: 1179, screenHeight: 2556, platform: .ios, isBot: false))
+                                screenWidth: 1179, screenHeight: 2556), platform: .ios, isBot: false))
                         if batch.count == 10_000 {
                             try await store.importClicks(batch)
                             batch.removeAll(keepingCapacity: true)

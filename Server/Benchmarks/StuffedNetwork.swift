@@ -50,9 +50,9 @@ enum StuffedNetwork {
                 _ = try await store.maintainClickPartitions(now: now.addingTimeInterval(-86_400), droppingBefore: nil)
                 func click(_ id: String, secondsAgo: Double, address: String, width: Int) -> ClickRecord {
                     ClickRecord(
-                        id: id, linkID: link.id, projectID: project.id, clickedAt: now.addingTimeInterval(-secondsAgo), ip: address,
+                        id: id, linkID: link.id, projectID: project.id, clickedAt: now.addingTimeInterval(-secondsAgo), device: DeviceSignals(ip: address,
                         networkPrefix: ClientAddress.networkPrefix(of: address), userAgent: safari, timezone: "America/New_York",
-                        language: "en-US", screenWidth: width, screenHeight: 2556, platform: .ios, isBot: false)
+                        language: "en-US", screenWidth: width, screenHeight: 2556), platform: .ios, isBot: false)
                 }
                 // The stuffing: distinct fingerprints from the /24's other addresses over the last 20 hours.
                 var clicks = (0..<options.clicks).map { index in

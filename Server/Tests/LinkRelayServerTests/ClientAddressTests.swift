@@ -51,7 +51,7 @@ struct ClientAddressTests {
                 ) { response async throws in
                     #expect(response.status == .ok)
                     guard case .string(let id)? = try HTTPTest.object(response.body)["installId"] else { return }
-                    #expect(try await world.store.install(project: world.project.id, id: id)?.ip == "198.51.100.4")
+                    #expect(try await world.store.install(project: world.project.id, id: id)?.device.ip == "198.51.100.4")
                 }
             }
         }

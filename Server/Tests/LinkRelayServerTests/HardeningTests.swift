@@ -132,7 +132,7 @@ struct HardeningTests {
                 let agent = HTTPTest.safari + String(repeating: " é", count: 20_000)
                 try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: agent) { #expect($0.status == .ok) }
             }
-            let stored = try await world.store.clicks(link: link.id).first?.userAgent ?? ""
+            let stored = try await world.store.clicks(link: link.id).first?.device.userAgent ?? ""
             #expect(stored.utf8.count <= 512 && stored.hasPrefix(HTTPTest.safari) && stored.utf8.count > 500)
         }
     }

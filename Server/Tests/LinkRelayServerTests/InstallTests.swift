@@ -40,7 +40,11 @@ struct InstallTests {
                     #expect(data["clickedAt"] == .string(ServerApplication.sdkTimestamp(clicks[0].clickedAt)))
                     let stored = try await world.store.install(project: world.project.id, id: installID)
                     #expect(stored?.linkID == link.id && stored?.clickID == clicks[0].id && stored?.confidence == 70)
-                    #expect(stored?.ip == "2001:db8:7:1:5e21:88d0:4a7c:99" && stored?.attributionWindowHours == 168)
+                    #expect(stored?.device.ip == "2001:db8:7:1:5e21:88d0:4a7c:99" && stored?.attributionWindowHours == 168)
+                    // The install keeps the signals a click keeps, its network too, and its platform by name.
+                    #expect(stored?.device.networkPrefix != nil && stored?.device.networkPrefix == clicks[0].device.networkPrefix)
+                    #expect(stored?.device.timezone == "America/New_York" && stored?.device.screenWidth == 1179)
+                    #expect(stored?.platform == .ios && clicks[0].platform == .ios)
                 }
             }
         }
@@ -189,8 +193,10 @@ struct InstallTests {
                     body: HTTPTest.body(HTTPTest.installBody)
                 ) { installID = try HTTPTest.object($0.body)["installId"] }
                 let hash = DeferredMatcher.fingerprintHash(
-                    ip: "203.0.113.7", userAgent: "Acme Shop/2.3.0 iOS/17.4.1", timezone: "America/New_York", language: "en_US",
-                    screenWidth: 1179, screenHeight: 2556, platform: "iOS", platformVersion: "17.4.1")
+                    DeviceSignals(
+                        ip: "203.0.113.7", userAgent: "Acme Shop/2.3.0 iOS/17.4.1", timezone: "America/New_York", language: "en_US",
+                        screenWidth: 1179, screenHeight: 2556),
+                    platform: "iOS", platformVersion: "17.4.1")
                 try await client.execute(uri: "/api/sdk/v1/attribution/\(hash)", method: .get, headers: HTTPTest.headers(key: world.sdkKey)) {
                     (response: TestResponse) async throws in
                     #expect(response.status == .ok)

@@ -17,8 +17,7 @@ struct MatchStoreTests {
             let now = world.clock.date
             func click(_ id: String, hoursAgo: Double, prefix: String = "203.0.113", bot: Bool = false, link: LinkRecord = link) -> ClickRecord {
                 ClickRecord(
-                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600), ip: nil,
-                    networkPrefix: prefix, userAgent: nil, timezone: nil, language: nil, screenWidth: nil, screenHeight: nil, platform: nil,
+                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600), device: DeviceSignals(networkPrefix: prefix), platform: nil,
                     isBot: bot)
             }
             for record in [
@@ -43,9 +42,9 @@ struct MatchStoreTests {
             let now = world.clock.date
             func click(_ id: String, minutesAgo: Double, address: String, width: Int = 1179) -> ClickRecord {
                 ClickRecord(
-                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-minutesAgo * 60), ip: address,
+                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-minutesAgo * 60), device: DeviceSignals(ip: address,
                     networkPrefix: "203.0.113", userAgent: HTTPTest.safari, timezone: "America/New_York", language: "en-US", screenWidth: width,
-                    screenHeight: 2556, platform: .ios, isBot: false)
+                    screenHeight: 2556), platform: .ios, isBot: false)
             }
             // Five devices of the network an hour ago, then 2,500 clicks of one more, spread
             // over the /24's other addresses, newer; the phone's own tap among them.
@@ -85,9 +84,9 @@ struct MatchStoreTests {
             func click(_ id: String, hoursAgo: Double, link: LinkRecord, agent: String = HTTPTest.safari, language: String? = "en-US", width: Int? = 1179, bot: Bool = false, prefix: String = "203.0.113") {
                 records.append(
                     ClickRecord(
-                        id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600), ip: prefix + ".9",
+                        id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600), device: DeviceSignals(ip: prefix + ".9",
                         networkPrefix: prefix, userAgent: agent, timezone: "America/New_York", language: language, screenWidth: width,
-                        screenHeight: width.map { _ in 2556 }, platform: .ios, isBot: bot))
+                        screenHeight: width.map { _ in 2556 }), platform: .ios, isBot: bot))
             }
             click("a", hoursAgo: 1, link: week)
             click("a-again", hoursAgo: 30, link: week)  // the same phone: one device

@@ -19,8 +19,10 @@ struct MatcherTests {
         timezone: String? = "America/New_York", language: String? = "en-US", width: Int? = 1179, height: Int? = 2556, isBot: Bool = false
     ) -> ClickRecord {
         ClickRecord(
-            id: id, linkID: "link-\(id)", projectID: "p", clickedAt: now.addingTimeInterval(-hoursAgo * 3600), ip: prefix.map { "\($0).9" },
-            networkPrefix: prefix, userAgent: userAgent, timezone: timezone, language: language, screenWidth: width, screenHeight: height,
+            id: id, linkID: "link-\(id)", projectID: "p", clickedAt: now.addingTimeInterval(-hoursAgo * 3600),
+            device: DeviceSignals(
+                ip: prefix.map { "\($0).9" }, networkPrefix: prefix, userAgent: userAgent, timezone: timezone, language: language,
+                screenWidth: width, screenHeight: height),
             platform: .ios, isBot: isBot)
     }
 
@@ -36,7 +38,7 @@ struct MatcherTests {
         (click("i", width: 0, height: 0), 90, ["ip", "user_agent", "timezone", "language"]),
     ] as [(ClickRecord, Int, [String])])
     func factors(_ click: ClickRecord, _ score: Int, _ factors: [String]) {
-        let (scored, matched) = DeferredMatcher.score(Self.phone, DeviceSignals(click))
+        let (scored, matched) = DeferredMatcher.score(Self.phone, click.device)
         #expect(scored == score)
         #expect(matched == factors)
     }
@@ -122,7 +124,7 @@ struct MatcherTests {
     /// A click from an exact address (the phone's household router is 203.0.113.7).
     static func atAddress(_ id: String, _ address: String = "203.0.113.7", hoursAgo: Double = 1, width: Int = 1179, language: String = "en-US") -> MatchCandidate {
         var click = click(id, hoursAgo: hoursAgo, userAgent: HTTPTest.safari, language: language, width: width)
-        click.ip = address
+        click.device.ip = address
         return MatchCandidate(click: click, windowHours: 168)
     }
 
@@ -155,7 +157,7 @@ struct MatcherTests {
         phone.ip = "2001:db8:7:1:aaaa:bbbb:cccc:1"
         phone.networkPrefix = "2001:db8:7:1"
         var tapped = Self.atAddress("rotated", "2001:db8:7:1:1111:2222:3333:4", hoursAgo: 5)
-        tapped.click.networkPrefix = "2001:db8:7:1"
+        tapped.click.device.networkPrefix = "2001:db8:7:1"
         let match = DeferredMatcher().best(for: phone, among: [tapped], networkDevices: 0, at: Self.now)
         #expect(match?.click.id == "rotated" && match?.confidence == 70 && match?.factors == ["ip", "timezone", "language", "screen"])
         // Without the address first, the network score is all there is, IPv4 included (Core's behaviour).
@@ -170,7 +172,7 @@ struct MatcherTests {
         func sprayed(_ count: Int, every seconds: Double) -> [MatchCandidate] {
             (0..<count).map { index in
                 var click = Self.atAddress("spray\(index)", hoursAgo: 2 - Double(index) * seconds / 3600).click
-                if index != count / 2 { click.screenWidth = 700 + index }
+                if index != count / 2 { click.device.screenWidth = 700 + index }
                 return MatchCandidate(click: click, windowHours: 168)
             }.reversed()
         }
@@ -199,7 +201,7 @@ struct MatcherTests {
         #expect(matcher.best(for: Self.phone, among: [Self.atAddress("other-screen", width: 828)], networkDevices: 0, at: Self.now) == nil)
         #expect(matcher.best(for: Self.phone, among: [Self.atAddress("other-language", language: "de-DE")], networkDevices: 0, at: Self.now) == nil)
         var sibling = Self.atAddress("sibling", hoursAgo: 1)
-        sibling.click.userAgent = HTTPTest.safari.replacingOccurrences(of: "17_4", with: "16_6")
+        sibling.click.device.userAgent = HTTPTest.safari.replacingOccurrences(of: "17_4", with: "16_6")
         let mine = Self.atAddress("mine", hoursAgo: 2)
         #expect(matcher.best(for: Self.phone, among: [sibling, mine], networkDevices: 0, at: Self.now) == nil, "two phones of one family alike")
         #expect(DeferredMatcher(refusesAmbiguousMatches: false).best(for: Self.phone, among: [sibling, mine], networkDevices: 0, at: Self.now)?.click.id == "sibling")
@@ -223,7 +225,7 @@ struct MatcherTests {
         #expect(matcher.best(for: Self.phone, among: [target] + crowd, at: Self.now) == nil, "ip at 20 + 30 is not enough")
         // A forged click with the app's own agent (Core's key `|`, as the install's) earns no user_agent.
         let forged = MatchCandidate(click: Self.click("forged", hoursAgo: 0.5), windowHours: 168)
-        #expect(DeferredMatcher.score(Self.phone, DeviceSignals(forged.click)).0 == 100, "Core's score would give it 100")
+        #expect(DeferredMatcher.score(Self.phone, forged.click.device).0 == 100, "Core's score would give it 100")
         #expect(matcher.best(for: Self.phone, among: [forged], at: Self.now)?.confidence == 70)
         #expect(matcher.best(for: Self.phone, among: [forged, Self.atAddress("real", hoursAgo: 2)], at: Self.now)?.click.id == "real")
         // `full` is `target`'s phone (the same signals) from the install's own address: five devices with the crowd.
@@ -238,8 +240,7 @@ struct MatcherTests {
     @Test("LinkForty's fingerprint hash: SHA-256 of the eight fields joined by |")
     func fingerprintHash() {
         let hash = DeferredMatcher.fingerprintHash(
-            ip: "203.0.113.7", userAgent: "UA", timezone: nil, language: "en_US", screenWidth: 1179, screenHeight: nil, platform: "iOS",
-            platformVersion: "17.4")
+            DeviceSignals(ip: "203.0.113.7", userAgent: "UA", language: "en_US", screenWidth: 1179), platform: "iOS", platformVersion: "17.4")
         // printf '203.0.113.7|UA||en_US|1179||iOS|17.4' | sha256sum
         #expect(hash == "7d41bb4e66775494077ef7b4dfefab1679eaad62d6d6ef3b360de302c871d55b")
     }

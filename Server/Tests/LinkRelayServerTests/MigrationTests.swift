@@ -51,4 +51,33 @@ struct MigrationTests {
             }
         }
     }
+
+    @Test("a version-6 database's installs: the platform each SDK sent becomes its name (iOS, ios and iPadOS are ios; an unknown one none), the fingerprint hash kept, the network unknown", arguments: TestEngine.available)
+    func installPlatforms(_ engine: TestEngine) async throws {
+        try await StorageTests.withStore(engine) { store, reopen async throws in
+            #expect(try await store.migrate(upTo: 6) == Array(1...6))
+            try await store.execute("INSERT INTO projects (id, name, created_at) VALUES ('prj_1', 'acme', 1000)")
+            let sent: [(String, String?)] = [("i1", "iOS"), ("i2", "ios"), ("i3", "iPadOS"), ("i4", "Android"), ("i5", "Symbian"), ("i6", nil)]
+            for (id, platform) in sent {
+                _ = try await store.engine.run(
+                    """
+                    INSERT INTO installs (id, project_id, confidence, method, installed_at, ip, platform, fingerprint_hash)
+                    VALUES (\(id), 'prj_1', 0, 'none', 4000, '203.0.113.7', \(platform), \("hash-" + id))
+                    """)
+            }
+            try await store.close()
+
+            try await reopen { reopened async throws in
+                #expect(try await reopened.migrate() == Array(7...Migration.latestVersion))
+                var platforms: [String: String] = [:]
+                for (id, _) in sent {
+                    let install = try await reopened.install(project: "prj_1", id: id)
+                    platforms[id] = install?.platform?.rawValue ?? "none"
+                    #expect(install?.fingerprintHash == "hash-" + id && install?.device.ip == "203.0.113.7")
+                    #expect(install?.device.networkPrefix == nil, "never kept before version 7")
+                }
+                #expect(platforms == ["i1": "ios", "i2": "ios", "i3": "ios", "i4": "android", "i5": "none", "i6": "none"])
+            }
+        }
+    }
 }

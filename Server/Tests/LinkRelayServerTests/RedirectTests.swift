@@ -36,8 +36,8 @@ struct RedirectTests {
                     #expect(response.headers[.location] == "https://apps.apple.com/app/id1", "the store first in Safari")
                 }
                 let clicks = try await world.store.clicks(link: link.id)
-                #expect(clicks.count == 1 && clicks.first?.screenWidth == 1179 && clicks.first?.timezone == "America/New_York")
-                #expect(clicks.first?.networkPrefix == "203.0.113" && clicks.first?.isBot == false)
+                #expect(clicks.count == 1 && clicks.first?.device.screenWidth == 1179 && clicks.first?.device.timezone == "America/New_York")
+                #expect(clicks.first?.device.networkPrefix == "203.0.113" && clicks.first?.isBot == false)
                 try await Self.get(client, "/Xk9_2bQz?lf_fp=0", userAgent: HTTPTest.safari) { #expect($0.status == .found) }
                 #expect(try await world.store.clicks(link: link.id).count == 2, "without JavaScript the click still counts")
             }

@@ -71,9 +71,9 @@ struct ResolveTests {
             }
             let clicks = try await world.store.clicks(link: world.link.id)
             #expect(clicks.count == 2)
-            #expect(clicks.first?.ip == "203.0.113.7" && clicks.first?.networkPrefix == "203.0.113")
-            #expect(clicks.first?.timezone == "America/New_York" && clicks.first?.language == "en_US")
-            #expect(clicks.first?.screenWidth == 1179 && clicks.first?.screenHeight == 2556)
+            #expect(clicks.first?.device.ip == "203.0.113.7" && clicks.first?.device.networkPrefix == "203.0.113")
+            #expect(clicks.first?.device.timezone == "America/New_York" && clicks.first?.device.language == "en_US")
+            #expect(clicks.first?.device.screenWidth == 1179 && clicks.first?.device.screenHeight == 2556)
             #expect(clicks.first?.platform == .ios && clicks.first?.isBot == false)
         }
     }

@@ -17,8 +17,7 @@ struct RetentionTests {
             try await world.store.importClicks(
                 ages.enumerated().map { index, hours in
                     ClickRecord(
-                        id: "c\(index)", linkID: link.id, projectID: world.project.id, clickedAt: now.addingTimeInterval(-hours * 3600), ip: nil,
-                        networkPrefix: nil, userAgent: nil, timezone: nil, language: nil, screenWidth: nil, screenHeight: nil, platform: nil,
+                        id: "c\(index)", linkID: link.id, projectID: world.project.id, clickedAt: now.addingTimeInterval(-hours * 3600), device: DeviceSignals(), platform: nil,
                         isBot: false)
                 })
             let retention = ClickRetention(store: world.store, retention: 86_400, batch: 2, clock: world.clock.function, logger: Logger(label: "test"))
@@ -35,8 +34,7 @@ struct RetentionTests {
             let now = world.clock.date  // 2026-05-28T20:26:40Z
             func click(_ id: String, daysAgo: Double) -> ClickRecord {
                 ClickRecord(
-                    id: id, linkID: link.id, projectID: world.project.id, clickedAt: now.addingTimeInterval(-daysAgo * 86_400), ip: nil,
-                    networkPrefix: "203.0.113", userAgent: nil, timezone: nil, language: nil, screenWidth: nil, screenHeight: nil,
+                    id: id, linkID: link.id, projectID: world.project.id, clickedAt: now.addingTimeInterval(-daysAgo * 86_400), device: DeviceSignals(networkPrefix: "203.0.113"),
                     platform: nil, isBot: false)
             }
             // Before any pass every click waits in the default partition.

@@ -139,9 +139,11 @@ struct SQLTests {
                 let height: Int? = index % 5 == 0 ? nil : -index
                 return ClickRecord(
                     id: String(format: "c%05d", index), linkID: link.id, projectID: world.project.id,
-                    clickedAt: start.addingTimeInterval(Double(index)), ip: text(index), networkPrefix: text(index + 1),
-                    userAgent: text(index + 2), timezone: text(index + 3), language: text(index + 4), screenWidth: width,
-                    screenHeight: height, platform: [DevicePlatform.ios, .android, .web, nil][index % 4], isBot: index % 7 == 0)
+                    clickedAt: start.addingTimeInterval(Double(index)),
+                    device: DeviceSignals(
+                        ip: text(index), networkPrefix: text(index + 1), userAgent: text(index + 2), timezone: text(index + 3),
+                        language: text(index + 4), screenWidth: width, screenHeight: height),
+                    platform: [DevicePlatform.ios, .android, .web, nil][index % 4], isBot: index % 7 == 0)
             }
             try await world.store.importClicks(clicks)
             #expect(try await world.store.clicks(link: link.id) == clicks)

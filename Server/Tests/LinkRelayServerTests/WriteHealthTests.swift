@@ -20,8 +20,8 @@ struct WriteHealthTests {
 
     static func click(_ project: String, _ link: String) -> ClickRecord {
         ClickRecord(
-            linkID: link, projectID: project, clickedAt: Date(), ip: "203.0.113.7", networkPrefix: "203.0.113",
-            userAgent: String(repeating: "x", count: 400), timezone: "UTC", language: "en", screenWidth: 1, screenHeight: 1, platform: .ios,
+            linkID: link, projectID: project, clickedAt: Date(), device: DeviceSignals(ip: "203.0.113.7", networkPrefix: "203.0.113",
+            userAgent: String(repeating: "x", count: 400), timezone: "UTC", language: "en", screenWidth: 1, screenHeight: 1), platform: .ios,
             isBot: false)
     }
 

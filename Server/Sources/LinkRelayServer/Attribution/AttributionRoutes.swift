@@ -97,11 +97,13 @@ struct AttributionRoutes: Sendable {
     /// arriving at once adopt it once.
     private func adopt(_ installID: String, project: String, request: Request, context: ServerContext, at now: Date) async throws {
         let ip = context.clientAddress
+        let device = DeviceSignals(
+            ip: ip, networkPrefix: ip.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: configuration.matchPrivateNetworks) },
+            userAgent: request.headers[.userAgent].map { Fingerprint.prefix($0, bytes: Fingerprint.maxUserAgentBytes) })
         let install = InstallRecord(
             id: installID, projectID: project, linkID: nil, clickID: nil, confidence: 0, matchedFactors: [], method: .adopted,
-            installedAt: now, ip: ip, userAgent: request.headers[.userAgent], timezone: nil, language: nil, screenWidth: nil,
-            screenHeight: nil, platform: nil, platformVersion: nil, deviceID: nil, fingerprintHash: "", attributionWindowHours: nil,
-            deepLinkData: [:])
+            installedAt: now, device: device, platform: nil, platformVersion: nil, deviceID: nil, fingerprintHash: "",
+            attributionWindowHours: nil, deepLinkData: [:])
         do {
             try await store.recordInstall(install)
         } catch let error as StoreError where error.kind == .conflict {

@@ -50,11 +50,9 @@ package struct InstallReport: Sendable {
             userAgent: userAgent, timezone: timezone, language: language, screenWidth: screenWidth, screenHeight: screenHeight)
     }
 
-    /// LinkForty's fingerprint hash of the report (``DeferredMatcher/fingerprintHash(ip:userAgent:timezone:language:screenWidth:screenHeight:platform:platformVersion:)``).
+    /// LinkForty's fingerprint hash of the report (``DeferredMatcher/fingerprintHash(_:platform:platformVersion:)``).
     package var fingerprintHash: String {
-        DeferredMatcher.fingerprintHash(
-            ip: signals.ip, userAgent: signals.userAgent, timezone: signals.timezone, language: signals.language,
-            screenWidth: signals.screenWidth, screenHeight: signals.screenHeight, platform: platform, platformVersion: platformVersion)
+        DeferredMatcher.fingerprintHash(signals, platform: platform, platformVersion: platformVersion)
     }
 }
 
@@ -99,12 +97,10 @@ package struct AttributionService: Sendable {
         if link == nil { match = nil }
         var deepLinkData: [String: JSONValue] = [:]
         if let match, let link { deepLinkData = AttributionRoutes.deepLinkData(link, match: match) }
-        let signals = report.signals
         let install = InstallRecord(
             projectID: project, linkID: link?.id, clickID: match?.click.id, confidence: match?.confidence ?? 0,
-            matchedFactors: match?.factors ?? [], method: match?.method ?? .none, installedAt: now, ip: signals.ip,
-            userAgent: signals.userAgent, timezone: signals.timezone, language: signals.language, screenWidth: signals.screenWidth,
-            screenHeight: signals.screenHeight, platform: report.platform, platformVersion: report.platformVersion, deviceID: report.deviceID,
+            matchedFactors: match?.factors ?? [], method: match?.method ?? .none, installedAt: now, device: report.signals,
+            platform: DevicePlatform(reported: report.platform), platformVersion: report.platformVersion, deviceID: report.deviceID,
             fingerprintHash: report.fingerprintHash, attributionWindowHours: report.attributionWindowHours, deepLinkData: deepLinkData)
         let writing = ContinuousClock.now
         try await store.recordInstall(install)

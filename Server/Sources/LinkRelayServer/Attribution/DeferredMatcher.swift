@@ -1,7 +1,9 @@
 import Foundation
 
-/// What a device tells about itself: an install report, or a click's fingerprint.
-package struct DeviceSignals: Sendable, Hashable {
+/// What a device tells about itself: an install report, or a click's fingerprint. Clicks and
+/// installs each hold one (``ClickRecord/device``, ``InstallRecord/device``), stored in the same
+/// columns of their tables (``SQLStore/deviceColumns``).
+package struct DeviceSignals: Sendable, Hashable, Codable {
     /// Its public address, when it has one.
     package var ip: String?
     /// The address's network (``ClientAddress/networkPrefix(of:)``).
@@ -29,13 +31,6 @@ package struct DeviceSignals: Sendable, Hashable {
         self.language = language
         self.screenWidth = screenWidth
         self.screenHeight = screenHeight
-    }
-
-    /// A click's signals.
-    package init(_ click: ClickRecord) {
-        self.init(
-            ip: click.ip, networkPrefix: click.networkPrefix, userAgent: click.userAgent, timezone: click.timezone, language: click.language,
-            screenWidth: click.screenWidth, screenHeight: click.screenHeight)
     }
 }
 
@@ -182,7 +177,7 @@ package struct DeferredMatcher: Sendable {
             let crowdSince = now.addingTimeInterval(-Self.crowdWindow)
             var devices = Set<String>()
             for candidate in live.prefix(Self.crowdRows) where devices.count < sharedNetworkDevices && candidate.click.clickedAt >= crowdSince {
-                devices.insert(Self.deviceSignature(candidate.click))
+                devices.insert(Self.deviceSignature(candidate.click.device))
             }
             shared = devices.count >= sharedNetworkDevices
         }
@@ -202,20 +197,20 @@ package struct DeferredMatcher: Sendable {
             // Only a browser's agent earns `user_agent`: an app's (`Acme/2.3 CFNetwork/…`, key `|`)
             // is what any client can send to a redirect, and what the app itself sends when it
             // resolves a link it already opened; neither says a browser tapped.
-            let clickKey = candidate.click.userAgent.flatMap { agent -> String? in
+            let clickKey = candidate.click.device.userAgent.flatMap { agent -> String? in
                 let key = keys[agent] ?? Self.normalizedUserAgent(agent)
                 keys[agent] = key
                 return Self.isBrowserKey(key) ? key : nil
             }
             let (score, factors) = Self.score(
-                install, DeviceSignals(candidate.click), ipWeight: shared ? 20 : 40, userAgentKeys: (installKey, clickKey))
+                install, candidate.click.device, ipWeight: shared ? 20 : 40, userAgentKeys: (installKey, clickKey))
             guard score >= Self.threshold else { continue }
             // Strictly greater: on a tie the earlier candidate, the newer click, stays.
             if score > (best?.confidence ?? 0) {
                 best = DeferredMatch(click: candidate.click, confidence: score, factors: factors, sharedNetwork: shared)
-                bestDevice = Self.deviceSignature(candidate.click)
+                bestDevice = Self.deviceSignature(candidate.click.device)
                 ambiguous = false
-            } else if refusesAmbiguousMatches, score == best?.confidence, Self.deviceSignature(candidate.click) != bestDevice {
+            } else if refusesAmbiguousMatches, score == best?.confidence, Self.deviceSignature(candidate.click.device) != bestDevice {
                 // Another device scores as well: the signals cannot tell which tapped.
                 ambiguous = true
             }
@@ -231,15 +226,15 @@ package struct DeferredMatcher: Sendable {
         // The network's score, with only a browser's agent counted (as in `best`), decides which
         // taps agree: every one of time zone, language and screen among their factors.
         let installKey = install.userAgent.map(Self.normalizedUserAgent)
-        let agreeing = live.lazy.filter { $0.click.clickedAt >= oldest && $0.click.ip == address }.compactMap { candidate in
-            let clickKey = candidate.click.userAgent.map(Self.normalizedUserAgent).flatMap { Self.isBrowserKey($0) ? $0 : nil }
-            let scored = Self.score(install, DeviceSignals(candidate.click), ipWeight: shared ? 20 : 40, userAgentKeys: (installKey, clickKey))
+        let agreeing = live.lazy.filter { $0.click.clickedAt >= oldest && $0.click.device.ip == address }.compactMap { candidate in
+            let clickKey = candidate.click.device.userAgent.map(Self.normalizedUserAgent).flatMap { Self.isBrowserKey($0) ? $0 : nil }
+            let scored = Self.score(install, candidate.click.device, ipWeight: shared ? 20 : 40, userAgentKeys: (installKey, clickKey))
             return Self.agreementFactors.isSubset(of: scored.1) ? (candidate.click, scored) : nil
         }
         guard let (found, (score, factors)) = agreeing.first else { return nil }
         if refusesAmbiguousMatches {
-            let foundDevice = Self.deviceSignature(found)
-            if agreeing.contains(where: { Self.deviceSignature($0.0) != foundDevice }) { return nil }
+            let foundDevice = Self.deviceSignature(found.device)
+            if agreeing.contains(where: { Self.deviceSignature($0.0.device) != foundDevice }) { return nil }
         }
         var named = factors
         named.insert(Self.addressFactor.0, at: named.firstIndex(of: "ip").map { $0 + 1 } ?? 0)
@@ -260,13 +255,13 @@ package struct DeferredMatcher: Sendable {
     static func sprayedClicks(in candidates: [MatchCandidate], devices: Int) -> Set<String> {
         var byAddress: [String: [ClickRecord]] = [:]
         for candidate in candidates {
-            guard let ip = candidate.click.ip else { continue }
+            guard let ip = candidate.click.device.ip else { continue }
             byAddress[ip, default: []].append(candidate.click)
         }
         var sprayed = Set<String>()
         for (_, clicks) in byAddress where clicks.count >= devices {
             let sorted = clicks.sorted { $0.clickedAt < $1.clickedAt }
-            let signatures = sorted.map(deviceSignature)
+            let signatures = sorted.map { deviceSignature($0.device) }
             var counts: [String: Int] = [:]
             var start = 0
             // Clicks before this index are marked already: each is marked once.
@@ -352,22 +347,20 @@ package struct DeferredMatcher: Sendable {
     }
 
     /// What tells two devices of one network apart.
-    static func deviceSignature(_ click: ClickRecord) -> String {
+    static func deviceSignature(_ device: DeviceSignals) -> String {
         [
-            click.userAgent ?? "", click.timezone ?? "", click.language.map { String($0.prefix(2)).lowercased() } ?? "",
-            click.screenWidth.map(String.init) ?? "", click.screenHeight.map(String.init) ?? "",
+            device.userAgent ?? "", device.timezone ?? "", device.language.map { String($0.prefix(2)).lowercased() } ?? "",
+            device.screenWidth.map(String.init) ?? "", device.screenHeight.map(String.init) ?? "",
         ].joined(separator: "|")
     }
 
     /// LinkForty's fingerprint hash: the hex SHA-256 of
-    /// `ip|userAgent|timezone|language|screenWidth|screenHeight|platform|platformVersion`.
-    package static func fingerprintHash(
-        ip: String?, userAgent: String?, timezone: String?, language: String?, screenWidth: Int?, screenHeight: Int?, platform: String?,
-        platformVersion: String?
-    ) -> String {
+    /// `ip|userAgent|timezone|language|screenWidth|screenHeight|platform|platformVersion`, with
+    /// the platform's name as the SDK sent it.
+    package static func fingerprintHash(_ device: DeviceSignals, platform: String?, platformVersion: String?) -> String {
         let text = [
-            ip ?? "", userAgent ?? "", timezone ?? "", language ?? "", screenWidth.map(String.init) ?? "", screenHeight.map(String.init) ?? "",
-            platform ?? "", platformVersion ?? "",
+            device.ip ?? "", device.userAgent ?? "", device.timezone ?? "", device.language ?? "", device.screenWidth.map(String.init) ?? "",
+            device.screenHeight.map(String.init) ?? "", platform ?? "", platformVersion ?? "",
         ].joined(separator: "|")
         return sha256Hex(text)
     }

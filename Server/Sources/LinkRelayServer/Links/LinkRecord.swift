@@ -112,7 +112,7 @@ package struct LinkRecord: Sendable, Hashable, Codable {
 /// A tap on a link, with what the device told about itself (the `fp_*` parameters a landing
 /// page or an SDK adds) and the network it came from.
 package struct ClickRecord: Sendable, Hashable, Codable {
-    /// A random identifier (a UUID).
+    /// A random identifier (a UUIDv7, so the newest sort last).
     package var id: String
     /// The link tapped.
     package var linkID: String
@@ -120,20 +120,9 @@ package struct ClickRecord: Sendable, Hashable, Codable {
     package var projectID: String
     /// When.
     package var clickedAt: Date
-    /// The client's address, when it is a public one.
-    package var ip: String?
-    /// The address's network (IPv4 /24, IPv6 /64), the deferred match's index key.
-    package var networkPrefix: String?
-    /// The `User-Agent` header.
-    package var userAgent: String?
-    /// `fp_tz`.
-    package var timezone: String?
-    /// `fp_lang`, else the first `Accept-Language`.
-    package var language: String?
-    /// `fp_sw`: the screen's width as the app's SDK reports it.
-    package var screenWidth: Int?
-    /// `fp_sh`: the screen's height.
-    package var screenHeight: Int?
+    /// The device: its public address and network, the `User-Agent` header, `fp_tz`, `fp_lang`
+    /// (else the first `Accept-Language`), `fp_sw` and `fp_sh`.
+    package var device: DeviceSignals
     /// `ios`, `android` or `web`, from the user agent.
     package var platform: DevicePlatform?
     /// Whether the user agent is a crawler's: never a match candidate.
@@ -147,20 +136,13 @@ package struct ClickRecord: Sendable, Hashable, Codable {
 
     /// A click; see each property.
     package init(
-        id: String? = nil, linkID: String, projectID: String, clickedAt: Date, ip: String?, networkPrefix: String?,
-        userAgent: String?, timezone: String?, language: String?, screenWidth: Int?, screenHeight: Int?, platform: DevicePlatform?, isBot: Bool
+        id: String? = nil, linkID: String, projectID: String, clickedAt: Date, device: DeviceSignals, platform: DevicePlatform?, isBot: Bool
     ) {
         self.id = id ?? RecordID.timeOrdered(at: clickedAt)
         self.linkID = linkID
         self.projectID = projectID
         self.clickedAt = clickedAt.storedPrecision
-        self.ip = ip
-        self.networkPrefix = networkPrefix
-        self.userAgent = userAgent
-        self.timezone = timezone
-        self.language = language
-        self.screenWidth = screenWidth
-        self.screenHeight = screenHeight
+        self.device = device
         self.platform = platform
         self.isBot = isBot
     }

@@ -61,11 +61,11 @@ enum Fingerprint {
         let agent = agent ?? LowercasedText(userAgent)
         let acceptLanguage = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
             .map { $0.trimmingCharacters(in: .whitespaces) }
-        return ClickRecord(
-            linkID: link.id, projectID: link.projectID, clickedAt: date, ip: prefix == nil ? nil : ip, networkPrefix: prefix,
-            userAgent: userAgent, timezone: query.get("fp_tz").flatMap(bounded), language: query.get("fp_lang").flatMap(bounded) ?? acceptLanguage,
-            screenWidth: query.get("fp_sw").flatMap(screenSize), screenHeight: query.get("fp_sh").flatMap(screenSize),
-            platform: platform(agent), isBot: isBot(agent))
+        let device = DeviceSignals(
+            ip: prefix == nil ? nil : ip, networkPrefix: prefix, userAgent: userAgent, timezone: query.get("fp_tz").flatMap(bounded),
+            language: query.get("fp_lang").flatMap(bounded) ?? acceptLanguage, screenWidth: query.get("fp_sw").flatMap(screenSize),
+            screenHeight: query.get("fp_sh").flatMap(screenSize))
+        return ClickRecord(linkID: link.id, projectID: link.projectID, clickedAt: date, device: device, platform: platform(agent), isBot: isBot(agent))
     }
 
     /// The most of a user agent a click keeps: real ones are 100–300 bytes; a click is ~250 bytes

@@ -41,6 +41,23 @@ package struct Migration: Sendable, Hashable {
             // reading the rest of its /24, however many clicks one network holds (issue 48, §4.4).
             sqlite: ["CREATE INDEX clicks_by_address ON clicks (project_id, ip, clicked_at)"],
             postgres: ["CREATE INDEX clicks_by_address ON clicks (project_id, ip, clicked_at)"]),
+        Migration(
+            version: 7, name: "an install's network, and its platform by name",
+            // An install holds the same device signals as a click (its network was only worked
+            // out, never kept; NULL for the installs stored before), and its platform is one of
+            // the clicks' names (`ios`, `android`, `web`) instead of the text its SDK sent
+            // (`iOS`); a name the server does not know becomes NULL. The fingerprint hash keeps
+            // the text as sent.
+            sqlite: installDevice, postgres: installDevice),
+    ]
+
+    private static let installDevice = [
+        "ALTER TABLE installs ADD COLUMN network_prefix TEXT",
+        """
+        UPDATE installs SET platform = CASE lower(platform) WHEN 'ios' THEN 'ios' WHEN 'ipados' THEN 'ios' WHEN 'iphone os' THEN 'ios'
+            WHEN 'android' THEN 'android' WHEN 'web' THEN 'web' ELSE NULL END
+        WHERE platform IS NOT NULL
+        """,
     ]
 
     /// One row, rewritten by every health check (``ServerStore/writeProblem(at:)``): a check that

@@ -110,20 +110,12 @@ package struct InstallRecord: Sendable, Hashable, Codable {
     package var method: AttributionMethod
     /// When it was reported.
     package var installedAt: Date
-    /// The reporting device's public address.
-    package var ip: String?
-    /// The `userAgent` it reported.
-    package var userAgent: String?
-    /// Its time zone.
-    package var timezone: String?
-    /// Its language.
-    package var language: String?
-    /// Its screen's width.
-    package var screenWidth: Int?
-    /// Its screen's height.
-    package var screenHeight: Int?
-    /// `iOS`, `Android`…
-    package var platform: String?
+    /// The reporting device: its public address and network (none for an install stored before
+    /// schema 7), and the `userAgent`, `timezone`, `language` and screen it reported.
+    package var device: DeviceSignals
+    /// The platform it reported (`iOS`, `ios` and `iPadOS` are ``DevicePlatform/ios``), `nil`
+    /// when it named none the server knows.
+    package var platform: DevicePlatform?
     /// The system's version.
     package var platformVersion: String?
     /// The identifier the app passed, if any.
@@ -138,8 +130,8 @@ package struct InstallRecord: Sendable, Hashable, Codable {
     /// An install; see each property.
     package init(
         id: String? = nil, projectID: String, linkID: String?, clickID: String?, confidence: Int,
-        matchedFactors: [String], method: AttributionMethod, installedAt: Date, ip: String?, userAgent: String?, timezone: String?, language: String?,
-        screenWidth: Int?, screenHeight: Int?, platform: String?, platformVersion: String?, deviceID: String?, fingerprintHash: String,
+        matchedFactors: [String], method: AttributionMethod, installedAt: Date, device: DeviceSignals, platform: DevicePlatform?,
+        platformVersion: String?, deviceID: String?, fingerprintHash: String,
         attributionWindowHours: Int?, deepLinkData: [String: JSONValue]
     ) {
         self.id = id ?? RecordID.timeOrdered(at: installedAt)
@@ -150,12 +142,7 @@ package struct InstallRecord: Sendable, Hashable, Codable {
         self.matchedFactors = matchedFactors
         self.method = method
         self.installedAt = installedAt.storedPrecision
-        self.ip = ip
-        self.userAgent = userAgent
-        self.timezone = timezone
-        self.language = language
-        self.screenWidth = screenWidth
-        self.screenHeight = screenHeight
+        self.device = device
         self.platform = platform
         self.platformVersion = platformVersion
         self.deviceID = deviceID
@@ -245,11 +232,24 @@ package enum AttributionMethod: String, Sendable, Hashable, Codable {
     case adopted
 }
 
-/// The kind of device a tap came from, read from its user agent (``Fingerprint/platform(_:)``):
-/// where the redirect sends it, and what its click stores.
+/// The kind of device: for a tap, read from its user agent (``Fingerprint/platform(_:)``), where
+/// the redirect sends it; for an install, the platform its SDK reported (``init(reported:)``).
 package enum DevicePlatform: String, Sendable, Hashable, Codable {
     case ios
     case android
     /// Anything else: a desktop, a browser that names neither.
     case web
+
+    /// The platform an SDK reports by name, whatever its case: LinkForty's iOS SDK sends `iOS`,
+    /// its React Native SDK `ios` (§14 of the protocol notes); `iPadOS` and `iPhone OS` are iOS.
+    /// `nil` for a name the server does not know (the text still counts in the install's
+    /// fingerprint hash, as sent).
+    package init?(reported name: String?) {
+        switch name?.lowercased() {
+        case "ios", "ipados", "iphone os": self = .ios
+        case "android": self = .android
+        case "web": self = .web
+        default: return nil
+        }
+    }
 }

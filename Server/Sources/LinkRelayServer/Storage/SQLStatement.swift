@@ -336,9 +336,8 @@ enum HotStatement {
         static let template = SQLStore.installInsert(
             InstallRecord(
                 projectID: "", linkID: nil, clickID: nil, confidence: 0, matchedFactors: [], method: .none,
-                installedAt: Date(timeIntervalSince1970: 0), ip: nil, userAgent: nil, timezone: nil, language: nil, screenWidth: nil,
-                screenHeight: nil, platform: nil, platformVersion: nil, deviceID: nil, fingerprintHash: "", attributionWindowHours: nil,
-                deepLinkData: [:]))
+                installedAt: Date(timeIntervalSince1970: 0), device: DeviceSignals(), platform: nil, platformVersion: nil, deviceID: nil,
+                fingerprintHash: "", attributionWindowHours: nil, deepLinkData: [:]))
     }
     /// One event.
     enum Event: PreparedStatementName {

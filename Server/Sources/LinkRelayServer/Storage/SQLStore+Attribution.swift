@@ -20,19 +20,16 @@ extension SQLStore {
     }
 
     static let installColumns: SQLStatement = """
-        SELECT id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at, ip, user_agent, timezone, language,
-            screen_width, screen_height, platform, platform_version, device_id, deep_link_data, fingerprint_hash,
-            attribution_window_hours FROM installs
+        SELECT id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at, \(sql: deviceColumns),
+            platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours FROM installs
         """
 
     static func install(_ row: SQLRow) throws -> InstallRecord {
         InstallRecord(
             id: try row["id"], projectID: try row["project_id"], linkID: try row["link_id"], clickID: try row["click_id"],
             confidence: try row["confidence"], matchedFactors: try row.json("matched_factors", as: [String].self, empty: []),
-            method: try row["method"], installedAt: try row["installed_at"], ip: try row["ip"], userAgent: try row["user_agent"],
-            timezone: try row["timezone"], language: try row["language"], screenWidth: try row["screen_width"],
-            screenHeight: try row["screen_height"], platform: try row["platform"], platformVersion: try row["platform_version"],
-            deviceID: try row["device_id"],
+            method: try row["method"], installedAt: try row["installed_at"], device: try DeviceSignals(row), platform: try row["platform"],
+            platformVersion: try row["platform_version"], deviceID: try row["device_id"],
             // NULL for an install stored before schema 2 kept fingerprints.
             fingerprintHash: try row["fingerprint_hash"] as String? ?? "", attributionWindowHours: try row["attribution_window_hours"],
             deepLinkData: try row.json("deep_link_data", as: [String: JSONValue].self, empty: [:]))
@@ -202,14 +199,12 @@ extension SQLStore {
 
     static func installInsert(_ install: InstallRecord) -> SQLStatement {
         let statement: SQLStatement = """
-            INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at, ip,
-                user_agent, timezone, language, screen_width, screen_height, platform, platform_version, device_id,
-                deep_link_data, fingerprint_hash, attribution_window_hours)
+            INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at,
+                \(sql: deviceColumns), platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours)
             VALUES (\(install.id), \(install.projectID), \(install.linkID), \(install.clickID), \(install.confidence),
-                \(SQLJSON(install.matchedFactors)), \(install.method), \(install.installedAt), \(install.ip), \(install.userAgent),
-                \(install.timezone), \(install.language), \(install.screenWidth), \(install.screenHeight), \(install.platform),
-                \(install.platformVersion), \(install.deviceID), \(SQLJSON(install.deepLinkData)), \(install.fingerprintHash),
-                \(install.attributionWindowHours))
+                \(SQLJSON(install.matchedFactors)), \(install.method), \(install.installedAt), \(sql: deviceValues(install.device)),
+                \(install.platform), \(install.platformVersion), \(install.deviceID), \(SQLJSON(install.deepLinkData)),
+                \(install.fingerprintHash), \(install.attributionWindowHours))
             """
         return statement.prepared(HotStatement.Install.self)
     }

@@ -166,12 +166,12 @@ extension SQLStore {
         func texts(_ value: (ClickRecord) -> String?) -> String { PostgresArrayLiteral.texts(clicks.map(value)) }
         func integers(_ value: (ClickRecord) -> Int?) -> String { PostgresArrayLiteral.integers(clicks.map(value)) }
         let statement: SQLStatement = """
-            INSERT INTO clicks (id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language,
-                screen_width, screen_height, platform, is_bot)
+            INSERT INTO clicks (id, link_id, project_id, clicked_at, \(sql: deviceColumns), platform, is_bot)
             SELECT * FROM unnest(\(texts { $0.id })::text[], \(texts { $0.linkID })::text[], \(texts { $0.projectID })::text[],
-                \(integers { SQLTime.milliseconds($0.clickedAt) })::bigint[], \(texts(\.ip))::text[], \(texts(\.networkPrefix))::text[],
-                \(texts(\.userAgent))::text[], \(texts(\.timezone))::text[], \(texts(\.language))::text[],
-                \(integers(\.screenWidth))::integer[], \(integers(\.screenHeight))::integer[], \(texts { $0.platform?.rawValue })::text[],
+                \(integers { SQLTime.milliseconds($0.clickedAt) })::bigint[], \(texts(\.device.ip))::text[],
+                \(texts(\.device.networkPrefix))::text[], \(texts(\.device.userAgent))::text[], \(texts(\.device.timezone))::text[],
+                \(texts(\.device.language))::text[], \(integers(\.device.screenWidth))::integer[],
+                \(integers(\.device.screenHeight))::integer[], \(texts { $0.platform?.rawValue })::text[],
                 \(integers { $0.isBot ? 1 : 0 })::integer[])
             """
         return statement.prepared(HotStatement.Clicks.self)
@@ -183,10 +183,8 @@ extension SQLStore {
     /// One click's row (SQLite stores a batch as this, run once per click).
     static func clickInsert(_ click: ClickRecord) -> SQLStatement {
         """
-        INSERT INTO clicks (id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language,
-            screen_width, screen_height, platform, is_bot)
-        VALUES (\(click.id), \(click.linkID), \(click.projectID), \(click.clickedAt), \(click.ip), \(click.networkPrefix),
-            \(click.userAgent), \(click.timezone), \(click.language), \(click.screenWidth), \(click.screenHeight), \(click.platform),
+        INSERT INTO clicks (id, link_id, project_id, clicked_at, \(sql: deviceColumns), platform, is_bot)
+        VALUES (\(click.id), \(click.linkID), \(click.projectID), \(click.clickedAt), \(sql: deviceValues(click.device)), \(click.platform),
             \(click.isBot))
         """
     }
@@ -232,11 +230,7 @@ extension SQLStore {
     /// A candidate's columns: the click alone. Its link's window comes from ``linkWindows``
     /// rather than a join: PostgreSQL planned the join over every day partition on each install
     /// (0.23–0.30 ms of planning against 0.14 ms without it, with the query prepared).
-    static let candidateColumns: SQLStatement = """
-        SELECT c.id, c.link_id, c.project_id, c.clicked_at, c.ip, c.network_prefix, c.user_agent, c.timezone, c.language,
-            c.screen_width, c.screen_height, c.platform, c.is_bot
-        FROM clicks c
-        """
+    static let candidateColumns: SQLStatement = "\(sql: clickColumns) c"
 
     /// The clicks of `rows` with their links' windows (a click whose link is gone is left out,
     /// as the join left it out).
@@ -291,17 +285,21 @@ extension SQLStore {
         return statement.prepared(HotStatement.Crowd.self)
     }
 
-    static let clickColumns: SQLStatement = """
-        SELECT id, link_id, project_id, clicked_at, ip, network_prefix, user_agent, timezone, language, screen_width, screen_height,
-            platform, is_bot FROM clicks
-        """
+    static let clickColumns: SQLStatement = "SELECT id, link_id, project_id, clicked_at, \(sql: deviceColumns), platform, is_bot FROM clicks"
 
     static func click(_ row: SQLRow) throws -> ClickRecord {
         ClickRecord(
-            id: try row["id"], linkID: try row["link_id"], projectID: try row["project_id"], clickedAt: try row["clicked_at"], ip: try row["ip"],
-            networkPrefix: try row["network_prefix"], userAgent: try row["user_agent"], timezone: try row["timezone"],
-            language: try row["language"], screenWidth: try row["screen_width"], screenHeight: try row["screen_height"],
-            platform: try row["platform"], isBot: try row["is_bot"])
+            id: try row["id"], linkID: try row["link_id"], projectID: try row["project_id"], clickedAt: try row["clicked_at"],
+            device: try DeviceSignals(row), platform: try row["platform"], isBot: try row["is_bot"])
+    }
+
+    /// The columns that hold a device's signals (``DeviceSignals``), the same in `clicks` and
+    /// `installs`.
+    static let deviceColumns: SQLStatement = "ip, network_prefix, user_agent, timezone, language, screen_width, screen_height"
+
+    /// `device`'s values, in ``deviceColumns``' order.
+    static func deviceValues(_ device: DeviceSignals) -> SQLStatement {
+        "\(device.ip), \(device.networkPrefix), \(device.userAgent), \(device.timezone), \(device.language), \(device.screenWidth), \(device.screenHeight)"
     }
 }
 
@@ -329,5 +327,14 @@ enum PostgresArrayLiteral {
 
     static func integers(_ values: [Int?]) -> String {
         "{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}"
+    }
+}
+
+extension DeviceSignals {
+    /// The signals in a row read with ``SQLStore/deviceColumns``.
+    init(_ row: SQLRow) throws {
+        self.init(
+            ip: try row["ip"], networkPrefix: try row["network_prefix"], userAgent: try row["user_agent"], timezone: try row["timezone"],
+            language: try row["language"], screenWidth: try row["screen_width"], screenHeight: try row["screen_height"])
     }
 }
