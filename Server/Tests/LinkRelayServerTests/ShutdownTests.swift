@@ -90,6 +90,7 @@ final class GatedStore: ServerStore {
     func template(project: String, id: String) async throws -> TemplateRecord? { try await inner.template(project: project, id: id) }
     func template(project: String, slug: String) async throws -> TemplateRecord? { try await inner.template(project: project, slug: slug) }
     func insertLink(_ link: LinkRecord) async throws { try await inner.insertLink(link) }
+    func updateLink(_ link: LinkRecord) async throws -> Bool { try await inner.updateLink(link) }
     func link(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord? {
         try await inner.link(project: project, shortCode: shortCode, templateSlug: templateSlug)
     }

@@ -57,6 +57,31 @@ struct TimedCacheTests {
         #expect(cache.ttl == .zero)
     }
 
+    @Test("a read under way while its code is forgotten (an edit committed meanwhile) is answered but not kept")
+    func readDuringForget() async {
+        let cache = TimedCache<LinkRecord>(ttl: .seconds(60), missTTL: .seconds(1))
+        let before = Self.link("abc")
+        // The read saw the row as it was; the edit forgot the code before the read came back.
+        let answered = await cache.value("abc", "*|*") {
+            cache.forget("abc")
+            return before
+        }
+        #expect(answered == before, "the request under way gets what it read")
+        #expect(cache.cached("abc", "*|*") == nil, "kept, it would be served for a minute after the edit")
+        // Forgetting everything (another process was away) counts too.
+        _ = await cache.value("xyz", "*|*") {
+            cache.forgetAll()
+            return Self.link("xyz")
+        }
+        #expect(cache.cached("xyz", "*|*") == nil)
+        // Forgetting another code does not stop this one being kept.
+        _ = await cache.value("abc", "*|*") {
+            cache.forget("other")
+            return before
+        }
+        #expect(cache.cached("abc", "*|*") == .some(before))
+    }
+
     @Test("through the store: a code asked for before its link exists is found once the process makes it; a kept link is read once", arguments: TestEngine.available)
     func store(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
@@ -101,6 +126,14 @@ struct TimedCacheTests {
 /// instead of when its cache's time runs out.
 @Suite("Caches across processes", .timeLimit(.minutes(1)))
 struct CrossProcessCacheTests {
+    @Test("a notice names the process that made the change: its own is not heard again (it would only stop reads under way being kept); an older server's, without one, is a change")
+    func origins() {
+        #expect(PostgresEngine.change(in: "A1 link:spring", from: "A1") == nil)
+        #expect(PostgresEngine.change(in: "B2 link:spring", from: "A1") == "link:spring")
+        #expect(PostgresEngine.change(in: "link:spring", from: "A1") == "link:spring")
+        #expect(PostgresEngine.change(in: "B2 *", from: "A1") == "*")
+    }
+
     @Test("a link made through one server is served by the other at once; a key revoked through one is refused by the other at once",
         arguments: TestEngine.available.filter { $0 == .postgres })
     func changesAreHeard(_ engine: TestEngine) async throws {

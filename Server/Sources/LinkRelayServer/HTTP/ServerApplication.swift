@@ -122,6 +122,7 @@ package enum ServerApplication {
         LinkRoutes(store: store, configuration: configuration, clock: clock, limiter: limiter).register(on: groups)
         AttributionRoutes(store: store, configuration: configuration, clock: clock).register(on: groups)
         LinkCreation(store: store, configuration: configuration, clock: clock).register(on: groups)
+        LinkEditing(store: store, configuration: configuration).register(on: groups)
         AdminRoutes(store: store, configuration: configuration, clock: clock).register(on: groups)
         Redirect(store: store, configuration: configuration, clock: clock, limiter: limiter).register(on: groups)
         return router

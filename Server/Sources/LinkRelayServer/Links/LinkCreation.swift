@@ -118,17 +118,11 @@ struct LinkCreation: Sendable {
             }
         }
         let originalURL = requestedOriginal ?? webFallback ?? template?.webFallbackURL ?? ""
-        let deepLinkPath = try body.string("deepLinkPath", maxLength: 2048)
-        if let deepLinkPath, !deepLinkPath.hasPrefix("/") { throw APIError.field("deepLinkPath", "must start with /") }
-        let appScheme = try body.string("appScheme", maxLength: 64)
-        if let appScheme, !Self.isValidScheme(appScheme) {
-            throw APIError.field(
-                "appScheme", "must be a scheme an app can register (^[a-z][a-z0-9+.-]*$, not \(Self.refusedSchemes.sorted().joined(separator: ", ")))")
-        }
+        let deepLinkPath = try Self.deepLinkPath(body)
+        let appScheme = try Self.appScheme(body)
         let parameters = try body.object("deepLinkParameters") ?? [:]
-        let utm = try body.stringMap("utmParameters", keys: ["source", "medium", "campaign", "term", "content"]) ?? [:]
-        let targeting = try body.object("targetingRules") ?? [:]
-        try Self.validateTargeting(targeting)
+        let utm = try Self.utmParameters(body) ?? [:]
+        let targeting = try Self.targetingRules(body) ?? [:]
         let externalUserID = try body.string("externalUserId", maxLength: 256)
         var link = LinkRecord(
             projectID: key.projectID, templateSlug: template?.slug ?? "", shortCode: customCode ?? Self.randomCode(),
@@ -188,6 +182,35 @@ struct LinkCreation: Sendable {
     static func isValidScheme(_ scheme: String) -> Bool {
         guard !refusedSchemes.contains(scheme), let first = scheme.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
         return scheme.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+.-".unicodeScalars.contains($0) }
+    }
+
+    /// `deepLinkPath`, which starts with `/`.
+    static func deepLinkPath(_ body: JSONBody) throws -> String? {
+        let path = try body.string("deepLinkPath", maxLength: 2048)
+        if let path, !path.hasPrefix("/") { throw APIError.field("deepLinkPath", "must start with /") }
+        return path
+    }
+
+    /// `appScheme`, one an app can register (``isValidScheme(_:)``).
+    static func appScheme(_ body: JSONBody) throws -> String? {
+        let scheme = try body.string("appScheme", maxLength: 64)
+        if let scheme, !isValidScheme(scheme) {
+            throw APIError.field(
+                "appScheme", "must be a scheme an app can register (^[a-z][a-z0-9+.-]*$, not \(refusedSchemes.sorted().joined(separator: ", ")))")
+        }
+        return scheme
+    }
+
+    /// `utmParameters`: Core's five keys, each a string.
+    static func utmParameters(_ body: JSONBody) throws -> [String: String]? {
+        try body.stringMap("utmParameters", keys: ["source", "medium", "campaign", "term", "content"])
+    }
+
+    /// `targetingRules` (``validateTargeting(_:)``).
+    static func targetingRules(_ body: JSONBody) throws -> [String: JSONValue]? {
+        let rules = try body.object("targetingRules")
+        if let rules { try validateTargeting(rules) }
+        return rules
     }
 
     static func validateTargeting(_ rules: [String: JSONValue]) throws {

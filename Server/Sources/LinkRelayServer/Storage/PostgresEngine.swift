@@ -22,6 +22,8 @@ final class PostgresEngine: SQLEngine {
     private let running = Gate()
     /// Open while the listener hears the channel ``changes`` (``listening()``).
     private let heard = Gate()
+    /// Who announces this process's changes (``announce(_:)``): its own are not heard again.
+    private let origin = UUID().uuidString
 
     /// The channel the processes on one database announce their changes on.
     static let changes = "linkrelay_changes"
@@ -68,8 +70,6 @@ final class PostgresEngine: SQLEngine {
             client: PostgresClient(configuration: configuration, backgroundLogger: logger), place: "\(host):\(url.port ?? 5432)", logger: logger)
     }
 
-    /// Runs the pool until the task is cancelled or a graceful shutdown begins; its connections
-    /// are closed when this returns.
     /// Runs the pool, and beside it the listener for the other processes' changes (each
     /// notification's payload given to `changed`), until cancelled or a graceful shutdown.
     func run(changed: @escaping @Sendable (String) -> Void) async {
@@ -94,7 +94,11 @@ final class PostgresEngine: SQLEngine {
                         if !first { changed("*") }
                         first = false
                         heard.open()
-                        for try await notification in notifications { changed(notification.payload) }
+                        for try await notification in notifications {
+                            // The process's own changes were forgotten as it made them; heard
+                            // again, they would only stop the reads under way being kept.
+                            if let change = Self.change(in: notification.payload, from: origin) { changed(change) }
+                        }
                     }
                 }
             } catch {
@@ -109,10 +113,17 @@ final class PostgresEngine: SQLEngine {
         // After the change's commit: a process that reads in between keeps the old answer only
         // until this arrives. A failure leaves the others their caches' time limits.
         do {
-            try await run("SELECT pg_notify(\(Self.changes), \(change))")
+            try await run("SELECT pg_notify(\(Self.changes), \(origin + " " + change))")
         } catch {
             logger.warning("Could not tell other servers of a change: \(error)")
         }
+    }
+
+    /// The change a notice's payload (`origin change`) names, `nil` when it is this process's
+    /// own (`origin`). A payload without an origin (an older server) is a change as it stands.
+    static func change(in payload: String, from origin: String) -> String? {
+        guard let space = payload.firstIndex(of: " ") else { return payload }
+        return payload[..<space] == origin ? nil : String(payload[payload.index(after: space)...])
     }
 
     func listening() async {

@@ -75,6 +75,32 @@ extension SQLStore {
         await engine.announce(CacheChange.link(link.shortCode))
     }
 
+    package func updateLink(_ link: LinkRecord) async throws -> Bool {
+        // As for a new link: forgotten before and after, and a read under way is not kept.
+        linkCache.forget(link.shortCode)
+        linkWindows.forget(link.id)
+        defer {
+            linkCache.forget(link.shortCode)
+            linkWindows.forget(link.id)
+        }
+        let updated = try await engine.run(
+            """
+            UPDATE links SET original_url = \(link.originalURL), deep_link_path = \(link.deepLinkPath), app_scheme = \(link.appScheme),
+                ios_app_store_url = \(link.iosAppStoreURL), android_app_store_url = \(link.androidAppStoreURL),
+                web_fallback_url = \(link.webFallbackURL), utm_parameters = \(SQLJSON(link.utmParameters)),
+                deep_link_parameters = \(SQLJSON(link.deepLinkParameters)), targeting_rules = \(SQLJSON(link.targetingRules)),
+                attribution_window_hours = \(link.attributionWindowHours), is_active = \(link.isActive), expires_at = \(link.expiresAt),
+                title = \(link.title), description = \(link.description), ios_universal_link = \(link.iosUniversalLink),
+                android_app_link = \(link.androidAppLink), og_title = \(link.ogTitle), og_description = \(link.ogDescription),
+                og_image_url = \(link.ogImageURL), append_click_id = \(link.appendClickID)
+            WHERE id = \(link.id) AND project_id = \(link.projectID) RETURNING id
+            """)
+        guard !updated.isEmpty else { return false }
+        await engine.announce(CacheChange.link(link.shortCode))
+        await engine.announce(CacheChange.window(link.id))
+        return true
+    }
+
     package func link(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord? {
         try await linkCache.value(shortCode, "\(project ?? "*")|\(templateSlug ?? "*")") {
             try await readLink(project: project, shortCode: shortCode, templateSlug: templateSlug)

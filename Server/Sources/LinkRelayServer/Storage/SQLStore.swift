@@ -83,8 +83,10 @@ package final class SQLStore: ServerStore {
     /// What another process on the same database announces (PostgreSQL's `NOTIFY`), so this one
     /// forgets what it kept at once instead of at the cache's time limit.
     enum CacheChange {
-        /// A link made (and, with issue 52, changed) with this code.
+        /// A link made or changed with this code.
         static func link(_ code: String) -> String { "link:" + code }
+        /// The link with this id changed (its attribution window is kept by id).
+        static func window(_ id: String) -> String { "window:" + id }
         /// A key made with this prefix.
         static func key(_ prefix: String) -> String { "key:" + prefix }
         /// A key revoked.
@@ -104,6 +106,8 @@ package final class SQLStore: ServerStore {
         defer { onForget?(change) }
         if change.hasPrefix("link:") {
             linkCache.forget(String(change.dropFirst(5)))
+        } else if change.hasPrefix("window:") {
+            linkWindows.forget(String(change.dropFirst(7)))
         } else if change.hasPrefix("key:") {
             keyCache.forget(String(change.dropFirst(4)))
         } else if change == CacheChange.keys {

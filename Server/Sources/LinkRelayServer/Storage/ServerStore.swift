@@ -43,6 +43,11 @@ package protocol ServerStore: Service {
     /// Stores a link.
     /// - Throws: ``StoreError/Kind/conflict`` when its template slug and code are taken.
     func insertLink(_ link: LinkRecord) async throws
+    /// Stores `link`'s editable fields over the stored link with its id and project (its code,
+    /// template, owner and creation stay); `false` when there is none. Once this returns, this
+    /// process serves the link as changed; the other processes on the database within a second
+    /// (PostgreSQL's notice), at most the link cache's time.
+    func updateLink(_ link: LinkRecord) async throws -> Bool
     /// The link with `shortCode` (and `templateSlug`, when given; the link without a template
     /// first otherwise), of `project` when given, live or not.
     func link(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord?

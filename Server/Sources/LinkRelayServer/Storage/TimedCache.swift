@@ -9,6 +9,10 @@ import Synchronization
 /// Answers are grouped by what a write changes (a link's code) and told apart within a group by
 /// the lookup (the project and template it was narrowed to). Bounded: past ``capacity`` groups
 /// the expired go, and if none has, all.
+///
+/// A read under way when its group is forgotten is answered but not kept: it may have seen the
+/// row before the write that forgot it, and kept it would be served for a whole ``ttl`` after
+/// the write was acknowledged.
 final class TimedCache<Value: Sendable>: Sendable {
     /// The longest a value not found is kept.
     let missTTL: Duration
@@ -22,7 +26,19 @@ final class TimedCache<Value: Sendable>: Sendable {
         var expires: ContinuousClock.Instant
     }
 
-    private let entries = Mutex<[String: [String: Entry]]>([:])
+    private struct State {
+        var entries: [String: [String: Entry]] = [:]
+        /// Counts every forgetting; a read notes it when it starts.
+        var epoch: UInt64 = 0
+        /// When each group was last forgotten, while reads are under way (cleared when none is).
+        var forgotten: [String: UInt64] = [:]
+        /// When everything was last forgotten.
+        var allForgotten: UInt64 = 0
+        /// Reads under way.
+        var reading = 0
+    }
+
+    private let state = Mutex(State())
 
     /// A cache keeping found values `ttl` and missing ones `missTTL` (at most `ttl`), each
     /// clamped to 0…3,600 s, at most `capacity` groups.
@@ -55,48 +71,84 @@ final class TimedCache<Value: Sendable>: Sendable {
     func cached(_ group: String, _ lookup: String = "") -> Value?? {
         guard ttl > .zero else { return nil }
         let at = now()
-        return entries.withLock { entries -> Value?? in
-            guard let entry = entries[group]?[lookup], entry.expires > at else { return nil }
+        return state.withLock { state -> Value?? in
+            guard let entry = state.entries[group]?[lookup], entry.expires > at else { return nil }
             return .some(entry.value)
         }
     }
 
     /// Keeps the answer to `lookup` in `group`.
     func keep(_ value: Value?, _ group: String, _ lookup: String = "") {
+        state.withLock { keep(value, group, lookup, in: &$0) }
+    }
+
+    private func keep(_ value: Value?, _ group: String, _ lookup: String, in state: inout State) {
         let ttl = ttl
         guard ttl > .zero else { return }
         let at = now()
         let entry = Entry(value: value, expires: at + (value == nil ? min(missTTL, ttl) : ttl))
-        entries.withLock { entries in
-            if entries[group] == nil, entries.count >= capacity {
-                entries = entries.compactMapValues { lookups in
-                    let live = lookups.filter { $0.value.expires > at }
-                    return live.isEmpty ? nil : live
-                }
-                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+        if state.entries[group] == nil, state.entries.count >= capacity {
+            state.entries = state.entries.compactMapValues { lookups in
+                let live = lookups.filter { $0.value.expires > at }
+                return live.isEmpty ? nil : live
             }
-            entries[group, default: [:]][lookup] = entry
+            if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
         }
+        state.entries[group, default: [:]][lookup] = entry
     }
 
-    /// The kept answer, or `read`'s, kept.
+    /// The kept answer, or `read`'s, kept unless `group` was forgotten while it read.
     func value(_ group: String, _ lookup: String = "", read: () async throws -> Value?) async rethrows -> Value? {
         if let kept = cached(group, lookup) { return kept }
-        let value = try await read()
-        keep(value, group, lookup)
+        let started = state.withLock { state -> UInt64 in
+            state.reading += 1
+            return state.epoch
+        }
+        let value: Value?
+        do {
+            value = try await read()
+        } catch {
+            state.withLock { Self.finishRead(&$0) }
+            throw error
+        }
+        state.withLock { state in
+            if state.allForgotten <= started, (state.forgotten[group] ?? 0) <= started { keep(value, group, lookup, in: &state) }
+            Self.finishRead(&state)
+        }
         return value
+    }
+
+    private static func finishRead(_ state: inout State) {
+        state.reading -= 1
+        if state.reading == 0 { state.forgotten.removeAll(keepingCapacity: true) }
     }
 
     /// Forgets every answer in `group`: the process wrote what it holds.
     func forget(_ group: String) {
-        _ = entries.withLock { $0.removeValue(forKey: group) }
+        state.withLock { state in
+            state.entries.removeValue(forKey: group)
+            state.epoch += 1
+            guard state.reading > 0 else { return }
+            if state.forgotten.count >= capacity {
+                // Too many to tell apart: every read under way is left unkept.
+                state.forgotten.removeAll(keepingCapacity: true)
+                state.allForgotten = state.epoch
+            } else {
+                state.forgotten[group] = state.epoch
+            }
+        }
     }
 
     /// Forgets everything.
     func forgetAll() {
-        entries.withLock { $0.removeAll() }
+        state.withLock { state in
+            state.entries.removeAll()
+            state.epoch += 1
+            state.allForgotten = state.epoch
+            state.forgotten.removeAll()
+        }
     }
 
     /// How many groups are kept now.
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { state.withLock { $0.entries.count } }
 }
