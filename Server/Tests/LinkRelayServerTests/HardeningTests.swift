@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LinkRelay
-import Logging
+import LinkRelayTesting
 import Synchronization
 import Testing
 
@@ -183,10 +183,10 @@ struct HardeningTests {
     func accessLog(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
-            let lines = LogLines()
-            let logger = Logger(label: "test") { _ in lines }
+            let written = Mutex<[UInt8]>([])
+            let accessLog = AccessLog(clock: ManualClock()) { block in written.withLock { $0 += block } }
             let app = Application(
-                router: ServerApplication.router(store: world.store, configuration: world.configuration(), clock: world.clock.function, accessLog: logger),
+                router: ServerApplication.router(store: world.store, configuration: world.configuration(), clock: world.clock.function, accessLog: accessLog),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await app.test(.live) { client in
                 try await client.execute(uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: "lr_sdk_00000000_x", json: true)) { _ in }
@@ -197,7 +197,10 @@ struct HardeningTests {
                     body: HTTPTest.body(HTTPTest.installBody)
                 ) { #expect($0.status == .ok) }
             }
-            let logged = lines.all
+            #expect(written.withLock { $0.isEmpty }, "gathered, not written line by line")
+            accessLog.flush()
+            // Each line after its time: `2027-01-15T08:00:00.000Z ACCESS …`.
+            let logged = String(decoding: written.withLock { $0 }, as: UTF8.self).split(separator: "\n").map { String($0.dropFirst(25)) }
             #expect(logged.count == 4, "\(logged)")
             #expect(logged[0].hasPrefix("ACCESS 127.0.0.1 \"POST /api/sdk/v1/install\" 401 "))
             #expect(logged[1].hasPrefix("ACCESS 127.0.0.1 \"GET /no/such/route\" 404 "))
@@ -205,29 +208,6 @@ struct HardeningTests {
             #expect(logged[3].hasPrefix("ACCESS 203.0.113.99 \"POST /api/sdk/v1/install\" 200 ") && logged[3].hasSuffix(" ms"))
             #expect(!logged.joined().contains(world.sdkKey) && !logged.joined().contains("fp_tz"))
         }
-    }
-}
-
-/// A log handler that keeps each message.
-final class LogLines: LogHandler, Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
-
-    var metadata: Logger.Metadata {
-        get { [:] }
-        set {}
-    }
-    var logLevel: Logger.Level {
-        get { .trace }
-        set {}
-    }
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { nil }
-        set {}
-    }
-
-    func log(event: LogEvent) {
-        lines.withLock { $0.append(event.message.description) }
     }
 }
 

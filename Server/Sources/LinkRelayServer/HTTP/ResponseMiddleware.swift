@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Logging
 
 /// The outermost middleware: every answer, an error's too, carries the headers that keep a
 /// browser from misreading or framing it, and (with an access log) leaves one line.
@@ -11,13 +10,13 @@ import Logging
 /// the answer set its own (the redirect's pages do, with a nonce for their one script),
 /// `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'`.
 ///
-/// The access log's line: `ACCESS <client> "<METHOD> <path>" <status> <bytes> <ms> ms`, at
-/// `info`. The path without its query (a tap's query holds the phone's signals; a key is
+/// The access log's line (``AccessLog``): `ACCESS <client> "<METHOD> <path>" <status> <bytes> <ms> ms`
+/// after the time. The path without its query (a tap's query holds the phone's signals; a key is
 /// never in a URL), cut at 200 bytes; the client as the deferred match sees it.
 struct ResponseMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
-    let accessLog: Logger?
+    let accessLog: AccessLog?
     let configuration: ServerConfiguration
 
     static let defaultPolicy = "default-src 'none'; frame-ancestors 'none'"
@@ -38,7 +37,7 @@ struct ResponseMiddleware: RouterMiddleware {
         if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.defaultPolicy }
         if let accessLog {
             let client = context.clientAddress ?? "-"
-            accessLog.info(
+            accessLog.record(
                 "ACCESS \(client) \"\(request.method.rawValue) \(Self.loggedPath(request.uri.path))\" \(response.status.code) \(response.body.contentLength.map(String.init) ?? "-") \(Self.milliseconds(ContinuousClock.now - start)) ms"
             )
         }

@@ -95,7 +95,7 @@ package enum ServerApplication {
     /// - Parameter accessLog: where each request's line goes (``ResponseMiddleware``); `nil`, none.
     package static func router(
         store: any ServerStore, configuration: ServerConfiguration = ServerConfiguration(), clock: @escaping @Sendable () -> Date = Date.init,
-        accessLog: Logger? = nil
+        accessLog: AccessLog? = nil
     ) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         router.middlewares.add(ResponseMiddleware(accessLog: accessLog, configuration: configuration))
@@ -172,9 +172,10 @@ package enum ServerApplication {
         let (ready, readying) = AsyncStream.makeStream(of: Void.self)
         // Also when clicks are kept forever: the pass makes PostgreSQL's day partitions.
         let retention = ClickRetention(store: store, retention: configuration.clickRetention, after: ready, logger: logger)
-        let services: [any Service] = (runningStore ? [store] : []) + [retention]
+        let accessLog = configuration.accessLog ? AccessLog() : nil
+        let services: [any Service] = (runningStore ? [store] : []) + [retention] + (accessLog.map { [$0] } ?? [])
         var application = Application(
-            router: router(store: store, configuration: configuration, accessLog: configuration.accessLog ? logger : nil),
+            router: router(store: store, configuration: configuration, accessLog: accessLog),
             server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "LinkRelay Server",
