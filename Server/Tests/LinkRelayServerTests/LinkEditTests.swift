@@ -139,7 +139,7 @@ struct LinkEditTests {
                         #expect(edited.status == .ok)
                         let answered = ContinuousClock.now
                         #expect(await changes.next() == SQLStore.CacheChange.link("spring"))
-                        #expect(await changes.next() == SQLStore.CacheChange.window(link.id))
+                        #expect(await changes.next() == SQLStore.CacheChange.link(id: link.id))
                         #expect(ContinuousClock.now - answered < .seconds(1), "the issue's bound; the notice takes milliseconds")
                         #expect(try await Self.tap(secondClient, "spring") == (.found, "https://acme.example/spring"))
 

@@ -74,7 +74,7 @@ struct MatchStoreTests {
         }
     }
 
-    @Test("the crowd counted in the database is the matcher's own count: distinct devices within their links' windows, bots and other networks left out, up to the limit", arguments: TestEngine.available)
+    @Test("the crowd counted in the database is the matcher's own count: distinct devices within their links' windows, bots, other networks and later clicks left out, up to the limit", arguments: TestEngine.available)
     func networkDevices(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let week = try await world.link("week", window: 168)
@@ -97,6 +97,7 @@ struct MatchStoreTests {
             click("e", hoursAgo: 5, link: week, language: nil, width: nil)  // no fingerprint: a device of its own
             click("bot", hoursAgo: 1, link: week, agent: "Slackbot-LinkExpanding 1.0", bot: true)
             click("elsewhere", hoursAgo: 1, link: week, width: 750, prefix: "198.51.100")
+            click("later", hoursAgo: -1, link: week, width: 640)  // after the install's time: not yet a device of the network
             // A 90-day window: hours × 3,600,000 passes 32 bits (PostgreSQL's INTEGER arithmetic).
             let quarter = try await world.link("quarter", window: 2160)
             click("f", hoursAgo: 2000, link: quarter, width: 1125)
@@ -130,6 +131,41 @@ struct MatchStoreTests {
             #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 4) == 4)
             #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: now.addingTimeInterval(-4 * 3600), limit: 20) == 2, "a and d")
             #expect(try await world.store.networkDevices(project: world.otherProject.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20) == 0)
+        }
+    }
+
+    @Test("PostgreSQL counts a crowded network's devices newest first and stops at the limit: 25 devices' newest taps above 1,000 older ones, 20 counted from the rows up to the 20th (fewer than 100 read)",
+        arguments: TestEngine.available.filter { $0 == .postgres })
+    func crowdStopsAtTheLimit(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("carrier")
+            let now = world.clock.date
+            func click(_ id: String, minutesAgo: Double, width: Int) -> ClickRecord {
+                ClickRecord(
+                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-minutesAgo * 60),
+                    device: DeviceSignals(
+                        ip: "203.0.113.\(width % 200)", networkPrefix: "203.0.113", userAgent: HTTPTest.safari, timezone: "Europe/Berlin",
+                        language: "de-DE", screenWidth: width, screenHeight: 2556),
+                    platform: .ios, isBot: false)
+            }
+            let older = (0..<1_000).map { click("old\($0)", minutesAgo: 600 + Double($0), width: 500 + $0 % 3) }
+            let newest = (0..<25).map { click("new\($0)", minutesAgo: Double($0), width: 1000 + $0) }
+            try await world.store.importClicks(older + newest)
+            let since = now.addingTimeInterval(-DeferredMatcher.crowdWindow)
+            let statement = SQLStore.crowd(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20, dialect: .postgres)
+            let (devices, fetched) = try await world.store.engine.transaction { connection -> (Int, Int) in
+                let devices: Int = try await connection.run(statement).first?["devices"] ?? -1
+                // This transaction's own reads of the clicks' day tables (the function's query).
+                let fetched: Int = try await connection.run(
+                    "SELECT CAST(COALESCE(SUM(idx_tup_fetch), 0) AS BIGINT) AS fetched FROM pg_stat_xact_user_tables WHERE relname LIKE 'clicks%'"
+                ).first?["fetched"] ?? -1
+                return (devices, fetched)
+            }
+            #expect(devices == 20)
+            // 60 here: the function's loop fetches ten rows at a time, and each day's index gives its newest first.
+            #expect(fetched <= 100, "read \(fetched) clicks of 1,025 for 20 devices")
+            // All 28 devices when the limit allows.
+            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 100) == 28)
         }
     }
 }

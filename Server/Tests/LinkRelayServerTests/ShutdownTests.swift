@@ -96,6 +96,7 @@ final class GatedStore: ServerStore {
     }
     func link(project: String, dedupeKey: String) async throws -> LinkRecord? { try await inner.link(project: project, dedupeKey: dedupeKey) }
     func link(id: String) async throws -> LinkRecord? { try await inner.link(id: id) }
+    func cachedLink(id: String) async throws -> LinkRecord? { try await inner.cachedLink(id: id) }
     func recordClick(_ click: ClickRecord) async throws { try await inner.recordClick(click) }
     func clicks(link: String) async throws -> [ClickRecord] { try await inner.clicks(link: link) }
     func deleteClicks(before date: Date, limit: Int) async throws -> Int { try await inner.deleteClicks(before: date, limit: limit) }

@@ -93,7 +93,7 @@ package struct AttributionService: Sendable {
                 scored += ContinuousClock.now - scoring
             }
         }
-        let link = try await match.asyncFlatMap { try await store.link(id: $0.click.linkID) }
+        let link = try await match.asyncFlatMap { try await store.cachedLink(id: $0.click.linkID) }
         if link == nil { match = nil }
         var deepLinkData: [String: JSONValue] = [:]
         if let match, let link { deepLinkData = AttributionRoutes.deepLinkData(link, match: match) }

@@ -49,7 +49,48 @@ package struct Migration: Sendable, Hashable {
             // (`iOS`); a name the server does not know becomes NULL. The fingerprint hash keeps
             // the text as sent.
             sqlite: installDevice, postgres: installDevice),
+        Migration(
+            version: 8, name: "a network's devices counted newest first (PostgreSQL)",
+            // SQLite counts with the query it had (``SQLStore/crowd``): it reads its rows in
+            // order and its DISTINCT costs little there.
+            sqlite: [], postgres: [networkDevicesFunction]),
     ]
+
+    /// The distinct devices (DeferredMatcher.deviceSignature's: agent, time zone, a language's
+    /// first two letters lower-cased, screen) among a network's newest `rows` clicks that are
+    /// not bots, from `since` to `now` and within their links' windows at `now`, counted up to
+    /// `limit`: the clicks read newest first (a merge of each day's index, no sort:
+    /// `enable_sort` off for its plan alone; the days after `now` left out), stopping at the
+    /// `limit`th device. Times in milliseconds.
+    private static let networkDevicesFunction = """
+        CREATE FUNCTION linkrelay_network_devices(project text, prefix text, since bigint, now bigint, rows_read bigint, devices_limit bigint)
+        RETURNS bigint LANGUAGE plpgsql STABLE SET enable_sort = off AS $$
+        DECLARE
+            seen text[] := '{}';
+            click record;
+            signature text;
+        BEGIN
+            IF devices_limit <= 0 THEN RETURN 0; END IF;
+            FOR click IN
+                SELECT c.user_agent, c.timezone, lower(substr(c.language, 1, 2)) AS language_code, c.screen_width, c.screen_height
+                FROM clicks c JOIN links l ON l.id = c.link_id
+                WHERE c.project_id = project AND c.network_prefix = prefix AND c.clicked_at >= since AND c.clicked_at <= now AND c.is_bot = 0
+                    AND c.clicked_at >= now - l.attribution_window_hours * CAST(3600000 AS BIGINT)
+                ORDER BY c.clicked_at DESC LIMIT rows_read
+            LOOP
+                -- Each value quoted, NULL unquoted: two devices share a signature only when
+                -- every value is the same (NULLs alike, as DISTINCT has them).
+                signature := concat_ws('|', quote_nullable(click.user_agent), quote_nullable(click.timezone),
+                    quote_nullable(click.language_code), quote_nullable(click.screen_width), quote_nullable(click.screen_height));
+                IF NOT (signature = ANY (seen)) THEN
+                    seen := seen || signature;
+                    IF cardinality(seen) >= devices_limit THEN RETURN devices_limit; END IF;
+                END IF;
+            END LOOP;
+            RETURN cardinality(seen);
+        END
+        $$
+        """
 
     private static let installDevice = [
         "ALTER TABLE installs ADD COLUMN network_prefix TEXT",

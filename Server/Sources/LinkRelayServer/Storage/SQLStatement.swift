@@ -310,9 +310,9 @@ enum HotStatement {
     enum LinkByCode: PreparedStatementName {
         static let template = SQLStore.linkByCode(project: nil, shortCode: "", templateSlug: nil)
     }
-    /// A link's window by its id (a candidate's, when not kept).
-    enum LinkWindow: PreparedStatementName {
-        static let template = SQLStore.linkWindow(id: "")
+    /// A link by its id (a candidate's window, the deferred link, when not kept).
+    enum LinkByID: PreparedStatementName {
+        static let template = SQLStore.linkByID("")
     }
     /// The clicks from one address (every install).
     enum CandidatesByAddress: PreparedStatementName {
@@ -325,7 +325,8 @@ enum HotStatement {
     /// The devices seen on one network (an install whose network is scored).
     enum Crowd: PreparedStatementName {
         static let template = SQLStore.crowd(
-            project: "", networkPrefix: "", at: Date(timeIntervalSince1970: 0), since: Date(timeIntervalSince1970: 0), limit: 0)
+            project: "", networkPrefix: "", at: Date(timeIntervalSince1970: 0), since: Date(timeIntervalSince1970: 0), limit: 0,
+            dialect: .postgres)
     }
     /// A batch of clicks, as arrays (``SQLStore/insertClicks(_:on:dialect:)``).
     enum Clicks: PreparedStatementName {

@@ -18,9 +18,9 @@ package final class SQLStore: ServerStore {
     /// Links by code, for the redirect and the resolve: found ones 60 s (`setLinkCacheTTL`), a
     /// code not found 1 s.
     let linkCache = TimedCache<LinkRecord>(ttl: .seconds(60), missTTL: .seconds(1))
-    /// Links' attribution windows by link id, for the install's candidates: kept as long as
-    /// links by code (a link's window changes only when the link does).
-    let linkWindows = TimedCache<Int>(ttl: .seconds(60), missTTL: .seconds(1))
+    /// Links by id, for the install's candidates (their windows) and its deferred link: kept as
+    /// long as links by code.
+    let linksByID = TimedCache<LinkRecord>(ttl: .seconds(60), missTTL: .seconds(1))
     /// API keys by prefix, for every authenticated request: 1 s, so a key revoked by another
     /// process (`keys revoke`, a second server) is refused within a second; this process's own
     /// revocations and new keys at once.
@@ -31,7 +31,7 @@ package final class SQLStore: ServerStore {
     /// How long a link read by its code is kept in this process (60 s unless set; 0 turns it off).
     package func setLinkCacheTTL(_ ttl: Duration) {
         linkCache.setTTL(ttl)
-        linkWindows.setTTL(ttl)
+        linksByID.setTTL(ttl)
     }
 
     init(engine: any SQLEngine) {
@@ -85,8 +85,8 @@ package final class SQLStore: ServerStore {
     enum CacheChange {
         /// A link made or changed with this code.
         static func link(_ code: String) -> String { "link:" + code }
-        /// The link with this id changed (its attribution window is kept by id).
-        static func window(_ id: String) -> String { "window:" + id }
+        /// The link with this id changed (links are kept by id too).
+        static func link(id: String) -> String { "id:" + id }
         /// A key made with this prefix.
         static func key(_ prefix: String) -> String { "key:" + prefix }
         /// A key revoked.
@@ -106,15 +106,15 @@ package final class SQLStore: ServerStore {
         defer { onForget?(change) }
         if change.hasPrefix("link:") {
             linkCache.forget(String(change.dropFirst(5)))
-        } else if change.hasPrefix("window:") {
-            linkWindows.forget(String(change.dropFirst(7)))
+        } else if change.hasPrefix("id:") {
+            linksByID.forget(String(change.dropFirst(3)))
         } else if change.hasPrefix("key:") {
             keyCache.forget(String(change.dropFirst(4)))
         } else if change == CacheChange.keys {
             keyCache.forgetAll()
         } else {
             linkCache.forgetAll()
-            linkWindows.forgetAll()
+            linksByID.forgetAll()
             keyCache.forgetAll()
         }
     }

@@ -56,8 +56,11 @@ package protocol ServerStore: Service {
     func setLinkCacheTTL(_ ttl: Duration)
     /// The link of `project` made by the same request before (``LinkRecord/dedupeKey``).
     func link(project: String, dedupeKey: String) async throws -> LinkRecord?
-    /// The link with `id`.
+    /// The link with `id`, as stored now.
     func link(id: String) async throws -> LinkRecord?
+    /// The link with `id`, kept in the process as long as links by code (``setLinkCacheTTL(_:)``)
+    /// and forgotten at once by this process's edits: what the install's match reads.
+    func cachedLink(id: String) async throws -> LinkRecord?
 
     /// Stores a click; it is on disk when this returns (writes of concurrent requests are
     /// committed together).
