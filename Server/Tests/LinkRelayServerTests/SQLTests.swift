@@ -124,6 +124,7 @@ struct SQLTests {
         try HotStatement.check(SQLStore.key(prefix: "lr_sdk_1"), as: HotStatement.Key.self)
         try HotStatement.check(SQLStore.linkByCode(project: "p", shortCode: "c", templateSlug: "s"), as: HotStatement.LinkByCode.self)
         try HotStatement.check(SQLStore.clickBatch([]), as: HotStatement.Clicks.self)
+        try HotStatement.check(SQLStore.installBatch([]), as: HotStatement.Installs.self)
     }
 
     @Test("clicks stored as a batch come back exactly, whatever their text", arguments: TestEngine.available)
@@ -147,6 +148,41 @@ struct SQLTests {
             }
             try await world.store.importClicks(clicks)
             #expect(try await world.store.clicks(link: link.id) == clicks)
+        }
+    }
+
+    @Test("installs committed together come back exactly, whatever their text; on PostgreSQL a batch of them is one statement", arguments: TestEngine.available)
+    func installBatchesRoundTrip(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("batch")
+            let awkward: [String?] = [nil, "", "NULL", "a,b", "{x}", "say \"hi\"", "back\\slash", "tab\there", "日本語 🇯🇵", "'quoted'", "\\\"", " "]
+            func text(_ index: Int) -> String? { awkward[index % awkward.count] }
+            let start = Date(timeIntervalSince1970: 1_780_000_000)
+            let installs = (0..<300).map { (index: Int) -> InstallRecord in
+                InstallRecord(
+                    projectID: world.project.id, linkID: index % 2 == 0 ? link.id : nil, clickID: text(index), confidence: index % 101,
+                    matchedFactors: index % 3 == 0 ? [] : ["ip", text(index) ?? "x"], method: [AttributionMethod.none, .fingerprint, .adopted][index % 3],
+                    installedAt: start.addingTimeInterval(Double(index)),
+                    device: DeviceSignals(
+                        ip: text(index + 1), networkPrefix: text(index + 2), userAgent: text(index + 3), timezone: text(index + 4),
+                        language: text(index + 5), screenWidth: index % 4 == 0 ? nil : index, screenHeight: index % 5 == 0 ? nil : -index),
+                    platform: [DevicePlatform.ios, .android, .web, nil][index % 4], platformVersion: text(index + 6), deviceID: text(index + 7),
+                    fingerprintHash: "hash\(index)", attributionWindowHours: index % 2 == 0 ? nil : index,
+                    deepLinkData: index % 2 == 0 ? [:] : ["path": .string(text(index) ?? ""), "n": .int(index), "nested": ["a": [1, 2.5, nil, true]]])
+            }
+            let before = (world.store.engine as? PostgresEngine)?.statementsSent ?? 0
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for install in installs { group.addTask { try await world.store.recordInstall(install) } }
+                try await group.waitForAll()
+            }
+            let statements = ((world.store.engine as? PostgresEngine)?.statementsSent ?? 0) - before
+            for install in installs {
+                #expect(try await world.store.install(project: world.project.id, id: install.id) == install)
+            }
+            if engine == .postgres {
+                // 300 installs submitted at once: a few batches, each one statement (not 300).
+                #expect(statements < 100, "\(statements) statements for 300 installs")
+            }
         }
     }
 

@@ -22,6 +22,15 @@ final class PostgresEngine: SQLEngine {
     private let running = Gate()
     /// Open while the listener hears the channel ``changes`` (``listening()``).
     private let heard = Gate()
+    /// Statements sent so far (what a batch saves is visible to a test).
+    private let sent = Counter()
+    var statementsSent: Int { sent.value }
+
+    final class Counter: Sendable {
+        private let count = Atomic<Int>(0)
+        var value: Int { count.load(ordering: .relaxed) }
+        func add() { count.add(1, ordering: .relaxed) }
+    }
     /// Who announces this process's changes (``announce(_:)``): its own are not heard again.
     private let origin = UUID().uuidString
 
@@ -143,7 +152,7 @@ final class PostgresEngine: SQLEngine {
     func withConnection<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
         await running.wait()
         do {
-            return try await client.withConnection { connection in try await body(Handle(connection: connection, logger: logger)) }
+            return try await client.withConnection { connection in try await body(Handle(connection: connection, logger: logger, sent: sent)) }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -171,8 +180,10 @@ final class PostgresEngine: SQLEngine {
     private struct Handle: SQLConnection {
         let connection: PostgresConnection
         let logger: Logger
+        let sent: Counter
 
         func query(_ statement: SQLStatement) async throws -> [SQLRow] {
+            sent.add()
             let text = statement.text(for: .postgres)
             var bindings = PostgresBindings(capacity: statement.binds.count)
             for value in statement.binds {

@@ -340,6 +340,10 @@ enum HotStatement {
                 installedAt: Date(timeIntervalSince1970: 0), device: DeviceSignals(), platform: nil, platformVersion: nil, deviceID: nil,
                 fingerprintHash: "", attributionWindowHours: nil, deepLinkData: [:]))
     }
+    /// A batch of installs, as arrays (``SQLStore/insertInstalls(_:on:dialect:)``).
+    enum Installs: PreparedStatementName {
+        static let template = SQLStore.installBatch([])
+    }
     /// One event.
     enum Event: PreparedStatementName {
         static let template = SQLStore.eventInsert(

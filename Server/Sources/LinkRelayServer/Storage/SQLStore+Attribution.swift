@@ -96,16 +96,26 @@ extension SQLStore {
                 return [.failure(error)]
             }
         }
-        // Clicks alone (the redirect under load) are one statement, atomic by itself: no `BEGIN`
-        // and `COMMIT` around it, one round trip instead of three.
+        // Clicks alone (the redirect under load), or installs alone (the install endpoint under
+        // load), are one statement, atomic by itself: no `BEGIN` and `COMMIT` around it, one
+        // round trip instead of one per write and two more.
         let clicks = batch.compactMap { write -> ClickRecord? in
             if case .click(let click) = write { return click }
             return nil
         }
-        if clicks.count == batch.count, clicks.count <= clicksPerStatement {
+        let installs = batch.compactMap { write -> InstallRecord? in
+            if case .install(let install) = write { return install }
+            return nil
+        }
+        if (clicks.count == batch.count && clicks.count <= clicksPerStatement)
+            || (installs.count == batch.count && installs.count <= installsPerStatement)
+        {
             do {
-                try await engine.withConnection { try await insertClicks(clicks, on: $0, dialect: dialect) }
-                return clicks.map { _ in .success(.done) }
+                try await engine.withConnection { connection in
+                    try await insertClicks(clicks, on: connection, dialect: dialect)
+                    try await insertInstalls(installs, on: connection, dialect: dialect)
+                }
+                return batch.map { _ in .success(.done) }
             } catch {
                 return await commitEachAlone(batch, engine: engine)
             }
@@ -114,21 +124,29 @@ extension SQLStore {
             return try await engine.transaction { connection in
                 var results: [Result<DurableWritten, any Error>] = []
                 results.reserveCapacity(batch.count)
-                // The batch's clicks go in as one statement: under load most of a batch is
-                // clicks, and a statement per click kept the writer busy for each of them.
+                // The batch's clicks go in as one statement, and its installs as another:
+                // under load most of a batch is one or the other, and a statement per write kept
+                // the writer busy for each of them. An event waits for them (it may name one
+                // of the installs).
                 var clicks: [ClickRecord] = []
-                for write in batch {
-                    if case .click(let click) = write {
-                        clicks.append(click)
-                        continue
-                    }
+                var installs: [InstallRecord] = []
+                func flush() async throws {
                     try await insertClicks(clicks, on: connection, dialect: dialect)
-                    results += clicks.map { _ in .success(.done) }
+                    try await insertInstalls(installs, on: connection, dialect: dialect)
+                    results += Array(repeating: .success(.done), count: clicks.count + installs.count)
                     clicks.removeAll()
-                    results.append(.success(try await perform(write, on: connection, dialect: dialect)))
+                    installs.removeAll()
                 }
-                try await insertClicks(clicks, on: connection, dialect: dialect)
-                results += clicks.map { _ in .success(.done) }
+                for write in batch {
+                    switch write {
+                    case .click(let click): clicks.append(click)
+                    case .install(let install): installs.append(install)
+                    case .event:
+                        try await flush()
+                        results.append(.success(try await perform(write, on: connection, dialect: dialect)))
+                    }
+                }
+                try await flush()
                 return results
             }
         } catch {
@@ -207,6 +225,45 @@ extension SQLStore {
                 \(install.fingerprintHash), \(install.attributionWindowHours))
             """
         return statement.prepared(HotStatement.Install.self)
+    }
+
+    /// `installs` stored on `connection`: SQLite, one prepared `INSERT` each; PostgreSQL, one
+    /// statement per 1,000, each column bound as one array (as ``insertClicks(_:on:dialect:)``).
+    static func insertInstalls(_ installs: [InstallRecord], on connection: any SQLConnection, dialect: SQLDialect) async throws {
+        guard !installs.isEmpty else { return }
+        switch dialect {
+        case .sqlite:
+            try await connection.runEach(installs.map(installInsert))
+        case .postgres:
+            var start = 0
+            while start < installs.count {
+                let chunk = installs[start..<min(start + installsPerStatement, installs.count)]
+                try await connection.run(installBatch(chunk))
+                start += chunk.count
+            }
+        }
+    }
+
+    /// The most installs one PostgreSQL statement stores.
+    static let installsPerStatement = 1000
+
+    /// `installs` as one PostgreSQL statement, the rows made by `unnest` from one array per column.
+    static func installBatch(_ installs: ArraySlice<InstallRecord>) -> SQLStatement {
+        func texts(_ value: (InstallRecord) -> String?) -> String { PostgresArrayLiteral.texts(installs.map(value)) }
+        func integers(_ value: (InstallRecord) -> Int?) -> String { PostgresArrayLiteral.integers(installs.map(value)) }
+        let statement: SQLStatement = """
+            INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at,
+                \(sql: deviceColumns), platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours)
+            SELECT * FROM unnest(\(texts { $0.id })::text[], \(texts { $0.projectID })::text[], \(texts(\.linkID))::text[],
+                \(texts(\.clickID))::text[], \(integers { $0.confidence })::integer[], \(texts { JSONText.encode($0.matchedFactors) })::text[],
+                \(texts { $0.method.rawValue })::text[], \(integers { SQLTime.milliseconds($0.installedAt) })::bigint[],
+                \(texts(\.device.ip))::text[], \(texts(\.device.networkPrefix))::text[], \(texts(\.device.userAgent))::text[],
+                \(texts(\.device.timezone))::text[], \(texts(\.device.language))::text[], \(integers(\.device.screenWidth))::integer[],
+                \(integers(\.device.screenHeight))::integer[], \(texts { $0.platform?.rawValue })::text[], \(texts(\.platformVersion))::text[],
+                \(texts(\.deviceID))::text[], \(texts { JSONText.encode($0.deepLinkData) })::text[], \(texts { $0.fingerprintHash })::text[],
+                \(integers(\.attributionWindowHours))::integer[])
+            """
+        return statement.prepared(HotStatement.Installs.self)
     }
 
     /// Inserts the event unless one with its key is stored; answers its id when inserted.
