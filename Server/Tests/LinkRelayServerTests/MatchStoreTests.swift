@@ -168,4 +168,33 @@ struct MatchStoreTests {
             #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 100) == 28)
         }
     }
+
+    @Test("a network's crowd is counted once a minute of the install's time: a device new within the minute counts from the next count; with the link cache off, every time", arguments: TestEngine.available)
+    func crowdKeptAMinute(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("carrier")
+            let now = world.clock.date
+            func click(_ id: String, at date: Date, width: Int) async throws {
+                try await world.store.recordClick(
+                    ClickRecord(
+                        id: id, linkID: link.id, projectID: link.projectID, clickedAt: date,
+                        device: DeviceSignals(
+                            ip: "203.0.113.9", networkPrefix: "203.0.113", userAgent: HTTPTest.safari, timezone: "Europe/Berlin", language: "de-DE",
+                            screenWidth: width, screenHeight: 2556),
+                        platform: .ios, isBot: false))
+            }
+            func count(at date: Date) async throws -> Int {
+                try await world.store.networkDevices(
+                    project: world.project.id, networkPrefix: "203.0.113", at: date, since: date.addingTimeInterval(-DeferredMatcher.crowdWindow), limit: 20)
+            }
+            for index in 0..<3 { try await click("c\(index)", at: now.addingTimeInterval(-600), width: 700 + index) }
+            #expect(try await count(at: now) == 3)
+            try await click("new", at: now.addingTimeInterval(10), width: 900)
+            #expect(try await count(at: now.addingTimeInterval(30)) == 3, "the count of 30 s before")
+            #expect(try await count(at: now.addingTimeInterval(61)) == 4, "a minute on: counted again")
+            world.store.setLinkCacheTTL(.zero)
+            try await click("newer", at: now.addingTimeInterval(62), width: 901)
+            #expect(try await count(at: now.addingTimeInterval(63)) == 5)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LinkRelay
 import Synchronization
 import Testing
 
@@ -253,4 +254,27 @@ final class Counter: Sendable {
     private let count = Mutex(0)
     func add() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
+}
+
+/// The JSON the server writes itself (an install's stored factors and deferred link, its answers).
+@Suite("Compact JSON")
+struct CompactJSONTests {
+    @Test("written compactly, keys sorted, every string escaped; Foundation's decoder reads back the same value")
+    func roundTrip() throws {
+        let control = String((0..<32).map { Character(Unicode.Scalar(UInt8($0))) })
+        let values: [JSONValue] = [
+            nil, true, false, 0, -42, .int(.max), .int(.min), 2.5, -0.001, 1e300, 1.7976931348623157e308, "",
+            .string("say \"hi\" \\ / \(control) \u{7F} 日本語 🇯🇵 \u{2028}"), [], [:],
+            ["b": 1, "a": [1, "x", nil, ["z": false]], "": "empty key", "é": 2, "A": 3],
+            .array((0..<50).map { .int($0) }),
+        ]
+        for value in values {
+            let text = JSONText.compact(value)
+            let decoded = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            #expect(decoded == value, "\(text)")
+        }
+        #expect(JSONText.compact(["b": 1, "a": [1, nil], "c": "x\ny"]) == #"{"a":[1,null],"b":1,"c":"x\ny"}"#)
+        #expect(JSONText.compact(.string("\u{1}\t")) == #""\u0001\t""#)
+        #expect(JSONText.compact(.double(.infinity)) == "null" && JSONText.compact(.double(.nan)) == "null")
+    }
 }

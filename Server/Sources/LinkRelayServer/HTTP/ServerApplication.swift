@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import LinkRelay
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -142,6 +143,13 @@ package enum ServerApplication {
     }
 
     /// A JSON response (keys sorted, slashes unescaped).
+    /// `body` written compactly (``JSONText/compact(_:)``), without Foundation's encoder.
+    static func json(_ body: [String: JSONValue], status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: JSONText.compact(.object(body)))))
+    }
+
     static func json<Body: Encodable>(_ body: Body, status: HTTPResponse.Status = .ok) -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -1,4 +1,5 @@
 import Foundation
+import LinkRelay
 
 /// A statement with its values bound where they appear in the text:
 ///
@@ -156,6 +157,11 @@ struct SQLJSON {
 
     init(_ value: some Encodable) {
         text = JSONText.encode(value)
+    }
+
+    /// `value` written compactly (``JSONText/compact(_:)``): for JSON only read back.
+    init(compact value: JSONValue) {
+        text = JSONText.compact(value)
     }
 }
 

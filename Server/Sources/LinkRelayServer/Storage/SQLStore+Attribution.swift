@@ -220,8 +220,9 @@ extension SQLStore {
             INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at,
                 \(sql: deviceColumns), platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours)
             VALUES (\(install.id), \(install.projectID), \(install.linkID), \(install.clickID), \(install.confidence),
-                \(SQLJSON(install.matchedFactors)), \(install.method), \(install.installedAt), \(sql: deviceValues(install.device)),
-                \(install.platform), \(install.platformVersion), \(install.deviceID), \(SQLJSON(install.deepLinkData)),
+                \(SQLJSON(compact: .array(install.matchedFactors.map(JSONValue.string)))), \(install.method), \(install.installedAt),
+                \(sql: deviceValues(install.device)), \(install.platform), \(install.platformVersion), \(install.deviceID),
+                \(SQLJSON(compact: .object(install.deepLinkData))),
                 \(install.fingerprintHash), \(install.attributionWindowHours))
             """
         return statement.prepared(HotStatement.Install.self)
@@ -255,12 +256,12 @@ extension SQLStore {
             INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at,
                 \(sql: deviceColumns), platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours)
             SELECT * FROM unnest(\(texts { $0.id })::text[], \(texts { $0.projectID })::text[], \(texts(\.linkID))::text[],
-                \(texts(\.clickID))::text[], \(integers { $0.confidence })::integer[], \(texts { JSONText.encode($0.matchedFactors) })::text[],
+                \(texts(\.clickID))::text[], \(integers { $0.confidence })::integer[], \(texts { JSONText.compact(.array($0.matchedFactors.map(JSONValue.string))) })::text[],
                 \(texts { $0.method.rawValue })::text[], \(integers { SQLTime.milliseconds($0.installedAt) })::bigint[],
                 \(texts(\.device.ip))::text[], \(texts(\.device.networkPrefix))::text[], \(texts(\.device.userAgent))::text[],
                 \(texts(\.device.timezone))::text[], \(texts(\.device.language))::text[], \(integers(\.device.screenWidth))::integer[],
                 \(integers(\.device.screenHeight))::integer[], \(texts { $0.platform?.rawValue })::text[], \(texts(\.platformVersion))::text[],
-                \(texts(\.deviceID))::text[], \(texts { JSONText.encode($0.deepLinkData) })::text[], \(texts { $0.fingerprintHash })::text[],
+                \(texts(\.deviceID))::text[], \(texts { JSONText.compact(.object($0.deepLinkData)) })::text[], \(texts { $0.fingerprintHash })::text[],
                 \(integers(\.attributionWindowHours))::integer[])
             """
         return statement.prepared(HotStatement.Installs.self)

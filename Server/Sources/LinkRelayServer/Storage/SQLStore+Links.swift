@@ -286,11 +286,32 @@ extension SQLStore {
         ("\(sql: linkColumns) WHERE id = \(id)" as SQLStatement).prepared(HotStatement.LinkByID.self)
     }
 
+    /// Counted at most once a minute of the install's time per network (``crowds``): a week's
+    /// devices change little in a minute, and on a carrier's network, where installs come many a
+    /// second, the count was the most of the database's work per install.
     package func networkDevices(project: String, networkPrefix: String, at now: Date, since: Date, limit: Int) async throws -> Int {
+        let group = project + "|" + networkPrefix
+        let lookup = String(limit)
+        if case let kept?? = crowds.cached(group, lookup), abs(kept.at.timeIntervalSince(now)) <= Self.crowdReuse,
+            abs(kept.since.timeIntervalSince(since)) <= Self.crowdReuse
+        {
+            return kept.devices
+        }
         let statement = Self.crowd(project: project, networkPrefix: networkPrefix, at: now, since: since, limit: limit, dialect: engine.dialect)
-        guard let row = try await engine.select(statement).first else { return 0 }
-        return try row["devices"]
+        let devices: Int = try await engine.select(statement).first?["devices"] ?? 0
+        crowds.keep(KeptCrowd(devices: devices, at: now, since: since), group, lookup)
+        return devices
     }
+
+    /// A network's crowd as counted at a time (``networkDevices(project:networkPrefix:at:since:limit:)``).
+    struct KeptCrowd: Sendable {
+        let devices: Int
+        let at: Date
+        let since: Date
+    }
+
+    /// How far apart (in the install's time) two counts of a network's crowd may be one count.
+    static let crowdReuse: TimeInterval = 60
 
     /// The distinct devices on a network, counted in the database, which stops at `limit`: a
     /// carrier's network holds hundreds of clicks a day, and none of them needs to reach the
