@@ -368,21 +368,24 @@ extension SQLStore {
 /// itself; NULL is unquoted.
 enum PostgresArrayLiteral {
     static func texts(_ values: [String?]) -> String {
-        var literal = "{"
+        // Byte by byte: `\` and `"` are single bytes in UTF-8 and never part of another character.
+        var literal: [UInt8] = [UInt8(ascii: "{")]
+        literal.reserveCapacity(values.count * 24)
         for (index, value) in values.enumerated() {
-            if index > 0 { literal += "," }
+            if index > 0 { literal.append(UInt8(ascii: ",")) }
             guard let value else {
-                literal += "NULL"
+                literal.append(contentsOf: "NULL".utf8)
                 continue
             }
-            literal += "\""
-            for character in value.unicodeScalars {
-                if character == "\\" || character == "\"" { literal += "\\" }
-                literal.unicodeScalars.append(character)
+            literal.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { literal.append(UInt8(ascii: "\\")) }
+                literal.append(byte)
             }
-            literal += "\""
+            literal.append(UInt8(ascii: "\""))
         }
-        return literal + "}"
+        literal.append(UInt8(ascii: "}"))
+        return String(decoding: literal, as: UTF8.self)
     }
 
     static func integers(_ values: [Int?]) -> String {
