@@ -321,8 +321,8 @@ enum JSONText {
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 
-    /// `value` as compact JSON text, written directly (a tenth of Foundation's encoder's time,
-    /// which took 9 % of the install endpoint's): for what is only read back as JSON (an
+    /// `value` as compact JSON text, written directly (Foundation's encoder took 9 % of the
+    /// install endpoint's CPU under load): for what is only read back as JSON (an
     /// install's stored factors and deferred link, an answer), never for a hash, since its keys
     /// are ordered by Swift's `<` (Unicode scalars), which may differ from Foundation's order.
     /// A number that is not finite (never in parsed JSON) is written `null`.
