@@ -82,9 +82,13 @@ final class PostgresEngine: SQLEngine {
     /// Runs the pool, and beside it the listener for the other processes' changes (each
     /// notification's payload given to `changed`), until cancelled or a graceful shutdown.
     func run(changed: @escaping @Sendable (String) -> Void) async {
-        running.open()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.client.run() }
+            group.addTask {
+                // Opened on the pool's own task, which goes straight on into `run()`: a statement
+                // let through leases after the pool runs (before it, postgres-nio warns each time).
+                self.running.open()
+                await self.client.run()
+            }
             group.addTask { await self.listen(changed) }
             // The pool ends first (a graceful shutdown, a cancellation): the listener with it.
             await group.next()
@@ -95,6 +99,8 @@ final class PostgresEngine: SQLEngine {
     /// Holds one connection listening on ``changes``; when it breaks, listens again a second
     /// later, and everything kept is forgotten (`*`), since changes may have passed meanwhile.
     private func listen(_ changed: @escaping @Sendable (String) -> Void) async {
+        // Its connection too waits for the pool to run.
+        await running.wait()
         var first = true
         while !Task.isCancelled {
             do {
