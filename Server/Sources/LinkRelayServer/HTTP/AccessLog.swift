@@ -3,9 +3,9 @@ import LinkRelay
 import ServiceLifecycle
 import Synchronization
 
-/// One line per request, written to standard error a block at a time: a line is formatted
-/// without Foundation's formatters or the system's time zone (which `localtime_r` looks up on
-/// the disk for every line), kept in memory, and written when 16 KiB have gathered, every
+/// One line per request, written to standard error a block at a time: a line's time is made
+/// once a second, without the system's time zone (which `localtime_r` looks up on the disk for
+/// every line), the line kept in memory, and written when 16 KiB have gathered, every
 /// ``interval``, and when the server stops. Through swift-log's stream handler each line was a
 /// `write` of its own, a time-zone lookup and a lock: 15 % of the redirect's requests per second.
 ///
@@ -86,8 +86,8 @@ package final class AccessLog: Service, Sendable {
     /// `2026-11-28T19:02:03.123Z`, the date part made once a second.
     private func appendTime(_ date: Date, to state: inout State) {
         let seconds = date.timeIntervalSince1970
-        // Bounded: a clock outside years 0…9999 is written as that bound.
-        let milliseconds = seconds.isFinite ? Int64(min(max(seconds, -62_167_219_200), 253_402_300_799) * 1000) : 0
+        // Bounded: a clock outside years 1900…9999 is written as that bound.
+        let milliseconds = seconds.isFinite ? Int64(min(max(seconds, -2_208_988_800), 253_402_300_799) * 1000) : 0
         let second = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         if second != state.second {
             state.second = second
@@ -101,23 +101,10 @@ package final class AccessLog: Service, Sendable {
         state.buffer.append(UInt8(ascii: "Z"))
     }
 
-    /// `YYYY-MM-DDThh:mm:ss.` for whole seconds since 1970 in UTC (the days to a civil date as
-    /// Howard Hinnant's `civil_from_days`).
+    /// `YYYY-MM-DDThh:mm:ss.` for whole seconds since 1970 in UTC (through Foundation's
+    /// formatter: once a second, so its cost does not count).
     static func civilTime(_ second: Int64) -> String {
-        let days = second >= 0 ? second / 86_400 : (second - 86_399) / 86_400
-        let inDay = second - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let paddedYear = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
-        return "\(paddedYear)-\(two(month))-\(two(day))T\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60))."
+        String(ServerApplication.timestamp(Date(timeIntervalSince1970: TimeInterval(second))).dropLast(4))
     }
 
     /// Writes `bytes` to standard error whole (a short write continued, an interruption retried).

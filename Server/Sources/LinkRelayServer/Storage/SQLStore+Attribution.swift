@@ -231,18 +231,7 @@ extension SQLStore {
     /// `installs` stored on `connection`: SQLite, one prepared `INSERT` each; PostgreSQL, one
     /// statement per 1,000, each column bound as one array (as ``insertClicks(_:on:dialect:)``).
     static func insertInstalls(_ installs: [InstallRecord], on connection: any SQLConnection, dialect: SQLDialect) async throws {
-        guard !installs.isEmpty else { return }
-        switch dialect {
-        case .sqlite:
-            try await connection.runEach(installs.map(installInsert))
-        case .postgres:
-            var start = 0
-            while start < installs.count {
-                let chunk = installs[start..<min(start + installsPerStatement, installs.count)]
-                try await connection.run(installBatch(chunk))
-                start += chunk.count
-            }
-        }
+        try await insertRows(installs, on: connection, dialect: dialect, each: installInsert, batch: installBatch, perStatement: installsPerStatement)
     }
 
     /// The most installs one PostgreSQL statement stores.

@@ -172,15 +172,24 @@ extension SQLStore {
     /// statement per 1,000 clicks, each column bound as one array and the rows made by
     /// `unnest` (the same text whatever the count, so it stays prepared).
     static func insertClicks(_ clicks: [ClickRecord], on connection: any SQLConnection, dialect: SQLDialect) async throws {
-        guard !clicks.isEmpty else { return }
+        try await insertRows(clicks, on: connection, dialect: dialect, each: clickInsert, batch: clickBatch, perStatement: clicksPerStatement)
+    }
+
+    /// `rows` stored on `connection`: SQLite, `each` row's statement, all in one trip; PostgreSQL,
+    /// `batch`'s statement for every `perStatement` rows.
+    static func insertRows<Row>(
+        _ rows: [Row], on connection: any SQLConnection, dialect: SQLDialect, each: (Row) -> SQLStatement,
+        batch: (ArraySlice<Row>) -> SQLStatement, perStatement: Int
+    ) async throws {
+        guard !rows.isEmpty else { return }
         switch dialect {
         case .sqlite:
-            try await connection.runEach(clicks.map(clickInsert))
+            try await connection.runEach(rows.map(each))
         case .postgres:
             var start = 0
-            while start < clicks.count {
-                let chunk = clicks[start..<min(start + clicksPerStatement, clicks.count)]
-                try await connection.run(clickBatch(chunk))
+            while start < rows.count {
+                let chunk = rows[start..<min(start + perStatement, rows.count)]
+                try await connection.run(batch(chunk))
                 start += chunk.count
             }
         }
