@@ -24,7 +24,7 @@ package final class AccessLog: Service, Sendable {
     private struct State {
         var buffer: [UInt8] = []
         /// The whole second the cached prefix is for, and the prefix (`2026-11-28T19:02:03.`).
-        var second: Int64 = .min
+        var second: Int = .min
         var prefix: [UInt8] = []
     }
 
@@ -85,16 +85,17 @@ package final class AccessLog: Service, Sendable {
 
     /// `2026-11-28T19:02:03.123Z`, the date part made once a second.
     private func appendTime(_ date: Date, to state: inout State) {
-        let seconds = date.timeIntervalSince1970
-        // Bounded: a clock outside years 1900…9999 is written as that bound.
-        let milliseconds = seconds.isFinite ? Int64(min(max(seconds, -2_208_988_800), 253_402_300_799) * 1000) : 0
+        // The stored time's whole milliseconds (``SQLTime``, bounded there), within years
+        // 1900…9999; a clock that is not finite writes 1970.
+        let stored = date.timeIntervalSince1970.isFinite ? SQLTime.milliseconds(date) : 0
+        let milliseconds = min(max(stored, -2_208_988_800_000), 253_402_300_799_000)
         let second = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         if second != state.second {
             state.second = second
             state.prefix = Array(Self.civilTime(second).utf8)
         }
         state.buffer.append(contentsOf: state.prefix)
-        let fraction = Int(milliseconds - second * 1000)
+        let fraction = milliseconds - second * 1000
         state.buffer.append(UInt8(ascii: "0") + UInt8(fraction / 100))
         state.buffer.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
         state.buffer.append(UInt8(ascii: "0") + UInt8(fraction % 10))
@@ -103,7 +104,7 @@ package final class AccessLog: Service, Sendable {
 
     /// `YYYY-MM-DDThh:mm:ss.` for whole seconds since 1970 in UTC (through Foundation's
     /// formatter: once a second, so its cost does not count).
-    static func civilTime(_ second: Int64) -> String {
+    static func civilTime(_ second: Int) -> String {
         String(ServerApplication.timestamp(Date(timeIntervalSince1970: TimeInterval(second))).dropLast(4))
     }
 

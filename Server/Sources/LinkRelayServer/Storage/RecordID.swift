@@ -11,7 +11,7 @@ enum RecordID {
     /// is 1970), its other 74 bits random.
     static func timeOrdered(at date: Date) -> String {
         // The stored time's milliseconds (NaN and infinities already bounded there), within 48 bits.
-        let stamp = UInt64(min(max(SQLTime.milliseconds(date), 0), 281_474_976_710_655))
+        let stamp = min(UInt64(clamping: SQLTime.milliseconds(date)), 281_474_976_710_655)
         var generator = SystemRandomNumberGenerator()
         let random: UInt64 = generator.next()
         let more: UInt64 = generator.next()

@@ -220,9 +220,9 @@ extension SQLStore {
             INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at,
                 \(sql: deviceColumns), platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours)
             VALUES (\(install.id), \(install.projectID), \(install.linkID), \(install.clickID), \(install.confidence),
-                \(SQLJSON(compact: .array(install.matchedFactors.map(JSONValue.string)))), \(install.method), \(install.installedAt),
+                \(SQLJSON(compact: factors(install))), \(install.method), \(install.installedAt),
                 \(sql: deviceValues(install.device)), \(install.platform), \(install.platformVersion), \(install.deviceID),
-                \(SQLJSON(compact: .object(install.deepLinkData))),
+                \(SQLJSON(compact: deepLinkData(install))),
                 \(install.fingerprintHash), \(install.attributionWindowHours))
             """
         return statement.prepared(HotStatement.Install.self)
@@ -233,6 +233,10 @@ extension SQLStore {
     static func insertInstalls(_ installs: [InstallRecord], on connection: any SQLConnection, dialect: SQLDialect) async throws {
         try await insertRows(installs, on: connection, dialect: dialect, each: installInsert, batch: installBatch, perStatement: installsPerStatement)
     }
+
+    /// An install's factors and deferred link as they are stored (JSON text, ``JSONText/compact(_:)``).
+    private static func factors(_ install: InstallRecord) -> JSONValue { .array(install.matchedFactors.map(JSONValue.string)) }
+    private static func deepLinkData(_ install: InstallRecord) -> JSONValue { .object(install.deepLinkData) }
 
     /// The most installs one PostgreSQL statement stores.
     static let installsPerStatement = 1000
@@ -245,12 +249,12 @@ extension SQLStore {
             INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at,
                 \(sql: deviceColumns), platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours)
             SELECT * FROM unnest(\(texts { $0.id })::text[], \(texts { $0.projectID })::text[], \(texts(\.linkID))::text[],
-                \(texts(\.clickID))::text[], \(integers { $0.confidence })::integer[], \(texts { JSONText.compact(.array($0.matchedFactors.map(JSONValue.string))) })::text[],
+                \(texts(\.clickID))::text[], \(integers { $0.confidence })::integer[], \(texts { JSONText.compact(factors($0)) })::text[],
                 \(texts { $0.method.rawValue })::text[], \(integers { SQLTime.milliseconds($0.installedAt) })::bigint[],
                 \(texts(\.device.ip))::text[], \(texts(\.device.networkPrefix))::text[], \(texts(\.device.userAgent))::text[],
                 \(texts(\.device.timezone))::text[], \(texts(\.device.language))::text[], \(integers(\.device.screenWidth))::integer[],
                 \(integers(\.device.screenHeight))::integer[], \(texts { $0.platform?.rawValue })::text[], \(texts(\.platformVersion))::text[],
-                \(texts(\.deviceID))::text[], \(texts { JSONText.compact(.object($0.deepLinkData)) })::text[], \(texts { $0.fingerprintHash })::text[],
+                \(texts(\.deviceID))::text[], \(texts { JSONText.compact(deepLinkData($0)) })::text[], \(texts { $0.fingerprintHash })::text[],
                 \(integers(\.attributionWindowHours))::integer[])
             """
         return statement.prepared(HotStatement.Installs.self)
