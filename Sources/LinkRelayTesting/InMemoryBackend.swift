@@ -60,17 +60,23 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, L
     public let hosts: Set<String>
     /// Values the client must keep out of logs and errors.
     public let secrets: [String]
+    /// Whether it names the install only in its install report, as LinkForty does
+    /// (``/LinkRelay/DeepLinkBackend/needsInstallReport``).
+    public let needsInstallReport: Bool
     private let state = Locked(State())
     private let observationWaiters = ConditionWaiters()
 
     /// A backend claiming `schemes` and `hosts` (lower-cased). `secrets` are values the client
-    /// must keep out of logs and errors.
+    /// must keep out of logs and errors; `needsInstallReport` makes it a backend that names the
+    /// install only in its install report.
     public init(
         id: BackendID = "in-memory",
         schemes: Set<String> = ["myapp"],
         hosts: Set<String> = ["links.example.com"],
-        secrets: [String] = []
+        secrets: [String] = [],
+        needsInstallReport: Bool = false
     ) {
+        self.needsInstallReport = needsInstallReport
         self.id = id
         self.appSchemes = Set(schemes.map { $0.lowercased() })
         self.hosts = Set(hosts.map { $0.lowercased() })

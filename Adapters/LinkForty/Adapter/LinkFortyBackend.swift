@@ -111,8 +111,11 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
     // MARK: Install (E1)
 
     public func matchInstall(context: BackendContext) async throws -> InstallMatch {
-        let body = LinkFortyMapping.installRequest(
+        var body = LinkFortyMapping.installRequest(
             device: context.device, appName: appName(context.device), attributionWindowHours: configuration.attributionWindowHours)
+        // A certain link's token, only for a link of this server (a RoutingBackend's other
+        // members' links name clicks elsewhere).
+        if let certain = context.certainLink, canHandle(certain.url) { body.clickToken = certain.clickToken }
         let request = HTTPRequest(
             method: .post, url: LinkFortyEndpoints.url(configuration.baseURL, path: LinkFortyEndpoints.installPath),
             headers: headers(context), body: try api.encode(body))

@@ -20,6 +20,10 @@ struct LinkFortyInstallRequest: Encodable, Equatable {
     /// LinkRelay's name and version, which Core stores for diagnostics (§12.6).
     var sdkName = LinkFortyEndpoints.sdkName
     var sdkVersion = LinkRelayVersion.string
+    /// The click token of the install's certain link (``/LinkRelay/CertainLink/clickToken``):
+    /// LinkRelay Server attributes the install to that very click; LinkForty Core's schema
+    /// strips the unknown key. Left out when there is none.
+    var clickToken: String?
 }
 
 /// `POST /api/sdk/v1/install` response. `installId` is required, as in every LinkForty SDK

@@ -24,6 +24,13 @@ public struct BackendContext: Sendable {
     /// persisted event queue: it is sent through ``EventTrackingBackend/send(_:context:)`` like
     /// any tracked event, once `start()` has run, and survives outages and restarts.
     public var enqueueEvent: @Sendable (ConversionEvent) async -> Void
+    /// On the install report of an install whose deferred link is certain (the pasteboard, the
+    /// App Clip; see ``CertainLink``): that link, for a backend whose protocol has a place for
+    /// it (LinkForty's install body takes its ``CertainLink/clickToken``). `nil` on every other
+    /// call. The client asks ``DeepLinkBackend/matchInstall(context:)`` with it only for a
+    /// backend that ``DeepLinkBackend/needsInstallReport``; the link delivered is the certain
+    /// one whatever the answer.
+    public var certainLink: CertainLink?
 
     /// A context; the client makes one for every backend call, tests make their own.
     public init(

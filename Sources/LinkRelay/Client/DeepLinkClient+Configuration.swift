@@ -108,6 +108,19 @@ extension DeepLinkClient {
         /// delivered as a link. A match without a score counts as sure. Default 0.
         public var minimumDeferredConfidence = 0
 
+        /// Reading the link the user tapped before installing from the pasteboard, on the first
+        /// launch of an install (``PasteboardCheck``; `.system` is UIKit's pasteboard). Off
+        /// (`nil`) by default, as Branch's NativeLink and Adjust's LinkMe are: iOS shows the
+        /// "Allow Paste" alert when the pasteboard holds a URL. Where no alert is wanted, leave
+        /// it off and place ``LinkPasteButton`` or `LinkPasteControl` on the onboarding screen
+        /// (``DeepLinkClient/handlePastedLink(_:)``). See <doc:CertainDeferredLinks>.
+        public var pasteboardCheck: PasteboardCheck?
+
+        /// The App Group through which an App Clip hands its invocation URL to the full app
+        /// (``AppClipHandoff``): in the Clip the client saves the links it handles, in the app
+        /// the first launch delivers the saved one as the deferred link. Default `nil`.
+        public var appClipHandoff: AppClipHandoff?
+
         /// On how many launches the install match is tried before the client gives up (a
         /// failed match is tried again on the next launch). At least 1. Default 3.
         public var maximumInstallMatchLaunches = 3
@@ -191,6 +204,7 @@ extension DeepLinkClient.Configuration {
         copy.linkBufferLimit = max(linkBufferLimit, 1)
         copy.maximumInstallMatchLaunches = max(maximumInstallMatchLaunches, 1)
         copy.eventQueueCapacity = max(eventQueueCapacity, 1)
+        copy.pasteboardCheck = pasteboardCheck?.clamped()
         return copy
     }
 }

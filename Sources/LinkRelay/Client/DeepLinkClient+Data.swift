@@ -49,6 +49,9 @@ extension DeepLinkClient {
         // to erase is not imported again.
         let historyStore = launchHistoryStore()
         let checked = historyStore.load(CheckedSDKs.self, forKey: CheckedSDKs.key, logger: logger)
+        // So do the certain sources looked at: the pasteboard is not read, and an App Clip's
+        // link not taken, again for this install.
+        let certainChecks = historyStore.load(CertainLinkChecks.self, forKey: CertainLinkChecks.key, logger: logger)
         do {
             try store().removeAll()
         } catch {
@@ -58,6 +61,7 @@ extension DeepLinkClient {
         // marker tells, a reinstall).
         historyStore.remove(LaunchHistory.key, logger: logger)
         if let checked, !checked.providers.isEmpty { historyStore.save(checked, forKey: CheckedSDKs.key, logger: logger) }
+        if let certainChecks { historyStore.save(certainChecks, forKey: CertainLinkChecks.key, logger: logger) }
         firstLaunch.reset()
         directLinkReceived.withLock { $0 = false }
         eventJournal?.reset()

@@ -110,21 +110,21 @@ extension DeepLinkClient {
         return record
     }
 
-    private func saveInstallRecord(_ record: InstallRecord) {
+    func saveInstallRecord(_ record: InstallRecord) {
         firstLaunch.remember(record)
         store().save(record, forKey: InstallRecord.key, logger: logger)
     }
 
     // MARK: - The first-launch run
 
-    private enum MatchResult: Sendable {
+    enum MatchResult: Sendable {
         case matched(InstallMatch)
         case failed(DeepLinkError)
     }
 
     /// Whether a first-launch run of `generation` may still commit: not after a clear or a
     /// shutdown.
-    private func mayCommit(_ generation: UInt64) -> Bool {
+    func mayCommit(_ generation: UInt64) -> Bool {
         firstLaunch.isCurrent(generation) && !isShutDown
     }
 
@@ -136,6 +136,9 @@ extension DeepLinkClient {
         if let matched = record.matched {
             logger.debug("Install already matched on an earlier launch; restoring the outcome.")
             decide(matched, publish: false)
+            if record.installReportPending == true, backend.needsInstallReport, let certain = record.certainLink {
+                _ = await reportCertainInstall(certain, generation: generation)
+            }
             return
         }
         let skipsMatch = launch.isExistingUser && configuration.existingUsers == .skipInstallMatch
@@ -150,6 +153,14 @@ extension DeepLinkClient {
             decide(outcome, publish: true)
             return
         }
+        // The link itself, when it reached the install (an App Clip, the pasteboard, a paste):
+        // delivered as the deferred link, and no fingerprint match asked for.
+        if let certain = await findCertainLink(for: launch, generation: generation) {
+            guard mayCommit(generation) else { return }
+            if await settle(certain, generation: generation) { return }
+        }
+        guard mayCommit(generation) else { return }
+        record = loadInstallRecord()
         if let rejected = record.rejectedCredentials {
             guard rejected != credentialsFingerprint else {
                 logger.warning("The provider rejected this API key for the install match on an earlier launch; the match waits for another key.")
@@ -183,7 +194,7 @@ extension DeepLinkClient {
                 clock.uptime + timeout, on: clock,
                 timeoutError: { DeepLinkError(.timedOut, "The install match did not answer within \(timeout) s.", backend: backendID) },
                 operation: { await work.value })
-            apply(result, late: false, generation: generation)
+            await apply(result, late: false, generation: generation)
         } catch {
             guard mayCommit(generation) else {
                 work.cancel()
@@ -200,7 +211,7 @@ extension DeepLinkClient {
 
     /// Starts the backend's install match (with retries) as its own task, so that it can outlive
     /// the deadline and deliver a late result.
-    private func startMatch(context: BackendContext) -> Task<MatchResult, Never> {
+    func startMatch(context: BackendContext) -> Task<MatchResult, Never> {
         let backend = self.backend
         let retryPolicy = configuration.retryPolicy
         let clock = self.clock
@@ -218,9 +229,18 @@ extension DeepLinkClient {
         }
     }
 
-    private func apply(_ result: MatchResult, late: Bool, generation: UInt64) {
+    private func apply(_ result: MatchResult, late: Bool, generation: UInt64) async {
         guard mayCommit(generation) else { return }
         var record = loadInstallRecord()
+        // A certain link arrived while the match was under way (a paste, a late pasteboard
+        // read): it wins over what the match found, whose install id it keeps.
+        if let certain = record.certainLink, record.matched == nil {
+            var report: InstallMatch?
+            if case .matched(let match) = result { report = match }
+            if await settle(certain, generation: generation, report: report) { return }
+            guard mayCommit(generation) else { return }
+            record = loadInstallRecord()
+        }
         switch result {
         case .failed(let error) where error.code == .unsupported:
             logger.info("The backend has no install matching; the install counts as organic.")
@@ -262,7 +282,7 @@ extension DeepLinkClient {
     }
 
     /// The deferred link to deliver, or `nil` with a log line saying why not.
-    private func shouldDeliverDeferred(
+    func shouldDeliverDeferred(
         _ link: DeepLink, attribution: InstallAttribution, record: InstallRecord
     ) -> DeepLink? {
         if record.deferredLinkDelivered {
@@ -283,7 +303,7 @@ extension DeepLinkClient {
 
     /// Records this launch's outcome, wakes those waiting for it, and (once per install)
     /// publishes it, replayed to later subscribers.
-    private func decide(_ outcome: InstallOutcome, publish: Bool) {
+    func decide(_ outcome: InstallOutcome, publish: Bool) {
         for waiter in firstLaunch.decide(outcome) { waiter.resume(returning: outcome) }
         if publish { self.publish(.install(outcome), replayable: true) }
     }

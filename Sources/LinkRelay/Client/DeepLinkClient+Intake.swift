@@ -75,6 +75,8 @@ extension DeepLinkClient {
                 logger.debug("Same link again within \(configuration.duplicateWindow) s; delivered once: \(url.absoluteString)")
                 return
             }
+            // In an App Clip: kept for the full app that replaces it.
+            saveForFullApp(url)
             let parsed: ParsedLink
             do {
                 parsed = try parse(url)

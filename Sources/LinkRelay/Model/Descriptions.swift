@@ -69,6 +69,8 @@ extension InstallAttribution: CustomStringConvertible, CustomDebugStringConverti
             switch method {
             case .fingerprint: parts.append("fingerprint match")
             case .deviceIdentifier: parts.append("device identifier match")
+            case .pasteboard: parts.append("the tapped link, from the pasteboard")
+            case .appClip: parts.append("the tapped link, from the App Clip")
             case .none: parts.append("matched")
             }
             if let confidence { parts.append("confidence \(confidence.score) (\(confidence.level))") }

@@ -68,6 +68,12 @@ public struct InstallAttribution: Sendable, Hashable, Codable {
         /// Deterministic: an identifier known to both sides (a vendor or advertising id, a
         /// click id handed through the store).
         case deviceIdentifier
+        /// Certain: the tapped link itself, read from the pasteboard with the user's consent
+        /// (``CertainLink/Source/pasteboard``).
+        case pasteboard
+        /// Certain: the App Clip's invocation URL, handed to the full app through the App Group
+        /// (``CertainLink/Source/appClip``).
+        case appClip
         /// Not matched.
         case none
     }

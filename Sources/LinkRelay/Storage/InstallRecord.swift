@@ -19,6 +19,14 @@ struct InstallRecord: Sendable, Hashable, Codable {
     /// (FNV-1a of the backend's secrets; never the key): with the same key the match is not
     /// tried again, with another one it starts over.
     var rejectedCredentials: UInt64?
+    /// The install's certain link (the pasteboard, the App Clip, a paste), kept as soon as it
+    /// is found: a launch cut short before the outcome finds it again without reading the
+    /// pasteboard a second time.
+    var certainLink: CertainLink?
+    /// Set while a backend that names the install only in its install report
+    /// (``DeepLinkBackend/needsInstallReport``) has not answered the report of a certain
+    /// link: a later launch sends it again (the link is not delivered again).
+    var installReportPending: Bool?
 
     /// The provider's id for this install, from the matched attribution.
     var installID: String? { matched?.attribution?.installID }
