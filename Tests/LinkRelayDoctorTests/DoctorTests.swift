@@ -279,3 +279,51 @@ struct DoctorTests {
 
 /// A class of the test bundle, to find the bundle (and the build folder beside it) on macOS.
 private final class BuildFolderMarker {}
+
+/// `--app-clip-id`: the association file's `appclips` section, which an App Clip's invocation
+/// (and so the hand-off of its link to the full app) needs.
+@Suite("linkrelay doctor: the App Clip")
+struct DoctorAppClipTests {
+    static let clip = "ABCDE12345.com.acme.shop.Clip"
+
+    func run(_ file: String, clip: String? = DoctorAppClipTests.clip) throws -> [Check] {
+        var input = DoctorInput(appID: appID, backend: DoctorTests.claims, associationFile: Data(file.utf8), associationSource: "inline")
+        input.appClipID = clip
+        // What the file's reading found (`aasa.structure`) and the App Clip check.
+        return Doctor.run(input).checks.filter { ["aasa.structure", "aasa.appclips"].contains($0.id) }
+    }
+
+    static let links = #""applinks": {"details": [{"appIDs": ["ABCDE12345.com.acme.shop"], "components": [{"/": "/*"}]}]}"#
+
+    @Test("a file listing the App Clip passes; one without the section, or listing another Clip, fails with the section to add")
+    func listed() throws {
+        let good = try run(#"{\#(Self.links), "appclips": {"apps": ["ABCDE12345.com.acme.shop.Clip"]}}"#)
+        #expect(good.map(\.status) == [.pass])
+        #expect(good.first?.message == "The file lists the App Clip ABCDE12345.com.acme.shop.Clip in appclips.apps.")
+        let missing = try run("{\(Self.links)}")
+        #expect(missing.map(\.status) == [.failure])
+        #expect(missing.first?.fix == #"Add "appclips": {"apps": ["ABCDE12345.com.acme.shop.Clip"]} to the file."#)
+        let other = try run(#"{\#(Self.links), "appclips": {"apps": ["ABCDE12345.com.other.Clip"]}}"#)
+        #expect(other.map(\.status) == [.failure])
+        #expect(other.first?.message == "appclips.apps lists ABCDE12345.com.other.Clip, not the App Clip ABCDE12345.com.acme.shop.Clip.")
+    }
+
+    @Test("a malformed section or id is reported; a Clip id that is not the app's bundle id and a suffix fails")
+    func malformed() throws {
+        let notObject = try run(#"{\#(Self.links), "appclips": ["ABCDE12345.com.acme.shop.Clip"]}"#)
+        #expect(notObject.contains { $0.status == .failure && $0.message == "appclips must be an object with an \"apps\" array." })
+        let badID = try run(#"{\#(Self.links), "appclips": {"apps": ["com.acme.shop.Clip"]}}"#)
+        #expect(badID.contains { $0.status == .failure && $0.message.contains("\"com.acme.shop.Clip\", which is not TEAMID.bundle.id") })
+        let unrelated = try run(#"{\#(Self.links), "appclips": {"apps": ["ABCDE12345.com.acme.clip"]}}"#, clip: "ABCDE12345.com.acme.clip")
+        #expect(unrelated.first?.status == .failure)
+        #expect(unrelated.first?.message == "The App Clip's id ABCDE12345.com.acme.clip does not start with the app's, ABCDE12345.com.acme.shop, and a dot: App Store Connect refuses such a Clip.")
+    }
+
+    @Test("without --app-clip-id, a file that lists the app's Clip says so; one without the section says nothing")
+    func notAsked() throws {
+        let listed = try run(#"{\#(Self.links), "appclips": {"apps": ["ABCDE12345.com.acme.shop.Clip"]}}"#, clip: nil)
+        #expect(listed.map(\.status) == [.pass])
+        #expect(listed.first?.message == "The file lists the App Clip ABCDE12345.com.acme.shop.Clip (check it with --app-clip-id).")
+        #expect(try run("{\(Self.links)}", clip: nil).isEmpty)
+    }
+}

@@ -86,6 +86,9 @@ public struct AssociationFile: Sendable, Equatable {
     public var hasByteOrderMark: Bool
     /// `applinks.substitutionVariables`.
     public var substitutionVariables: [String: [String]]
+    /// `appclips.apps`: the App Clips this domain may invoke (`TEAMID.bundle.id.Clip`); `nil`
+    /// when the file has no `appclips` section.
+    public var appClipIDs: [String]?
     /// What iOS ignores or refuses in the file, in file order.
     public var findings: [Finding]
 
@@ -151,6 +154,28 @@ public struct AssociationFile: Sendable, Equatable {
         }
         substitutionVariables = variables
         hasByteOrderMark = bom
+        // The App Clips this domain invokes (and whose link can cross to the full app).
+        switch top["appclips"] {
+        case nil:
+            appClipIDs = nil
+        case .object(let appclips)?:
+            if case .array(let apps)? = appclips["apps"] {
+                let ids = apps.compactMap(\.stringValue)
+                if ids.count < apps.count {
+                    note(.failure, "appclips.apps lists a value that is not a string.", fix: "List App Clip ids as strings: \"apps\": [\"TEAMID.bundle.id.Clip\"].")
+                }
+                for id in ids where !Self.isWellFormed(appID: id) {
+                    note(.failure, "appclips.apps lists \"\(id)\", which is not TEAMID.bundle.id (a 10-character team ID, a dot, the App Clip's bundle ID).", fix: "Write the App Clip's id as it appears in the developer account, e.g. ABCDE12345.com.example.app.Clip.")
+                }
+                appClipIDs = ids
+            } else {
+                note(.failure, "appclips must be an object with an \"apps\" array.", fix: "Write \"appclips\": {\"apps\": [\"TEAMID.bundle.id.Clip\"]}.")
+                appClipIDs = []
+            }
+        default:
+            note(.failure, "appclips must be an object with an \"apps\" array.", fix: "Write \"appclips\": {\"apps\": [\"TEAMID.bundle.id.Clip\"]}.")
+            appClipIDs = []
+        }
 
         var details: [Detail] = []
         for (place, keyedID, value) in entries {

@@ -113,6 +113,10 @@ public struct DoctorInput: Sendable {
     /// Links that must open Safari, not the app (`--expect-web`): a web page on a link domain,
     /// such as a privacy policy or a help page. Checked against the association file.
     public var webOnlyLinks: [URL]
+    /// The App Clip's id (`--app-clip-id`, `TEAMID.bundle.id.Clip`): the association file must
+    /// list it in `appclips.apps` for the Clip to be invoked from the link domain, and so for
+    /// its link to reach the full app (``AppClipHandoff``). `nil`: not checked.
+    public var appClipID: String?
 
     public init(
         appID: String, backend: BackendClaims, associationFile: Data? = nil, associationSource: String? = nil, fetch: FetchReport? = nil,
@@ -208,7 +212,7 @@ public enum Doctor {
         let webLinks = claims.linksToCheck.filter { ["http", "https"].contains($0.scheme?.lowercased() ?? "") }
         if let fetch = input.fetch { checkFetch(fetch, add) }
         if let data = input.associationFile {
-            checkAssociationFile(data, appID: input.appID, links: webLinks, source: input.associationSource, fetch: input.fetch, claims: claims, add)
+            checkAssociationFile(data, appID: input.appID, appClipID: input.appClipID, links: webLinks, source: input.associationSource, fetch: input.fetch, claims: claims, add)
             checkWebOnlyLinks(data, appID: input.appID, links: input.webOnlyLinks, add)
         } else {
             add(
@@ -255,7 +259,7 @@ public enum Doctor {
     }
 
     private static func checkAssociationFile(
-        _ data: Data, appID: String, links: [URL], source: String?, fetch: FetchReport?, claims: BackendClaims,
+        _ data: Data, appID: String, appClipID: String?, links: [URL], source: String?, fetch: FetchReport?, claims: BackendClaims,
         _ add: (String, Check.Status, String, String?) -> Void
     ) {
         let size = data.count
@@ -293,6 +297,7 @@ public enum Doctor {
         if let host = fetch?.url.host?.lowercased(), !claims.domains.contains(host) {
             add("aasa.domain", .warning, "The file came from \(host), which the backend does not claim.", "Check the file of the domain your links use: \(claims.domains.joined(separator: ", ")).")
         }
+        checkAppClip(file, appID: appID, clip: appClipID, add)
         for link in links {
             let decision = file.decision(for: link, appID: appID)
             let rule = decision.rule.map { "\($0.place), \($0.written)" } ?? ""
@@ -311,6 +316,40 @@ public enum Doctor {
 
     /// The narrowest pattern that covers `link` and its siblings: `/products/*` for
     /// `/products/42`, the path itself for a one-segment link (`/spring`), `/` for none.
+    /// The `appclips` section: the App Clip `clip` listed (when given), its id the app's bundle id
+    /// and a suffix; without `clip`, the app's Clips the file lists, as information.
+    private static func checkAppClip(
+        _ file: AssociationFile, appID: String, clip: String?, _ add: (String, Check.Status, String, String?) -> Void
+    ) {
+        let section = #"Add "appclips": {"apps": ["\#(clip ?? "TEAMID.bundle.id.Clip")"]} to the file."#
+        guard let clip else {
+            let ours = (file.appClipIDs ?? []).filter { $0.hasPrefix(appID + ".") }
+            if !ours.isEmpty {
+                add("aasa.appclips", .pass, "The file lists the App Clip \(ours.joined(separator: ", ")) (check it with --app-clip-id).", nil)
+            }
+            return
+        }
+        guard AssociationFile.isWellFormed(appID: clip) else {
+            add("aasa.appclips", .failure, "The App Clip's id \(clip) is not TEAMID.bundle.id.", "Give --app-clip-id as TEAMID.bundle.id.Clip.")
+            return
+        }
+        if AssociationFile.isWellFormed(appID: appID), !clip.hasPrefix(appID + ".") {
+            add(
+                "aasa.appclips", .failure,
+                "The App Clip's id \(clip) does not start with the app's, \(appID), and a dot: App Store Connect refuses such a Clip.",
+                "Name the App Clip's bundle id after the app's, such as \(appID).Clip.")
+        }
+        guard let listed = file.appClipIDs, !listed.isEmpty else {
+            add("aasa.appclips", .failure, "The file has no appclips section, so links on this domain cannot invoke the App Clip \(clip).", section)
+            return
+        }
+        if listed.contains(clip) {
+            add("aasa.appclips", .pass, "The file lists the App Clip \(clip) in appclips.apps.", nil)
+        } else {
+            add("aasa.appclips", .failure, "appclips.apps lists \(listed.joined(separator: ", ")), not the App Clip \(clip).", section)
+        }
+    }
+
     static func suggestedPattern(for link: URL) -> String {
         let segments = link.path.split(separator: "/")
         guard let first = segments.first else { return "/" }

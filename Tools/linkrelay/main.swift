@@ -2,7 +2,7 @@
 //
 //   linkrelay doctor --app-id TEAMID.bundle.id --provider linkforty --domain go.acme.app --scheme acme \
 //                    [--aasa FILE|URL] [--entitlements FILE] [--info-plist FILE] [--link URL]... [--expect-web URL]...
-//                    [--config FILE] [--json]
+//                    [--app-clip-id TEAMID.bundle.id.Clip] [--config FILE] [--json]
 //   linkrelay resolve URL --provider NAME --domain HOST [--scheme S] [--api-key KEY] [--sandbox URL] [--json]
 //   linkrelay parse URL
 //
@@ -20,7 +20,7 @@ let usage = """
     Usage:
       linkrelay doctor --app-id TEAMID.bundle.id --provider NAME --domain HOST... [--scheme S...]
                        [--aasa FILE|URL] [--entitlements FILE] [--info-plist FILE] [--link URL...]
-                       [--expect-web URL...] [--config FILE] [--json]
+                       [--expect-web URL...] [--app-clip-id TEAMID.bundle.id.Clip] [--config FILE] [--json]
       linkrelay resolve URL --provider NAME --domain HOST... [--scheme S...] [--api-key KEY] [--sandbox URL]
       linkrelay parse URL
 
@@ -128,6 +128,7 @@ func doctor(_ options: Options) async -> Int32 {
         guard let url = URL(string: text), url.host != nil else { fail("--expect-web takes a URL, e.g. https://go.acme.app/privacy.") }
         return url
     }
+    input.appClipID = options.one("app-clip-id")
     input.entitlements = options.one("entitlements").map { read($0, "entitlements file") }
     input.infoPlist = options.one("info-plist").map { read($0, "Info.plist") }
     let report = Doctor.run(input)
