@@ -124,6 +124,14 @@ final class GatedStore: ServerStore {
     func writeProblem(at date: Date) async -> String? { await inner.writeProblem(at: date) }
     func destinationHosts(project: String) async throws -> [String] { try await inner.destinationHosts(project: project) }
     func setDestinationHosts(project: String, hosts: [String]) async throws { try await inner.setDestinationHosts(project: project, hosts: hosts) }
+    func landingPage(project: String) async throws -> LandingPageSettings { try await inner.landingPage(project: project) }
+    func setLandingPage(project: String, _ settings: LandingPageSettings) async throws { try await inner.setLandingPage(project: project, settings) }
+    func insertClickToken(_ token: ClickTokenRecord) async throws { try await inner.insertClickToken(token) }
+    func useClickToken(hash: String, project: String, installID: String, at now: Date) async throws -> ClickTokenUse {
+        try await inner.useClickToken(hash: hash, project: project, installID: installID, at: now)
+    }
+    func releaseClickToken(hash: String, installID: String) async throws { try await inner.releaseClickToken(hash: hash, installID: installID) }
+    func deleteClickTokens(expiredBefore cutoff: Date) async throws -> Int { try await inner.deleteClickTokens(expiredBefore: cutoff) }
     func close() async throws {}
     func run() async throws { try await inner.run() }
     func checkConnection() async throws { try await inner.checkConnection() }

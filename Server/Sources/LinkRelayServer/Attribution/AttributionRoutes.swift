@@ -32,12 +32,16 @@ struct AttributionRoutes: Sendable {
 
     /// Core's `deepLinkData` (§3.4), plus `linkId`, `clickId`, `deepLinkPath` and `appScheme`.
     static func deepLinkData(_ link: LinkRecord, match: DeferredMatch) -> [String: JSONValue] {
+        deepLinkData(link, clickID: match.click.id, clickedAt: match.click.clickedAt, confidence: match.confidence, factors: match.factors)
+    }
+
+    static func deepLinkData(_ link: LinkRecord, clickID: String, clickedAt: Date, confidence: Int, factors: [String]) -> [String: JSONValue] {
         var data: [String: JSONValue] = [
             "shortCode": .string(link.shortCode), "originalUrl": .string(link.originalURL), "linkId": .string(link.id),
-            "clickId": .string(match.click.id),
+            "clickId": .string(clickID),
             "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)), "targetingRules": .object(link.targetingRules),
-            "deepLinkParameters": .object(link.deepLinkParameters), "clickedAt": .string(ServerApplication.sdkTimestamp(match.click.clickedAt)),
-            "confidenceScore": .int(match.confidence), "matchedFactors": .array(match.factors.map(JSONValue.string)),
+            "deepLinkParameters": .object(link.deepLinkParameters), "clickedAt": .string(ServerApplication.sdkTimestamp(clickedAt)),
+            "confidenceScore": .int(confidence), "matchedFactors": .array(factors.map(JSONValue.string)),
         ]
         for (name, value) in [
             ("iosUrl", link.iosAppStoreURL), ("androidUrl", link.androidAppStoreURL), ("webFallbackUrl", link.webFallbackURL),

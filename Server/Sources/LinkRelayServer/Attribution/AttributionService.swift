@@ -14,11 +14,15 @@ package struct InstallReport: Sendable {
     package var attributionWindowHours: Int?
     /// The address the SDK says it has, answered back as `clientReportedIp` (never matched on).
     package var reportedIP: String?
+    /// The click token of the tapped link, when the app read it from the pasteboard
+    /// (`clickToken`, ``ClickTokens``).
+    package var clickToken: String?
 
     package init(
         signals: DeviceSignals, platform: String?, platformVersion: String?, deviceID: String? = nil, attributionWindowHours: Int? = nil,
-        reportedIP: String? = nil
+        reportedIP: String? = nil, clickToken: String? = nil
     ) {
+        self.clickToken = clickToken
         self.signals = signals
         self.platform = platform
         self.platformVersion = platformVersion
@@ -44,6 +48,9 @@ package struct InstallReport: Sendable {
         _ = try body.string("sdkName", maxLength: 50)
         _ = try body.string("sdkVersion", maxLength: 50)
         reportedIP = try body.string("ipAddress", maxLength: 64)
+        // Up to 256 characters are read; one that is not a token of this server is answered
+        // `unknown` without asking the database.
+        clickToken = try body.string("clickToken", maxLength: 256)
         signals = DeviceSignals(
             ip: clientAddress,
             networkPrefix: clientAddress.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: matchPrivateNetworks) },
@@ -69,8 +76,46 @@ package struct AttributionService: Sendable {
         self.matcher = matcher
     }
 
-    /// Matches `report` against the project's clicks at `now` and stores the install.
+    /// Matches `report` against the project's clicks at `now` and stores the install: by its
+    /// click token when it carries one of the project's, unused and unexpired (certain,
+    /// confidence 100, method `pasteboard`; the token is used up); else by its signals.
     package func attribute(_ report: InstallReport, project: String, at now: Date) async throws -> InstallAttribution {
+        var tokenUse: ClickTokenUse?
+        if let token = report.clickToken {
+            guard ClickTokens.isWellFormed(token) else {
+                return try await match(report, project: project, at: now, token: .unknown)
+            }
+            let hash = ClickTokens.hash(token)
+            let installID = RecordID.timeOrdered(at: now)
+            let use = try await store.useClickToken(hash: hash, project: project, installID: installID, at: now)
+            if case .accepted(let linkID, let clickID, let clickedAt) = use, let link = try await store.cachedLink(id: linkID) {
+                let factors = ["click_token"]
+                let install = InstallRecord(
+                    id: installID, projectID: project, linkID: link.id, clickID: clickID, confidence: 100, matchedFactors: factors,
+                    method: .pasteboard, installedAt: now, device: report.signals, platform: DevicePlatform(reported: report.platform),
+                    platformVersion: report.platformVersion, deviceID: report.deviceID, fingerprintHash: report.fingerprintHash,
+                    attributionWindowHours: report.attributionWindowHours,
+                    deepLinkData: AttributionRoutes.deepLinkData(link, clickID: clickID, clickedAt: clickedAt, confidence: 100, factors: factors))
+                let writing = ContinuousClock.now
+                do {
+                    try await store.recordInstall(install)
+                } catch {
+                    // Not stored: the token is given back, so the SDK's retry can use it.
+                    try? await store.releaseClickToken(hash: hash, installID: installID)
+                    throw error
+                }
+                let timings = InstallAttribution.Timings(candidates: 0, read: .zero, scoring: .zero, write: ContinuousClock.now - writing)
+                return InstallAttribution(install: install, attributed: true, reportedIP: report.reportedIP, timings: timings, clickToken: use)
+            }
+            // A token whose link is gone counts as unknown; it stays used.
+            if case .accepted = use { tokenUse = .unknown } else { tokenUse = use }
+        }
+        return try await match(report, project: project, at: now, token: tokenUse)
+    }
+
+    /// The deferred match by signals; `token` says what became of a click token the report
+    /// carried.
+    private func match(_ report: InstallReport, project: String, at now: Date, token: ClickTokenUse?) async throws -> InstallAttribution {
         let started = ContinuousClock.now
         let candidates = try await store.matchCandidates(for: report.signals, project: project, matcher: matcher, at: now)
         var read = ContinuousClock.now - started
@@ -106,7 +151,7 @@ package struct AttributionService: Sendable {
         try await store.recordInstall(install)
         let timings = InstallAttribution.Timings(
             candidates: candidates.count, read: read, scoring: scored, write: ContinuousClock.now - writing)
-        return InstallAttribution(install: install, attributed: match != nil, reportedIP: report.reportedIP, timings: timings)
+        return InstallAttribution(install: install, attributed: match != nil, reportedIP: report.reportedIP, timings: timings, clickToken: token)
     }
 }
 
@@ -123,6 +168,18 @@ package struct InstallAttribution: Sendable, ResponseGenerator {
     package let reportedIP: String?
     /// Where the time went.
     package let timings: Timings
+    /// What became of the report's click token, when it carried one: answered as `clickToken`
+    /// (`accepted`, `used`, `expired`, `unknown`), so an install matched by its signals says
+    /// why the token did not decide.
+    package var clickToken: ClickTokenUse?
+
+    package init(install: InstallRecord, attributed: Bool, reportedIP: String?, timings: Timings, clickToken: ClickTokenUse? = nil) {
+        self.install = install
+        self.attributed = attributed
+        self.reportedIP = reportedIP
+        self.timings = timings
+        self.clickToken = clickToken
+    }
 
     /// Where an install's time went, for the benchmark's `--phases`.
     package struct Timings: Sendable {
@@ -147,6 +204,7 @@ package struct InstallAttribution: Sendable, ResponseGenerator {
         // throws on every organic install. Absent decodes in every LinkForty SDK.
         if !install.deepLinkData.isEmpty { answer["deepLinkData"] = .object(install.deepLinkData) }
         if let reportedIP { answer["clientReportedIp"] = .string(reportedIP) }
+        if let clickToken { answer["clickToken"] = .string(clickToken.status) }
         return answer
     }
 

@@ -15,6 +15,8 @@ struct AdminRoutes: Sendable {
         groups.admin.post("api/apps") { try await createApp($0, $1) }
         groups.admin.get("api/destination-hosts") { try await destinationHosts($0, $1) }
         groups.admin.put("api/destination-hosts") { try await setDestinationHosts($0, $1) }
+        groups.admin.get("api/landing-page") { try await landingPage($0, $1) }
+        groups.admin.put("api/landing-page") { try await setLandingPage($0, $1) }
         groups.open.get(".well-known/apple-app-site-association") { try await appleAppSiteAssociation($0, $1) }
         groups.open.get("apple-app-site-association") { try await appleAppSiteAssociation($0, $1) }
         groups.open.get(".well-known/assetlinks.json") { try await assetLinks($0, $1) }
@@ -70,6 +72,47 @@ struct AdminRoutes: Sendable {
         }
         try await store.setDestinationHosts(project: key.projectID, hosts: hosts)
         return ServerApplication.json(["hosts": .array(hosts.map(JSONValue.string))] as [String: JSONValue])
+    }
+
+    /// `GET /api/landing-page`: `{"enabled", "appName", "appIconUrl"}`, the project's pasteboard
+    /// landing page.
+    func landingPage(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let key = try context.requireAPIKey()
+        return ServerApplication.json(Self.landingPageAnswer(try await store.landingPage(project: key.projectID)))
+    }
+
+    /// `PUT /api/landing-page` `{"enabled": true, "appName"?: "Acme Shop", "appIconUrl"?: "https://…"}`:
+    /// whether the project's links show an iPhone without the app the page whose button copies
+    /// the link with its click token before the App Store (a link's `landingPage` overrides
+    /// it), and the app's name and icon on it. Fields left out keep their value; `null` clears
+    /// the name or the icon.
+    func setLandingPage(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let key = try context.requireAPIKey()
+        let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
+        var settings = try await store.landingPage(project: key.projectID)
+        if body.object.keys.contains("enabled") {
+            guard let enabled = try body.bool("enabled") else { throw APIError.field("enabled", "must be true or false") }
+            settings.enabled = enabled
+        }
+        if body.object.keys.contains("appName") { settings.appName = try body.string("appName", maxLength: 128) }
+        if body.object.keys.contains("appIconUrl") {
+            settings.appIconURL = try body.webURL("appIconUrl")
+            if let icon = settings.appIconURL, URL(string: icon)?.scheme?.lowercased() != "https" {
+                throw APIError.field("appIconUrl", "must be an https URL (the page loads nothing else)")
+            }
+        }
+        for name in body.object.keys where !["enabled", "appName", "appIconUrl"].contains(name) {
+            throw APIError.field(name, "is not a landing page setting (enabled, appName, appIconUrl)")
+        }
+        try await store.setLandingPage(project: key.projectID, settings)
+        return ServerApplication.json(Self.landingPageAnswer(settings))
+    }
+
+    static func landingPageAnswer(_ settings: LandingPageSettings) -> [String: JSONValue] {
+        [
+            "enabled": .bool(settings.enabled), "appName": settings.appName.map(JSONValue.string) ?? .null,
+            "appIconUrl": settings.appIconURL.map(JSONValue.string) ?? .null,
+        ]
     }
 
     /// `POST /api/apps`: `{"platform": "ios", "appId": "TEAMID.bundle.id", "paths"?: ["/*"]}` or

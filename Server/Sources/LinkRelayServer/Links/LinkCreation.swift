@@ -135,7 +135,7 @@ struct LinkCreation: Sendable {
             description: try body.string("description", maxLength: 2048), iosUniversalLink: try body.webURL("iosUniversalLink"),
             androidAppLink: try body.webURL("androidAppLink"), targetingRules: targeting, ogTitle: try body.string("ogTitle", maxLength: 512),
             ogDescription: try body.string("ogDescription", maxLength: 2048), ogImageURL: try body.webURL("ogImageUrl"),
-            appendClickID: try body.bool("appendClickId") ?? false, externalUserID: externalUserID)
+            appendClickID: try body.bool("appendClickId") ?? false, externalUserID: externalUserID, landingPage: try body.bool("landingPage"))
         if let externalUserID {
             let key = Self.dedupeKey(link, externalUserID: externalUserID, customCode: customCode)
             if let earlier = try await store.link(project: link.projectID, dedupeKey: key) { return (earlier, true) }
@@ -240,7 +240,7 @@ struct LinkCreation: Sendable {
             link.androidAppLink ?? "", JSONText.encode(link.targetingRules), link.ogTitle ?? "", link.ogDescription ?? "", link.ogImageURL ?? "",
             String(link.attributionWindowHours), link.isActive ? "1" : "0", link.expiresAt.map(ServerApplication.timestamp) ?? "",
             link.appendClickID ? "1" : "0",
-        ]
+        ] + (link.landingPage.map { [$0 ? "landing:1" : "landing:0"] } ?? [])
         return sha256Hex(parts.map { "\($0.utf8.count):\($0)" }.joined())
     }
 
@@ -269,6 +269,7 @@ struct LinkCreation: Sendable {
             "expires_at": link.expiresAt.map { .string(ServerApplication.timestamp($0)) } ?? .null,
             "attribution_window_hours": .int(link.attributionWindowHours), "og_title": text(link.ogTitle),
             "og_description": text(link.ogDescription), "og_image_url": text(link.ogImageURL), "append_click_id": .bool(link.appendClickID),
+            "landing_page": link.landingPage.map(JSONValue.bool) ?? .null,
             "created_at": .string(ServerApplication.timestamp(link.createdAt)), "utmParameters": utm,
             "targetingRules": .object(link.targetingRules), "deepLinkParameters": .object(link.deepLinkParameters), "clickCount": 0,
         ]

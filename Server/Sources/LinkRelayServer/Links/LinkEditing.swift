@@ -79,5 +79,7 @@ struct LinkEditing: Sendable {
         if has("isActive") { link.isActive = try body.bool("isActive") ?? link.isActive }
         if has("expiresAt") { link.expiresAt = try body.date("expiresAt") }
         if has("appendClickId") { link.appendClickID = try body.bool("appendClickId") ?? link.appendClickID }
+        // `null`: as the project says.
+        if has("landingPage") { link.landingPage = try body.bool("landingPage") }
     }
 }

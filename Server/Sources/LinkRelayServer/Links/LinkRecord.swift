@@ -62,6 +62,10 @@ package struct LinkRecord: Sendable, Hashable, Codable {
     /// The hash of the creating request's content: the same request from the same user gets
     /// the same link back (`deduplicated: true`).
     package var dedupeKey: String?
+    /// Whether an iPhone without the app gets the pasteboard landing page (a button that copies
+    /// the link with its click token, then opens the App Store) instead of going to the store
+    /// at once; `nil` as the project says (``LandingPageSettings``).
+    package var landingPage: Bool?
 
     /// A link; see each property.
     package init(
@@ -71,8 +75,9 @@ package struct LinkRecord: Sendable, Hashable, Codable {
         attributionWindowHours: Int = 168, isActive: Bool = true, expiresAt: Date? = nil, createdAt: Date, templateID: String? = nil,
         title: String? = nil, description: String? = nil, iosUniversalLink: String? = nil, androidAppLink: String? = nil,
         targetingRules: [String: JSONValue] = [:], ogTitle: String? = nil, ogDescription: String? = nil, ogImageURL: String? = nil,
-        appendClickID: Bool = false, externalUserID: String? = nil, dedupeKey: String? = nil
+        appendClickID: Bool = false, externalUserID: String? = nil, dedupeKey: String? = nil, landingPage: Bool? = nil
     ) {
+        self.landingPage = landingPage
         self.id = id
         self.projectID = projectID
         self.templateSlug = templateSlug

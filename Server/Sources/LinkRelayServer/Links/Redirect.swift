@@ -18,6 +18,11 @@ import NIOCore
 ///   interstitial that tries the app's scheme and falls back after 1.5 s, or a `302` to the
 ///   universal/app link, the store or the web, with `utm_*`, the link's parameters and
 ///   `lf_click` on every target but a store page.
+/// - Where the link or its project turns it on (off by default), an iPhone that would go to the
+///   App Store gets the pasteboard landing page instead (``landingPage(_:settings:store:copied:nonce:)``):
+///   one button that, in its click handler, copies the link with a click token naming this
+///   click, then opens the store; the app reads the link on its first launch and its install is
+///   attributed with certainty. Without JavaScript the button is the plain store link.
 struct Redirect: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
@@ -55,6 +60,23 @@ struct Redirect: Sendable {
         }
         let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
         let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
+        // An iPhone without the app (a universal link would have opened it), on its way to the
+        // store: the landing page, when on, with a token naming the click just stored.
+        if platform == .ios, recorded, Self.nonEmpty(link.iosUniversalLink) == nil, let storeURL = Self.nonEmpty(link.iosAppStoreURL),
+            link.landingPage != false
+        {
+            let settings = try await store.landingPage(project: link.projectID)
+            if link.landingPage ?? settings.enabled {
+                let token = ClickTokens.make()
+                try await store.insertClickToken(
+                    ClickTokenRecord(
+                        tokenHash: ClickTokens.hash(token), projectID: link.projectID, linkID: link.id, clickID: click.id, clickedAt: now,
+                        expiresAt: now.addingTimeInterval(TimeInterval(link.attributionWindowHours) * 3600)))
+                let nonce = Self.nonce()
+                let page = Self.landingPage(link, settings: settings, store: storeURL, copied: copiedURL(link, request: request, token: token), nonce: nonce)
+                return Self.html(page, nonce: nonce, images: settings.appIconURL != nil)
+            }
+        }
         let targets = Self.targets(link, platform: platform, agent: agent)
         // Store pages are left as they are: the parameters mean nothing there.
         let stores = [link.iosAppStoreURL, link.androidAppStoreURL].compactMap { $0 }
@@ -73,8 +95,19 @@ struct Redirect: Sendable {
         targets(link, platform: platform, agent: LowercasedText(userAgent))
     }
 
+    static func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// The link the landing page copies: `https://{host}/{code}?lr_click={token}` (the
+    /// configured public URL, else the request's origin), which the app's backend claims.
+    func copiedURL(_ link: LinkRecord, request: Request, token: String) -> String {
+        let base = configuration.publicBaseURL ?? ServerApplication.origin(of: request, trustProxy: configuration.trustProxy)
+        let path = (link.templateSlug.isEmpty ? "" : link.templateSlug + "/") + link.shortCode
+        var components = URLComponents(url: base.appendingPathComponent(path), resolvingAgainstBaseURL: false)
+        components?.queryItems = [URLQueryItem(name: ClickTokens.parameter, value: token)]
+        return components?.string ?? base.appendingPathComponent(path).absoluteString
+    }
+
     static func targets(_ link: LinkRecord, platform: DevicePlatform, agent: LowercasedText) -> (scheme: String?, fallback: String?) {
-        func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
         let original = nonEmpty(link.originalURL)
         let web = nonEmpty(link.webFallbackURL) ?? original
         guard platform != .web else { return (nil, web) }
@@ -145,13 +178,14 @@ struct Redirect: Sendable {
 
     /// A page, with a policy that runs only its own script (the one carrying `nonce`), loads
     /// nothing, and cannot be framed.
-    static func html(_ page: String, nonce: String? = nil) -> Response {
-        let scripts = nonce.map { "script-src 'nonce-\($0)'; " } ?? ""
+    static func html(_ page: String, nonce: String? = nil, images: Bool = false) -> Response {
+        let scripts = nonce.map { "script-src 'nonce-\($0)'; style-src 'nonce-\($0)'; " } ?? ""
+        let imageSources = images ? "img-src https:; " : ""
         return Response(
             status: .ok,
             headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                .contentSecurityPolicy: "default-src 'none'; \(scripts)base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+                .contentSecurityPolicy: "default-src 'none'; \(scripts)\(imageSources)base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
             ],
             body: .init(byteBuffer: ByteBuffer(string: page)))
     }
@@ -213,6 +247,49 @@ struct Redirect: Sendable {
             <p>\(title)</p><p><a href="\(escape(scheme))">Open in the app</a></p>\(fallbackLink)
             <script nonce="\(nonce)">window.location.href = \(script(scheme)); \(fallbackScript)</script>
             </body></html>
+            """
+    }
+
+    /// The pasteboard landing page: the app's icon and name where the project gives them, the
+    /// link's title, one button. Its click handler writes `copied` to the clipboard (Safari
+    /// allows it only inside the tap) and then opens `store`, also when the write fails or
+    /// takes more than a second; without JavaScript the button is the plain store link. The
+    /// page says what the button copies.
+    static func landingPage(_ link: LinkRecord, settings: LandingPageSettings, store: String, copied: String, nonce: String) -> String {
+        let app = settings.appName.flatMap { $0.isEmpty ? nil : $0 }
+        let title = escape(link.ogTitle ?? link.title ?? app ?? "Get the app")
+        let button = escape(app.map { "Get \($0)" } ?? "Get the app")
+        let description = (link.ogDescription ?? link.description).map { "<p>\(escape($0))</p>" } ?? ""
+        let icon = settings.appIconURL.map { "<img src=\"\(escape($0))\" alt=\"\" width=\"96\" height=\"96\">" } ?? ""
+        let who = escape(app ?? "the app")
+        return """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(title)</title>
+            <style nonce="\(nonce)">
+            body { font: 17px/1.4 -apple-system, system-ui, sans-serif; margin: 0; padding: 2rem 1.5rem; text-align: center; color: #111; }
+            main { max-width: 28rem; margin: 0 auto; } img { border-radius: 22%; }
+            h1 { font-size: 1.5rem; margin: 1rem 0 .5rem; }
+            .button { display: block; margin: 1.5rem 0 1rem; padding: .9rem 1rem; border-radius: .75rem; background: #0a66d8; color: #fff;
+              font-weight: 600; text-decoration: none; }
+            .note { font-size: .85rem; color: #555; }
+            </style></head><body><main>
+            \(icon)<h1>\(title)</h1>\(description)
+            <a id="get" class="button" href="\(escape(store))" data-link="\(escape(copied))">\(button)</a>
+            <p class="note">The button copies this link, so that \(who) opens it once installed.</p>
+            </main>
+            <script nonce="\(nonce)">
+            (function () {
+              var button = document.getElementById("get");
+              button.addEventListener("click", function (event) {
+                var gone = false;
+                function go() { if (!gone) { gone = true; window.location.href = button.href; } }
+                if (!navigator.clipboard || !navigator.clipboard.writeText) return;
+                event.preventDefault();
+                try { navigator.clipboard.writeText(button.getAttribute("data-link")).then(go, go); } catch (e) { go(); return; }
+                setTimeout(go, 1000);
+              });
+            })();
+            </script></body></html>
             """
     }
 

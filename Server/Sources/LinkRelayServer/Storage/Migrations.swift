@@ -54,7 +54,28 @@ package struct Migration: Sendable, Hashable {
             // SQLite counts with the query it had (``SQLStore/crowd``): it reads its rows in
             // order and its DISTINCT costs little there.
             sqlite: [], postgres: [networkDevicesFunction]),
+        Migration(
+            version: 9, name: "the pasteboard landing page and its click tokens",
+            // A link's landing page (NULL: as its project says), the project's (off by default)
+            // with the app's name and icon; and the tokens the page copies, by their hash (a
+            // token is a bearer secret), each naming one click until an install uses it.
+            sqlite: landingPages(integer: "INTEGER", bigint: "INTEGER"), postgres: landingPages(integer: "INTEGER", bigint: "BIGINT")),
     ]
+
+    private static func landingPages(integer: String, bigint: String) -> [String] {
+        [
+            "ALTER TABLE links ADD COLUMN landing_page \(integer)",
+            "ALTER TABLE projects ADD COLUMN landing_page \(integer) NOT NULL DEFAULT 0",
+            "ALTER TABLE projects ADD COLUMN app_name TEXT",
+            "ALTER TABLE projects ADD COLUMN app_icon_url TEXT",
+            """
+            CREATE TABLE click_tokens (
+                token_hash TEXT PRIMARY KEY, project_id TEXT NOT NULL REFERENCES projects(id), link_id TEXT NOT NULL,
+                click_id TEXT NOT NULL, clicked_at \(bigint) NOT NULL, expires_at \(bigint) NOT NULL, used_at \(bigint), install_id TEXT)
+            """,
+            "CREATE INDEX click_tokens_by_expiry ON click_tokens (expires_at)",
+        ]
+    }
 
     /// The distinct devices (DeferredMatcher.deviceSignature's: agent, time zone, a language's
     /// first two letters lower-cased, screen) among a network's newest `rows` clicks that are

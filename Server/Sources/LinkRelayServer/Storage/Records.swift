@@ -227,6 +227,9 @@ package enum AttributionMethod: String, Sendable, Hashable, Codable {
     case fingerprint
     /// Matched on a network shared by many devices, where the address weighed half.
     case fingerprintSharedNetwork = "fingerprint_shared_network"
+    /// Certain: the install reported the click token of the tapped link, which the pasteboard
+    /// landing page copied (``ClickTokens``).
+    case pasteboard
     /// An install another server made, kept with its first event here
     /// (``ServerConfiguration/adoptUnknownInstalls``).
     case adopted

@@ -50,6 +50,10 @@ package struct ClickRetention: Service {
             if deleted < batch { break }
         }
         if total > 0 { logger.info("Deleted \(total) clicks older than \(Int(retention / 86_400)) days.") }
+        // The landing page's click tokens that expired as long ago (each expires with its
+        // link's window, at most 90 days after its click).
+        let tokens = try await store.deleteClickTokens(expiredBefore: cutoff)
+        if tokens > 0 { logger.info("Deleted \(tokens) click tokens that expired over \(Int(retention / 86_400)) days ago.") }
         return total
     }
 

@@ -63,13 +63,13 @@ extension SQLStore {
             INSERT INTO links (id, project_id, template_slug, short_code, original_url, deep_link_path, app_scheme,
                 ios_app_store_url, android_app_store_url, web_fallback_url, utm_parameters, deep_link_parameters, targeting_rules,
                 attribution_window_hours, is_active, expires_at, created_at, template_id, title, description, ios_universal_link,
-                android_app_link, og_title, og_description, og_image_url, append_click_id, external_user_id, dedupe_key)
+                android_app_link, og_title, og_description, og_image_url, append_click_id, external_user_id, dedupe_key, landing_page)
             VALUES (\(link.id), \(link.projectID), \(link.templateSlug), \(link.shortCode), \(link.originalURL), \(link.deepLinkPath),
                 \(link.appScheme), \(link.iosAppStoreURL), \(link.androidAppStoreURL), \(link.webFallbackURL), \(SQLJSON(link.utmParameters)),
                 \(SQLJSON(link.deepLinkParameters)), \(SQLJSON(link.targetingRules)), \(link.attributionWindowHours), \(link.isActive),
                 \(link.expiresAt), \(link.createdAt), \(link.templateID), \(link.title), \(link.description), \(link.iosUniversalLink),
                 \(link.androidAppLink), \(link.ogTitle), \(link.ogDescription), \(link.ogImageURL), \(link.appendClickID),
-                \(link.externalUserID), \(link.dedupeKey))
+                \(link.externalUserID), \(link.dedupeKey), \(link.landingPage))
             """)
         // The other servers on the database forget a "no such code" they kept for it.
         await engine.announce(CacheChange.link(link.shortCode))
@@ -92,7 +92,7 @@ extension SQLStore {
                 attribution_window_hours = \(link.attributionWindowHours), is_active = \(link.isActive), expires_at = \(link.expiresAt),
                 title = \(link.title), description = \(link.description), ios_universal_link = \(link.iosUniversalLink),
                 android_app_link = \(link.androidAppLink), og_title = \(link.ogTitle), og_description = \(link.ogDescription),
-                og_image_url = \(link.ogImageURL), append_click_id = \(link.appendClickID)
+                og_image_url = \(link.ogImageURL), append_click_id = \(link.appendClickID), landing_page = \(link.landingPage)
             WHERE id = \(link.id) AND project_id = \(link.projectID) RETURNING id
             """)
         guard !updated.isEmpty else { return false }
@@ -135,7 +135,7 @@ extension SQLStore {
         SELECT id, project_id, template_slug, short_code, original_url, deep_link_path, app_scheme, ios_app_store_url,
             android_app_store_url, web_fallback_url, utm_parameters, deep_link_parameters, targeting_rules, attribution_window_hours,
             is_active, expires_at, created_at, template_id, title, description, ios_universal_link, android_app_link, og_title,
-            og_description, og_image_url, append_click_id, external_user_id, dedupe_key FROM links
+            og_description, og_image_url, append_click_id, external_user_id, dedupe_key, landing_page FROM links
         """
 
     static func link(_ row: SQLRow) throws -> LinkRecord {
@@ -150,7 +150,7 @@ extension SQLStore {
             iosUniversalLink: try row["ios_universal_link"], androidAppLink: try row["android_app_link"],
             targetingRules: try row.json("targeting_rules", as: [String: JSONValue].self, empty: [:]), ogTitle: try row["og_title"],
             ogDescription: try row["og_description"], ogImageURL: try row["og_image_url"], appendClickID: try row["append_click_id"],
-            externalUserID: try row["external_user_id"], dedupeKey: try row["dedupe_key"])
+            externalUserID: try row["external_user_id"], dedupeKey: try row["dedupe_key"], landingPage: try row["landing_page"])
     }
 
     // MARK: Clicks

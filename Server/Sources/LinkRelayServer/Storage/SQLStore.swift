@@ -28,6 +28,9 @@ package final class SQLStore: ServerStore {
     /// process (`keys revoke`, a second server) is refused within a second; this process's own
     /// revocations and new keys at once.
     let keyCache = TimedCache<APIKeyRecord>(ttl: .seconds(1), missTTL: .seconds(1))
+    /// Projects' landing page settings, for an iPhone's tap: kept as long as links (this
+    /// process's changes forgotten at once, another process's through its notice).
+    let landingPages = TimedCache<LandingPageSettings>(ttl: .seconds(60), missTTL: .seconds(1))
     /// ``onForget``.
     private let forgetHook = Mutex<(@Sendable (String) -> Void)?>(nil)
 
@@ -35,6 +38,7 @@ package final class SQLStore: ServerStore {
     package func setLinkCacheTTL(_ ttl: Duration) {
         linkCache.setTTL(ttl)
         linksByID.setTTL(ttl)
+        landingPages.setTTL(ttl)
         crowds.setTTL(min(ttl, .seconds(60)))
     }
 
@@ -93,6 +97,8 @@ package final class SQLStore: ServerStore {
         static func link(id: String) -> String { "id:" + id }
         /// A key made with this prefix.
         static func key(_ prefix: String) -> String { "key:" + prefix }
+        /// A project's landing page settings changed.
+        static func landingPage(project: String) -> String { "landing:" + project }
         /// A key revoked.
         static let keys = "keys"
         /// Anything: the listener was away for a while.
@@ -112,6 +118,8 @@ package final class SQLStore: ServerStore {
             linkCache.forget(String(change.dropFirst(5)))
         } else if change.hasPrefix("id:") {
             linksByID.forget(String(change.dropFirst(3)))
+        } else if change.hasPrefix("landing:") {
+            landingPages.forget(String(change.dropFirst(8)))
         } else if change.hasPrefix("key:") {
             keyCache.forget(String(change.dropFirst(4)))
         } else if change == CacheChange.keys {
@@ -120,6 +128,7 @@ package final class SQLStore: ServerStore {
             linkCache.forgetAll()
             linksByID.forgetAll()
             keyCache.forgetAll()
+            landingPages.forgetAll()
         }
     }
 

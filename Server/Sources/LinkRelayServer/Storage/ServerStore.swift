@@ -22,6 +22,22 @@ package protocol ServerStore: Service {
     func destinationHosts(project: String) async throws -> [String]
     /// Replaces them.
     func setDestinationHosts(project: String, hosts: [String]) async throws
+    /// The project's pasteboard landing page (off, without a name or icon, for an unknown project).
+    func landingPage(project: String) async throws -> LandingPageSettings
+    /// Sets the project's pasteboard landing page.
+    func setLandingPage(project: String, _ settings: LandingPageSettings) async throws
+
+    // MARK: Click tokens (the pasteboard landing page)
+
+    /// Stores a token the landing page hands out, on disk before the page is answered.
+    func insertClickToken(_ token: ClickTokenRecord) async throws
+    /// Takes the token with `hash` for `installID` if it is the project's, unused and not
+    /// expired at `now`; otherwise says why not.
+    func useClickToken(hash: String, project: String, installID: String, at now: Date) async throws -> ClickTokenUse
+    /// Gives back a token taken for `installID` (its install could not be stored).
+    func releaseClickToken(hash: String, installID: String) async throws
+    /// Deletes the tokens that expired before `cutoff`; how many.
+    func deleteClickTokens(expiredBefore cutoff: Date) async throws -> Int
 
     /// Stores a key's record (its secret only as a hash).
     func insertKey(_ key: APIKeyRecord) async throws
