@@ -2,7 +2,7 @@ import Foundation
 
 /// The pasteboard, as the client asks it on an install's first launch
 /// (``DeepLinkClient/Configuration/pasteboardCheck``): a small protocol so the logic is the same
-/// on every platform and tested without a device. ``SystemPasteboard`` is UIKit's on iOS;
+/// on every platform and tested without a device. `SystemPasteboard` is UIKit's on iOS;
 /// `InMemoryPasteboard` (LinkRelayTesting) is a scriptable one for tests.
 public protocol LinkPasteboard: Sendable {
     /// Whether the pasteboard probably holds a web URL, asked without reading it: on iOS

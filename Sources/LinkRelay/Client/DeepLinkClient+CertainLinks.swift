@@ -3,7 +3,7 @@ import Foundation
 extension DeepLinkClient {
     // MARK: - Certain deferred links (the pasteboard, the App Clip)
 
-    /// Hands the client a link the user pasted: from ``LinkPasteButton`` or `LinkPasteControl`
+    /// Hands the client a link the user pasted: from `LinkPasteButton` or `LinkPasteControl`
     /// on an onboarding screen (the user's tap is the consent; iOS shows no alert), or from a
     /// paste control of your own (``CertainLink/pastedURL(_:)`` reads a pasted text).
     ///

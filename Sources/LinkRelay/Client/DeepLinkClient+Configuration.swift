@@ -112,7 +112,7 @@ extension DeepLinkClient {
         /// launch of an install (``PasteboardCheck``; `.system` is UIKit's pasteboard). Off
         /// (`nil`) by default, as Branch's NativeLink and Adjust's LinkMe are: iOS shows the
         /// "Allow Paste" alert when the pasteboard holds a URL. Where no alert is wanted, leave
-        /// it off and place ``LinkPasteButton`` or `LinkPasteControl` on the onboarding screen
+        /// it off and place `LinkPasteButton` or `LinkPasteControl` on the onboarding screen
         /// (``DeepLinkClient/handlePastedLink(_:)``). See <doc:CertainDeferredLinks>.
         public var pasteboardCheck: PasteboardCheck?
 
