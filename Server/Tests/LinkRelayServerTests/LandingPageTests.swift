@@ -84,6 +84,14 @@ struct LandingPageTests {
                     #expect(try rows.first?["click_id"] == clicks.first?.id)
                     #expect(try rows.first?["expires_at"] == world.clock.date.addingTimeInterval(168 * 3600).storedPrecision)
                 }
+                // Without JavaScript (the fingerprint page's `lf_fp=0`) nothing can be copied: the
+                // link's usual way (here the interstitial that tries the app's scheme, then the
+                // store), and no token.
+                try await RedirectTests.get(client, "/spring?lf_fp=0", userAgent: HTTPTest.safari) { response async throws in
+                    let page = String(buffer: response.body)
+                    #expect(response.status == .ok && page.contains("Open in the app") && !page.contains("data-link"))
+                }
+                #expect(try await world.store.engine.select("SELECT token_hash FROM click_tokens").count == 1)
                 // A desktop browser and Android are not shown it.
                 try await RedirectTests.get(client, "/spring", userAgent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/124.0 Safari/537.36") {
                     #expect($0.status == .found)

@@ -22,7 +22,7 @@ import NIOCore
 ///   App Store gets the pasteboard landing page instead (``landingPage(_:settings:store:copied:nonce:)``):
 ///   one button that, in its click handler, copies the link with a click token naming this
 ///   click, then opens the store; the app reads the link on its first launch and its install is
-///   attributed with certainty. Without JavaScript the button is the plain store link.
+///   attributed with certainty. A browser without JavaScript (`lf_fp=0`) cannot copy: no page.
 struct Redirect: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
@@ -61,9 +61,10 @@ struct Redirect: Sendable {
         let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
         let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
         // An iPhone without the app (a universal link would have opened it), on its way to the
-        // store: the landing page, when on, with a token naming the click just stored.
+        // store: the landing page, when on, with a token naming the click just stored. A
+        // browser without JavaScript (`lf_fp=0`) cannot copy: the plain store redirect.
         if platform == .ios, recorded, Self.nonEmpty(link.iosUniversalLink) == nil, let storeURL = Self.nonEmpty(link.iosAppStoreURL),
-            link.landingPage != false
+            link.landingPage != false, !query.contains(where: { $0.key == "lf_fp" && $0.value == "0" })
         {
             let settings = try await store.landingPage(project: link.projectID)
             if link.landingPage ?? settings.enabled {
@@ -253,7 +254,7 @@ struct Redirect: Sendable {
     /// The pasteboard landing page: the app's icon and name where the project gives them, the
     /// link's title, one button. Its click handler writes `copied` to the clipboard (Safari
     /// allows it only inside the tap) and then opens `store`, also when the write fails or
-    /// takes more than a second; without JavaScript the button is the plain store link. The
+    /// takes more than a second; should script not run, the button is the plain store link. The
     /// page says what the button copies.
     static func landingPage(_ link: LinkRecord, settings: LandingPageSettings, store: String, copied: String, nonce: String) -> String {
         let app = settings.appName.flatMap { $0.isEmpty ? nil : $0 }
