@@ -249,6 +249,43 @@ struct LandingPageTests {
         }
     }
 
+    @Test("a click claimed by its token's install attributes no other install; given back, it is a candidate again", arguments: TestEngine.available)
+    func claimedClick(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            var spring = try await world.link("spring")
+            spring.landingPage = true
+            #expect(try await world.store.updateLink(spring))
+            let linkID = spring.id
+            try await world.app().test(.live) { client in
+                var page = ""
+                try await RedirectTests.get(client, "/spring" + Self.tap, userAgent: HTTPTest.safari, ip: "198.51.100.99") { page = String(buffer: $0.body) }
+                let token = try #require(Self.token(page))
+                world.clock.advance(hours: 0.1)
+                // Before any install, a report from that household would match the tap.
+                let candidates = try await world.store.matchCandidates(
+                    project: world.project.id, address: "198.51.100.99", since: world.clock.date.addingTimeInterval(-86_400), limit: 10)
+                #expect(candidates.map(\.click.linkID) == [linkID])
+                #expect(try await Self.install(client, key: world.sdkKey, token: token)["clickToken"] == "accepted")
+                // Another phone of the household, no token: the tap is the first phone's.
+                let other = try await Self.install(client, key: world.sdkKey, token: nil)
+                #expect(other["attributed"] == false, "\(other)")
+            }
+            // A token given back (its install not stored) gives its click back too.
+            let click = try #require(try await world.store.clicks(link: linkID).first)
+            let hash = "given-back"
+            try await world.store.insertClickToken(
+                ClickTokenRecord(
+                    tokenHash: hash, projectID: world.project.id, linkID: linkID, clickID: click.id, clickedAt: click.clickedAt,
+                    expiresAt: world.clock.date.addingTimeInterval(3600)))
+            try await world.store.releaseClickToken(hash: "no-such", installID: "none")
+            let since = world.clock.date.addingTimeInterval(-86_400)
+            #expect(try await world.store.matchCandidates(project: world.project.id, address: "198.51.100.99", since: since, limit: 10).isEmpty)
+            _ = try await world.store.useClickToken(hash: hash, project: world.project.id, installID: "i-2", at: world.clock.date)
+            try await world.store.releaseClickToken(hash: hash, installID: "i-2")
+            #expect(try await world.store.matchCandidates(project: world.project.id, address: "198.51.100.99", since: since, limit: 10).count == 1)
+        }
+    }
+
     @Test("retention deletes tokens that expired before its cutoff", arguments: TestEngine.available)
     func retention(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in

@@ -126,7 +126,11 @@ extension SQLStore {
             RETURNING link_id, click_id, clicked_at
             """
         ).first {
-            return .accepted(linkID: try row["link_id"], clickID: try row["click_id"], clickedAt: try row["clicked_at"])
+            let clickID: String = try row["click_id"]
+            let clickedAt: Date = try row["clicked_at"]
+            // The click is this install's: no other install's fingerprint takes it from now on.
+            try await engine.run("UPDATE clicks SET claimed = 1 WHERE id = \(clickID) AND clicked_at = \(clickedAt)")
+            return .accepted(linkID: try row["link_id"], clickID: clickID, clickedAt: clickedAt)
         }
         guard let row = try await engine.select(
             "SELECT used_at, expires_at FROM click_tokens WHERE token_hash = \(hash) AND project_id = \(project)"
@@ -136,8 +140,15 @@ extension SQLStore {
     }
 
     package func releaseClickToken(hash: String, installID: String) async throws {
-        try await engine.run(
-            "UPDATE click_tokens SET used_at = NULL, install_id = NULL WHERE token_hash = \(hash) AND install_id = \(installID)")
+        guard let row = try await engine.run(
+            """
+            UPDATE click_tokens SET used_at = NULL, install_id = NULL WHERE token_hash = \(hash) AND install_id = \(installID)
+            RETURNING click_id, clicked_at
+            """
+        ).first else { return }
+        let clickID: String = try row["click_id"]
+        let clickedAt: Date = try row["clicked_at"]
+        try await engine.run("UPDATE clicks SET claimed = 0 WHERE id = \(clickID) AND clicked_at = \(clickedAt)")
     }
 
     package func deleteClickTokens(expiredBefore cutoff: Date) async throws -> Int {

@@ -57,8 +57,9 @@ package struct Migration: Sendable, Hashable {
         Migration(
             version: 9, name: "the pasteboard landing page and its click tokens",
             // A link's landing page (NULL: as its project says), the project's (off by default)
-            // with the app's name and icon; and the tokens the page copies, by their hash (a
-            // token is a bearer secret), each naming one click until an install uses it.
+            // with the app's name and icon; the tokens the page copies, by their hash (a token is
+            // a bearer secret), each naming one click until an install uses it; and a click an
+            // install claimed with its token, which no other install's fingerprint then matches.
             sqlite: landingPages(integer: "INTEGER", bigint: "INTEGER"), postgres: landingPages(integer: "INTEGER", bigint: "BIGINT")),
     ]
 
@@ -74,6 +75,7 @@ package struct Migration: Sendable, Hashable {
                 click_id TEXT NOT NULL, clicked_at \(bigint) NOT NULL, expires_at \(bigint) NOT NULL, used_at \(bigint), install_id TEXT)
             """,
             "CREATE INDEX click_tokens_by_expiry ON click_tokens (expires_at)",
+            "ALTER TABLE clicks ADD COLUMN claimed \(integer) NOT NULL DEFAULT 0",
         ]
     }
 

@@ -243,7 +243,7 @@ extension SQLStore {
     static func candidates(project: String, networkPrefix: String, since: Date, limit: Int) -> SQLStatement {
         let statement: SQLStatement = """
             \(sql: candidateColumns) WHERE c.project_id = \(project) AND c.network_prefix = \(networkPrefix) AND c.clicked_at >= \(since)
-                AND c.is_bot = 0 ORDER BY c.clicked_at DESC, c.id DESC LIMIT \(max(limit, 0))
+                AND c.is_bot = 0 AND c.claimed = 0 ORDER BY c.clicked_at DESC, c.id DESC LIMIT \(max(limit, 0))
             """
         return statement.prepared(HotStatement.CandidatesByNetwork.self)
     }
@@ -257,7 +257,7 @@ extension SQLStore {
     static func candidates(project: String, address: String, since: Date, limit: Int) -> SQLStatement {
         let statement: SQLStatement = """
             \(sql: candidateColumns) WHERE c.project_id = \(project) AND c.ip = \(address) AND c.clicked_at >= \(since)
-                AND c.is_bot = 0 ORDER BY c.clicked_at DESC, c.id DESC LIMIT \(max(limit, 0))
+                AND c.is_bot = 0 AND c.claimed = 0 ORDER BY c.clicked_at DESC, c.id DESC LIMIT \(max(limit, 0))
             """
         return statement.prepared(HotStatement.CandidatesByAddress.self)
     }

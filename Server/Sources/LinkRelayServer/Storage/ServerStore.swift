@@ -32,9 +32,10 @@ package protocol ServerStore: Service {
     /// Stores a token the landing page hands out, on disk before the page is answered.
     func insertClickToken(_ token: ClickTokenRecord) async throws
     /// Takes the token with `hash` for `installID` if it is the project's, unused and not
-    /// expired at `now`; otherwise says why not.
+    /// expired at `now`, and marks its click claimed (no fingerprint match takes it from then
+    /// on); otherwise says why not.
     func useClickToken(hash: String, project: String, installID: String, at now: Date) async throws -> ClickTokenUse
-    /// Gives back a token taken for `installID` (its install could not be stored).
+    /// Gives back a token taken for `installID` (its install could not be stored), and its click.
     func releaseClickToken(hash: String, installID: String) async throws
     /// Deletes the tokens that expired before `cutoff`; how many.
     func deleteClickTokens(expiredBefore cutoff: Date) async throws -> Int
