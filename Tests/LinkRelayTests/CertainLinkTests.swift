@@ -32,17 +32,6 @@ struct CertainLinkTests {
         }
     }
 
-    /// The events published up to a marker link handled now.
-    func eventsUntilMarker(_ client: DeepLinkClient, _ events: AsyncStream<DeepLinkEvent>) async -> [DeepLinkEvent] {
-        client.handle(url("myapp://marker?n=\(UUID().uuidString)"))
-        var received: [DeepLinkEvent] = []
-        for await event in events {
-            if event.link?.path == "/marker" { break }
-            received.append(event)
-        }
-        return received
-    }
-
     func scriptFingerprintMatch() {
         backend.scriptInstall(.success(InstallMatch(attribution: Self.fingerprintAttribution, link: Self.fingerprinted)))
     }

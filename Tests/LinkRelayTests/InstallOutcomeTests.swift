@@ -29,17 +29,6 @@ struct InstallOutcomeTests {
         }
     }
 
-    /// The events a client published up to and including a marker link handled now.
-    func eventsUntilMarker(_ client: DeepLinkClient, _ events: AsyncStream<DeepLinkEvent>) async -> [DeepLinkEvent] {
-        client.handle(url("myapp://marker?n=\(UUID().uuidString)"))
-        var received: [DeepLinkEvent] = []
-        for await event in events {
-            if event.link?.path == "/marker" { break }
-            received.append(event)
-        }
-        return received
-    }
-
     @Test("an attributed install: one outcome, one deferred link, replayed outcome for later subscribers")
     func attributedOnce() async throws {
         scriptAttributed()

@@ -40,6 +40,18 @@ func makeClient(
     return DeepLinkClient(backend: backend, configuration: configuration)
 }
 
+/// The events a client published before a marker link handled now (the client claims the
+/// `myapp` scheme): what arrived up to this point, in order.
+func eventsUntilMarker(_ client: DeepLinkClient, _ events: AsyncStream<DeepLinkEvent>) async -> [DeepLinkEvent] {
+    client.handle(url("myapp://marker?n=\(UUID().uuidString)"))
+    var received: [DeepLinkEvent] = []
+    for await event in events {
+        if event.link?.path == "/marker" { break }
+        received.append(event)
+    }
+    return received
+}
+
 /// Collects log lines for assertions.
 final class LogCollector: Sendable {
     private let records = Locked<[LogSink.Record]>([])

@@ -13,18 +13,12 @@ import Testing
 /// attributes the install to that click with certainty; the same token a second time is not.
 @Suite("End to end: the landing page's link through the pasteboard", .timeLimit(.minutes(1)))
 struct CertainLinkEndToEndTests {
+    /// The walkthrough's client, reading `pasteboard` on its first launch.
     static func client(port: Int, key: String, network: EndToEndTests.PhoneNetwork, pasteboard: InMemoryPasteboard) throws -> DeepLinkClient {
-        let backend = LinkFortyBackend(
-            try .init(baseURL: URL(string: "http://127.0.0.1:\(port)")!, apiKey: key, appSchemes: ["shopapp"], appName: "Acme Shop"))
-        var configuration = DeepLinkClient.Configuration()
-        configuration.clock = ManualClock()
-        configuration.transport = network
-        configuration.store = InMemoryStore()
-        configuration.deviceInfo = StaticDeviceInfo(StaticDeviceInfo.iPhone)
-        configuration.retryPolicy = .none
-        configuration.installMarker = nil
-        configuration.pasteboardCheck = PasteboardCheck(pasteboard: pasteboard)
-        return DeepLinkClient(backend: backend, configuration: configuration)
+        try EndToEndTests.client(port: port, key: key, network: network) {
+            $0.installMarker = nil
+            $0.pasteboardCheck = PasteboardCheck(pasteboard: pasteboard)
+        }
     }
 
     @Test("landing page → token → LinkFortyBackend's install with it → attributed, pasteboard, 100, the right link; the token again is not", arguments: TestEngine.available)

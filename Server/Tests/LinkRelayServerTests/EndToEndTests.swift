@@ -45,7 +45,9 @@ struct EndToEndTests {
         }
     }
 
-    static func client(port: Int, key: String, network: PhoneNetwork) throws -> DeepLinkClient {
+    static func client(
+        port: Int, key: String, network: PhoneNetwork, configure: (inout DeepLinkClient.Configuration) -> Void = { _ in }
+    ) throws -> DeepLinkClient {
         let backend = LinkFortyBackend(
             try .init(baseURL: URL(string: "http://127.0.0.1:\(port)")!, apiKey: key, appSchemes: ["shopapp"], appName: "Acme Shop"))
         var configuration = DeepLinkClient.Configuration()
@@ -54,6 +56,7 @@ struct EndToEndTests {
         configuration.store = InMemoryStore()
         configuration.deviceInfo = StaticDeviceInfo(StaticDeviceInfo.iPhone)
         configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, initialBackoff: 0, jitter: 0)
+        configure(&configuration)
         return DeepLinkClient(backend: backend, configuration: configuration)
     }
 

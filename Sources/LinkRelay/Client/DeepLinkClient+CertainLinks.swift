@@ -230,22 +230,13 @@ extension DeepLinkClient {
         var context = await makeContext()
         context.certainLink = certain
         let work = startMatch(context: context)
-        let timeout = configuration.installMatchTimeout
-        let backendID = backend.id
-        do {
-            let result = try await withDeadline(
-                clock.uptime + timeout, on: clock,
-                timeoutError: { DeepLinkError(.timedOut, "The install report did not answer within \(timeout) s.", backend: backendID) },
-                operation: { await work.value })
-            return keepReported(result, generation: generation)
-        } catch {
-            logger.info("The install report timed out after \(timeout) s; a later answer still names the install.")
-            Task { [weak self] in
-                let late = await work.value
-                _ = await self?.keepReported(late, generation: generation)
-            }
-            return nil
+        if let result = await result(of: work) { return keepReported(result, generation: generation) }
+        logger.info("The install report timed out after \(configuration.installMatchTimeout) s; a later answer still names the install.")
+        Task { [weak self] in
+            let late = await work.value
+            _ = await self?.keepReported(late, generation: generation)
         }
+        return nil
     }
 
     /// The install id of a certain link's report, kept in the stored outcome.

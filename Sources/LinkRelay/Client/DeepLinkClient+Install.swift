@@ -188,14 +188,9 @@ extension DeepLinkClient {
 
         let work = startMatch(context: context)
         let timeout = configuration.installMatchTimeout
-        let backendID = backend.id
-        do {
-            let result = try await withDeadline(
-                clock.uptime + timeout, on: clock,
-                timeoutError: { DeepLinkError(.timedOut, "The install match did not answer within \(timeout) s.", backend: backendID) },
-                operation: { await work.value })
+        if let result = await result(of: work) {
             await apply(result, late: false, generation: generation)
-        } catch {
+        } else {
             guard mayCommit(generation) else {
                 work.cancel()
                 return
@@ -207,6 +202,17 @@ extension DeepLinkClient {
                 await self?.apply(late, late: true, generation: generation)
             }
         }
+    }
+
+    /// `work`'s result, or `nil` when ``Configuration/installMatchTimeout`` passed first (the
+    /// work goes on: a late result can still be applied).
+    func result(of work: Task<MatchResult, Never>) async -> MatchResult? {
+        let timeout = configuration.installMatchTimeout
+        let backendID = backend.id
+        return try? await withDeadline(
+            clock.uptime + timeout, on: clock,
+            timeoutError: { DeepLinkError(.timedOut, "The install match did not answer within \(timeout) s.", backend: backendID) },
+            operation: { await work.value })
     }
 
     /// Starts the backend's install match (with retries) as its own task, so that it can outlive
