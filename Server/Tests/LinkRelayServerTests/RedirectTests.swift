@@ -192,6 +192,19 @@ struct RedirectTests {
                             ]
                         ])
                 }
+                // An App Clip: listed in `appclips`, so links here can invoke it.
+                try await LinkCreationTests.post(client, "/api/apps", key: world.adminKey, ["platform": "appclip", "appId": "ABCDE12345.com.acme.shop.Clip"]) {
+                    response, _ in #expect(response.status == .created)
+                }
+                try await LinkCreationTests.post(client, "/api/apps", key: world.adminKey, ["platform": "appclip", "appId": "com.acme.shop.Clip"]) {
+                    response, answer in #expect(response.status == .badRequest && answer["field"] == "appId")
+                }
+                try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get) { response in
+                    let file = try HTTPTest.object(response.body)
+                    #expect(file["appclips"] == ["apps": ["ABCDE12345.com.acme.shop.Clip"]])
+                    guard case .object(let links)? = file["applinks"], case .array(let details)? = links["details"] else { return }
+                    #expect(details.count == 1, "the Clip is no applinks entry")
+                }
                 try await client.execute(uri: "/.well-known/assetlinks.json", method: .get) { response in
                     let statements = try JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: response.body).utf8))
                     #expect(

@@ -115,19 +115,19 @@ struct AdminRoutes: Sendable {
         ]
     }
 
-    /// `POST /api/apps`: `{"platform": "ios", "appId": "TEAMID.bundle.id", "paths"?: ["/*"]}` or
+    /// `POST /api/apps`: `{"platform": "ios", "appId": "TEAMID.bundle.id", "paths"?: ["/*"]}`,
+    /// `{"platform": "appclip", "appId": "TEAMID.bundle.id.Clip"}` or
     /// `{"platform": "android", "packageName": "…", "sha256CertFingerprints": ["AB:CD:…"]}`.
     func createApp(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try context.requireAPIKey()
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let app: AppRecord
         switch try body.string("platform", required: true, maxLength: 16) {
+        case "appclip":
+            let appID = try Self.appleAppID(body)
+            app = AppRecord(projectID: key.projectID, platform: .appClip, identifier: appID, createdAt: clock())
         case "ios":
-            let appID = try body.string("appId", required: true, maxLength: 256) ?? ""
-            let parts = appID.split(separator: ".", maxSplits: 1)
-            guard parts.count == 2, parts[0].count == 10, parts[0].allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
-                throw APIError.field("appId", "must be TEAMID.bundle.id (a 10-character team id, then the bundle id)")
-            }
+            let appID = try Self.appleAppID(body)
             let paths = try Self.strings(body, "paths") ?? ["/*"]
             guard paths.allSatisfy({ $0.hasPrefix("/") || $0 == "*" }) else { throw APIError.field("paths", "must start with /") }
             app = AppRecord(projectID: key.projectID, platform: .ios, identifier: appID, paths: paths, createdAt: clock())
@@ -142,27 +142,42 @@ struct AdminRoutes: Sendable {
                 projectID: key.projectID, platform: .android, identifier: package, certificateFingerprints: fingerprints.map { $0.uppercased() },
                 createdAt: clock())
         default:
-            throw APIError.field("platform", "must be ios or android")
+            throw APIError.field("platform", "must be ios, appclip or android")
         }
         do {
             try await store.insertApp(app)
         } catch let error as StoreError where error.kind == .conflict {
-            throw APIError(.conflict, "The app \(app.identifier) is registered already.", field: app.platform == .ios ? "appId" : "packageName")
+            throw APIError(.conflict, "The app \(app.identifier) is registered already.", field: app.platform == .android ? "packageName" : "appId")
         }
         return ServerApplication.json(app, status: .created)
     }
 
+    /// The body's `appId`: `TEAMID.bundle.id`, a 10-character team id then the bundle id.
+    static func appleAppID(_ body: JSONBody) throws -> String {
+        let appID = try body.string("appId", required: true, maxLength: 256) ?? ""
+        let parts = appID.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, parts[0].count == 10, parts[0].allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
+            throw APIError.field("appId", "must be TEAMID.bundle.id (a 10-character team id, then the bundle id)")
+        }
+        return appID
+    }
+
     /// `/.well-known/apple-app-site-association`: every registered iOS app, with its paths, in
-    /// both the current (`components`) and the older (`paths`) form.
+    /// both the current (`components`) and the older (`paths`) form; and the App Clips, in
+    /// `appclips` (left out when there is none).
     func appleAppSiteAssociation(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let apps = try await store.apps().filter { $0.platform == .ios }
+        let registered = try await store.apps()
+        let apps = registered.filter { $0.platform == .ios }
+        let clips = registered.filter { $0.platform == .appClip }.map { JSONValue.string($0.identifier) }
         let details: [JSONValue] = apps.map { app in
             [
                 "appIDs": [.string(app.identifier)], "appID": .string(app.identifier),
                 "components": .array(app.paths.map { ["/": .string($0)] }), "paths": .array(app.paths.map(JSONValue.string)),
             ]
         }
-        return ServerApplication.json(["applinks": ["apps": [], "details": .array(details)]] as [String: JSONValue])
+        var file: [String: JSONValue] = ["applinks": ["apps": [], "details": .array(details)]]
+        if !clips.isEmpty { file["appclips"] = ["apps": .array(clips)] }
+        return ServerApplication.json(file)
     }
 
     /// `/.well-known/assetlinks.json`: every registered Android app.

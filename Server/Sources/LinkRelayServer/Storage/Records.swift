@@ -44,6 +44,9 @@ package struct AppRecord: Sendable, Hashable, Codable {
     package enum Platform: String, Sendable, Hashable, Codable {
         case ios
         case android
+        /// An iOS App Clip (`TEAMID.bundle.id.Clip`), listed in the association file's
+        /// `appclips` section so that links on the domain can invoke it.
+        case appClip = "appclip"
     }
 
     /// A random identifier (`app_…`; made when `nil` is given).
