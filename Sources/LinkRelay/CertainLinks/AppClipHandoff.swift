@@ -6,7 +6,7 @@ import Foundation
 ///
 /// In the App Clip, a client configured with a hand-off saves every link of its backend it
 /// handles (the Clip's invocation URL arrives through ``DeepLinkClient/handle(_:)`` like any
-/// universal link), the latest one kept; ``save(_:)`` does the same without a client. On the
+/// universal link), the latest one kept; ``save(_:at:)`` does the same without a client. On the
 /// full app's first launch the client takes the saved link, removes it from the App Group, and
 /// delivers it once as the deferred link (``InstallAttribution/Method/appClip``, confidence
 /// 100), instead of asking for a fingerprint match. Never on a later launch, never after
