@@ -46,6 +46,13 @@ struct CertainLinkTests {
         await client.start()
         #expect(pasteboard.calls.isEmpty)
         #expect(await client.installOutcome() == .attributed(Self.fingerprinted, Self.fingerprintAttribution))
+        // On, but with deferred links off: its link could not be delivered, so no alert.
+        let off = makeClient(backend, clock: clock, store: InMemoryStore()) {
+            $0.pasteboardCheck = PasteboardCheck(pasteboard: pasteboard)
+            $0.deferredDeepLinksEnabled = false
+        }
+        await off.start()
+        #expect(pasteboard.calls.isEmpty)
     }
 
     @Test("on the first launch: asked silently, read, the link delivered once as the deferred link without its token, the pasteboard cleared, no fingerprint match")

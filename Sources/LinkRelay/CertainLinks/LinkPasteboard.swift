@@ -39,7 +39,8 @@ public struct PastedLink: Sendable, Hashable {
 /// LinkMe do, for the landing pages that copy the link when the user taps their button.
 ///
 /// On the first launch of an install only (never on a later launch, never after
-/// ``DeepLinkClient/clearData()``), and only when no link opened the app, the client asks the
+/// ``DeepLinkClient/clearData()``), and only when no link opened the app and deferred deep
+/// links are on, the client asks the
 /// pasteboard silently whether it holds a web URL, reads it only then (iOS shows the "Allow
 /// Paste" alert), accepts it only when it is one of the backend's links, and clears the
 /// pasteboard only if it still holds that link. The install outcome waits for the read at most

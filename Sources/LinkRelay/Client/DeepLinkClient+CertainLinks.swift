@@ -86,6 +86,9 @@ extension DeepLinkClient {
             historyStore.save(checks, forKey: CertainLinkChecks.key, logger: logger)
             if directLinkReceived.withLock({ $0 }) {
                 logger.info("A link opened the app; the pasteboard is not read.")
+            } else if !configuration.deferredDeepLinksEnabled {
+                // Its link could not be delivered: no alert for nothing.
+                logger.info("Deferred deep links are off; the pasteboard is not read.")
             } else {
                 found = await readPasteboard(check, generation: generation)
             }
