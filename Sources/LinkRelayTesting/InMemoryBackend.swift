@@ -63,20 +63,26 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, L
     /// Whether it names the install only in its install report, as LinkForty does
     /// (``/LinkRelay/DeepLinkBackend/needsInstallReport``).
     public let needsInstallReport: Bool
+    /// Whether its install report takes the Apple Ads token
+    /// (``/LinkRelay/BackendCapabilities/appleAdsToken``).
+    public let acceptsAppleAdsToken: Bool
     private let state = Locked(State())
     private let observationWaiters = ConditionWaiters()
 
     /// A backend claiming `schemes` and `hosts` (lower-cased). `secrets` are values the client
     /// must keep out of logs and errors; `needsInstallReport` makes it a backend that names the
-    /// install only in its install report.
+    /// install only in its install report; `acceptsAppleAdsToken` one whose report takes the
+    /// Apple Ads token.
     public init(
         id: BackendID = "in-memory",
         schemes: Set<String> = ["myapp"],
         hosts: Set<String> = ["links.example.com"],
         secrets: [String] = [],
-        needsInstallReport: Bool = false
+        needsInstallReport: Bool = false,
+        acceptsAppleAdsToken: Bool = false
     ) {
         self.needsInstallReport = needsInstallReport
+        self.acceptsAppleAdsToken = acceptsAppleAdsToken
         self.id = id
         self.appSchemes = Set(schemes.map { $0.lowercased() })
         self.hosts = Set(hosts.map { $0.lowercased() })
@@ -152,6 +158,14 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, L
     /// The events sent so far, in order.
     public var sentEvents: [ConversionEvent] {
         calls.compactMap { if case .send(let event) = $0 { event } else { nil } }
+    }
+
+    /// Links, deferred links, events and link creation; and the Apple Ads token when
+    /// ``acceptsAppleAdsToken``.
+    public var capabilities: BackendCapabilities {
+        var capabilities: BackendCapabilities = [.linkResolution, .deferredLinks, .eventTracking, .linkCreation]
+        if acceptsAppleAdsToken { capabilities.insert(.appleAdsToken) }
+        return capabilities
     }
 
     public func canHandle(_ url: URL) -> Bool {

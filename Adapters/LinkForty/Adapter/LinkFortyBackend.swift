@@ -60,6 +60,12 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
     /// answer.
     public var needsInstallReport: Bool { true }
 
+    /// Links, deferred links, events and link creation, and the Apple Ads token in the install
+    /// report (`appleAdsToken`: LinkRelay Server stores it; LinkForty Core strips the key).
+    public var capabilities: BackendCapabilities {
+        [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .appleAdsToken]
+    }
+
     public func canHandle(_ url: URL) -> Bool {
         HostPattern.claims(url, hosts: configuration.linkDomains, schemes: configuration.appSchemes)
     }
@@ -116,6 +122,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
         // A certain link's token, only for a link of this server (a RoutingBackend's other
         // members' links name clicks elsewhere).
         if let certain = context.certainLink, canHandle(certain.url) { body.clickToken = certain.clickToken }
+        body.appleAdsToken = context.appleAdsToken
         let request = HTTPRequest(
             method: .post, url: LinkFortyEndpoints.url(configuration.baseURL, path: LinkFortyEndpoints.installPath),
             headers: headers(context), body: try api.encode(body))

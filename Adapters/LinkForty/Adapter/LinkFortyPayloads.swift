@@ -24,6 +24,9 @@ struct LinkFortyInstallRequest: Encodable, Equatable {
     /// LinkRelay Server attributes the install to that very click; LinkForty Core's schema
     /// strips the unknown key. Left out when there is none.
     var clickToken: String?
+    /// The Apple Ads attribution token (``/LinkRelay/BackendContext/appleAdsToken``), for the
+    /// server to ask Apple's attribution API; left out when there is none.
+    var appleAdsToken: String?
 }
 
 /// `POST /api/sdk/v1/install` response. `installId` is required, as in every LinkForty SDK

@@ -12,17 +12,17 @@
 /// }
 /// ```
 ///
-/// | Backend | ``linkResolution`` | ``deferredLinks`` | ``eventTracking`` | ``linkCreation`` | ``eventBatching`` |
-/// |---|---|---|---|---|---|
-/// | LinkForty | yes | yes | yes | yes | no |
-/// | LimeLink | yes | yes | no | no | no |
-/// | Dynalinks | yes | yes | no | no | no |
-/// | Paylisher | yes | yes | yes | no | yes |
-/// | ``LocalBackend`` | no (on the device) | no | no | no | no |
+/// | Backend | ``linkResolution`` | ``deferredLinks`` | ``eventTracking`` | ``linkCreation`` | ``eventBatching`` | ``appleAdsToken`` |
+/// |---|---|---|---|---|---|---|
+/// | LinkForty | yes | yes | yes | yes | no | yes |
+/// | LimeLink | yes | yes | no | no | no | no |
+/// | Dynalinks | yes | yes | no | no | no | no |
+/// | Paylisher | yes | yes | yes | no | yes | no |
+/// | ``LocalBackend`` | no (on the device) | no | no | no | no | no |
 ///
 /// A ``RoutingBackend`` offers what its members do: link resolution if any member resolves,
-/// deferred links and link creation if its primary does, event tracking (and batching) as the
-/// member its events go to does.
+/// deferred links, link creation and the Apple Ads token if its primary does (the install
+/// report is the primary's), event tracking (and batching) as the member its events go to does.
 public struct BackendCapabilities: OptionSet, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: UInt32
 
@@ -47,14 +47,19 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable, CustomStringCo
     /// it is tracked. Only with ``eventTracking``.
     public static let eventBatching = BackendCapabilities(rawValue: 1 << 4)
 
+    /// The install report carries the Apple Ads attribution token
+    /// (``DeepLinkClient/Configuration/appleAds``, ``BackendContext/appleAdsToken``): LinkForty
+    /// (LinkRelay Server stores it with the install; LinkForty Core ignores the key).
+    public static let appleAdsToken = BackendCapabilities(rawValue: 1 << 5)
+
     /// Everything LinkRelay knows of.
-    public static let all: BackendCapabilities = [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .eventBatching]
+    public static let all: BackendCapabilities = [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .eventBatching, .appleAdsToken]
 
     /// The names of what it contains, for logs and the demo: `[linkResolution, eventTracking]`.
     public var description: String {
         let names: [(BackendCapabilities, String)] = [
             (.linkResolution, "linkResolution"), (.deferredLinks, "deferredLinks"), (.eventTracking, "eventTracking"),
-            (.linkCreation, "linkCreation"), (.eventBatching, "eventBatching"),
+            (.linkCreation, "linkCreation"), (.eventBatching, "eventBatching"), (.appleAdsToken, "appleAdsToken"),
         ]
         return "[" + names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + "]"
     }

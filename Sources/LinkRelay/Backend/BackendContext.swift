@@ -31,6 +31,10 @@ public struct BackendContext: Sendable {
     /// backend that ``DeepLinkBackend/needsInstallReport``; the link delivered is the certain
     /// one whatever the answer.
     public var certainLink: CertainLink?
+    /// On the install report of a backend with ``BackendCapabilities/appleAdsToken``: the Apple
+    /// Ads attribution token, when the system gave one in time
+    /// (``DeepLinkClient/Configuration/appleAds``). `nil` on every other call. Never log it.
+    public var appleAdsToken: String?
 
     /// A context; the client makes one for every backend call, tests make their own.
     public init(

@@ -42,13 +42,14 @@ public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, LinkEve
     /// The primary's: the install match is the primary's.
     public var needsInstallReport: Bool { primary.needsInstallReport }
 
-    /// Link resolution if any member resolves links; deferred links and link creation if the
-    /// primary offers them (the install match and link requests are the primary's); event
+    /// Link resolution if any member resolves links; deferred links, link creation and the Apple
+    /// Ads token if the primary offers them (the install match and link requests are the
+    /// primary's); event
     /// tracking if any member tracks events, and event batching if that member
     /// (``eventTrackingMember``) batches.
     public var capabilities: BackendCapabilities {
         let members = [primary] + others
-        var capabilities = primary.capabilities.intersection([.deferredLinks, .linkCreation])
+        var capabilities = primary.capabilities.intersection([.deferredLinks, .linkCreation, .appleAdsToken])
         if members.contains(where: { $0.capabilities.contains(.linkResolution) }) { capabilities.insert(.linkResolution) }
         if let tracking = eventTrackingMember {
             capabilities.insert(.eventTracking)

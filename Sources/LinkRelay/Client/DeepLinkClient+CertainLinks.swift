@@ -232,6 +232,7 @@ extension DeepLinkClient {
     func reportCertainInstall(_ certain: CertainLink, generation: UInt64) async -> String? {
         var context = await makeContext()
         context.certainLink = certain
+        context.appleAdsToken = await appleAdsToken()
         let work = startMatch(context: context)
         if let result = await result(of: work) { return keepReported(result, generation: generation) }
         logger.info("The install report timed out after \(configuration.installMatchTimeout) s; a later answer still names the install.")

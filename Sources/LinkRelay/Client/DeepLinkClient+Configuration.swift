@@ -121,6 +121,12 @@ extension DeepLinkClient {
         /// the first launch delivers the saved one as the deferred link. Default `nil`.
         public var appClipHandoff: AppClipHandoff?
 
+        /// The Apple Ads attribution token in the install report, for a backend that takes it
+        /// (``BackendCapabilities/appleAdsToken``): asked once per install, the report waiting
+        /// for it at most 0.5 s. Default: the system's token (`.system`) on iOS; `nil` (none)
+        /// elsewhere and to turn it off. See ``AppleAdsAttribution``.
+        public var appleAds: AppleAdsAttribution? = AppleAdsAttribution.platformDefault
+
         /// On how many launches the install match is tried before the client gives up (a
         /// failed match is tried again on the next launch). At least 1. Default 3.
         public var maximumInstallMatchLaunches = 3
@@ -205,6 +211,7 @@ extension DeepLinkClient.Configuration {
         copy.maximumInstallMatchLaunches = max(maximumInstallMatchLaunches, 1)
         copy.eventQueueCapacity = max(eventQueueCapacity, 1)
         copy.pasteboardCheck = pasteboardCheck?.clamped()
+        copy.appleAds = appleAds?.clamped()
         return copy
     }
 }

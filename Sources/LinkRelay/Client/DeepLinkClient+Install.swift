@@ -179,7 +179,8 @@ extension DeepLinkClient {
             decide(.failed(failure), publish: false)
             return
         }
-        let context = await makeContext()
+        var context = await makeContext()
+        context.appleAdsToken = await appleAdsToken()
         // A clear or a shutdown while the context was made: this run counts for nothing.
         guard mayCommit(generation) else { return }
         record = loadInstallRecord()

@@ -17,6 +17,8 @@ struct FirstLaunch: Sendable {
     /// The previous SDK of the backend's own provider found on this launch, whose install id
     /// an existing user's outcome keeps.
     var previousSDK: PreviousSDK?
+    /// The Apple Ads token the system gave this run, for a second report (in memory only).
+    var appleAdsToken: String?
     /// Whether ``DeepLinkClient/installOutcome()``'s reminder to call `start()` is pending.
     private var startReminderScheduled = false
     /// In the order they started waiting. An array, not a dictionary: creating the client must
@@ -96,6 +98,7 @@ struct FirstLaunch: Sendable {
         outcome = nil
         launch = nil
         previousSDK = nil
+        appleAdsToken = nil
     }
 
     /// Takes every waiter, to resume at shutdown.

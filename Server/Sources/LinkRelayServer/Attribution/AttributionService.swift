@@ -17,6 +17,8 @@ package struct InstallReport: Sendable {
     /// The click token of the tapped link, when the app read it from the pasteboard
     /// (`clickToken`, ``ClickTokens``).
     package var clickToken: String?
+    /// The Apple Ads attribution token (`appleAdsToken`), stored with the install.
+    package var appleAdsToken: String?
 
     package init(
         signals: DeviceSignals, platform: String?, platformVersion: String?, deviceID: String? = nil, attributionWindowHours: Int? = nil,
@@ -51,6 +53,11 @@ package struct InstallReport: Sendable {
         // Up to 256 characters are read; one that is not a token of this server is answered
         // `unknown` without asking the database.
         clickToken = try body.string("clickToken", maxLength: 256)
+        // Apple's are about 1 KB of Base64: anything else is refused, naming the field.
+        appleAdsToken = try body.string("appleAdsToken", maxLength: 4096)
+        if let token = appleAdsToken, token.isEmpty || !token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+            throw APIError.field("appleAdsToken", "must be the token AdServices gave, as it gave it")
+        }
         signals = DeviceSignals(
             ip: clientAddress,
             networkPrefix: clientAddress.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: matchPrivateNetworks) },
@@ -95,7 +102,8 @@ package struct AttributionService: Sendable {
                     method: .pasteboard, installedAt: now, device: report.signals, platform: DevicePlatform(reported: report.platform),
                     platformVersion: report.platformVersion, deviceID: report.deviceID, fingerprintHash: report.fingerprintHash,
                     attributionWindowHours: report.attributionWindowHours,
-                    deepLinkData: AttributionRoutes.deepLinkData(link, clickID: clickID, clickedAt: clickedAt, confidence: 100, factors: factors))
+                    deepLinkData: AttributionRoutes.deepLinkData(link, clickID: clickID, clickedAt: clickedAt, confidence: 100, factors: factors),
+                    appleAdsToken: report.appleAdsToken)
                 let writing = ContinuousClock.now
                 do {
                     try await store.recordInstall(install)
@@ -146,7 +154,8 @@ package struct AttributionService: Sendable {
             projectID: project, linkID: link?.id, clickID: match?.click.id, confidence: match?.confidence ?? 0,
             matchedFactors: match?.factors ?? [], method: match?.method ?? .none, installedAt: now, device: report.signals,
             platform: DevicePlatform(reported: report.platform), platformVersion: report.platformVersion, deviceID: report.deviceID,
-            fingerprintHash: report.fingerprintHash, attributionWindowHours: report.attributionWindowHours, deepLinkData: deepLinkData)
+            fingerprintHash: report.fingerprintHash, attributionWindowHours: report.attributionWindowHours, deepLinkData: deepLinkData,
+            appleAdsToken: report.appleAdsToken)
         let writing = ContinuousClock.now
         try await store.recordInstall(install)
         let timings = InstallAttribution.Timings(

@@ -16,6 +16,7 @@ struct AdminRoutes: Sendable {
         groups.admin.get("api/destination-hosts") { try await destinationHosts($0, $1) }
         groups.admin.put("api/destination-hosts") { try await setDestinationHosts($0, $1) }
         groups.admin.get("api/landing-page") { try await landingPage($0, $1) }
+        groups.admin.get("api/installs/:id") { request, context in try await install(request, context, id: context.parameters.require("id")) }
         groups.admin.put("api/landing-page") { try await setLandingPage($0, $1) }
         groups.open.get(".well-known/apple-app-site-association") { try await appleAppSiteAssociation($0, $1) }
         groups.open.get("apple-app-site-association") { try await appleAppSiteAssociation($0, $1) }
@@ -106,6 +107,37 @@ struct AdminRoutes: Sendable {
         }
         try await store.setLandingPage(project: key.projectID, settings)
         return ServerApplication.json(Self.landingPageAnswer(settings))
+    }
+
+    /// `GET /api/installs/{id}`: one install of the project as stored: how it was attributed
+    /// (method, confidence, factors, link and click), the device's signals, and the Apple Ads
+    /// token its report carried. Another project's install is `404`, as one that does not exist.
+    func install(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
+        let key = try context.requireAPIKey()
+        guard let install = try await store.install(project: key.projectID, id: id) else {
+            throw APIError(.notFound, "No install \(id) in this project.")
+        }
+        return ServerApplication.json(Self.installAnswer(install))
+    }
+
+    static func installAnswer(_ install: InstallRecord) -> [String: JSONValue] {
+        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+        func number(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+        let device = install.device
+        return [
+            "id": .string(install.id), "linkId": text(install.linkID), "clickId": text(install.clickID),
+            "attributed": .bool(install.method != .none), "attributionMethod": .string(install.method.rawValue),
+            "confidenceScore": .int(install.confidence), "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)),
+            "installedAt": .string(ServerApplication.timestamp(install.installedAt)), "platform": text(install.platform?.rawValue),
+            "platformVersion": text(install.platformVersion), "deviceId": text(install.deviceID),
+            "attributionWindowHours": number(install.attributionWindowHours), "deepLinkData": .object(install.deepLinkData),
+            "fingerprintHash": .string(install.fingerprintHash), "appleAdsToken": text(install.appleAdsToken),
+            "device": [
+                "ip": text(device.ip), "networkPrefix": text(device.networkPrefix), "userAgent": text(device.userAgent),
+                "timezone": text(device.timezone), "language": text(device.language), "screenWidth": number(device.screenWidth),
+                "screenHeight": number(device.screenHeight),
+            ],
+        ]
     }
 
     static func landingPageAnswer(_ settings: LandingPageSettings) -> [String: JSONValue] {

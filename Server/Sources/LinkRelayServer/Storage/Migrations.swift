@@ -61,6 +61,11 @@ package struct Migration: Sendable, Hashable {
             // a bearer secret), each naming one click until an install uses it; and a click an
             // install claimed with its token, which no other install's fingerprint then matches.
             sqlite: landingPages(integer: "INTEGER", bigint: "INTEGER"), postgres: landingPages(integer: "INTEGER", bigint: "BIGINT")),
+        Migration(
+            version: 10, name: "an install's Apple Ads token",
+            // Kept with the install for an exchange with Apple's attribution API (not made
+            // here); NULL for an install whose report carried none.
+            sqlite: ["ALTER TABLE installs ADD COLUMN apple_ads_token TEXT"], postgres: ["ALTER TABLE installs ADD COLUMN apple_ads_token TEXT"]),
     ]
 
     private static func landingPages(integer: String, bigint: String) -> [String] {

@@ -131,13 +131,18 @@ package struct InstallRecord: Sendable, Hashable, Codable {
     package var deepLinkData: [String: JSONValue]
 
     /// An install; see each property.
+    /// The Apple Ads attribution token the app sent (`appleAdsToken`), for an exchange with
+    /// Apple's attribution API; never logged.
+    package var appleAdsToken: String?
+
     package init(
         id: String? = nil, projectID: String, linkID: String?, clickID: String?, confidence: Int,
         matchedFactors: [String], method: AttributionMethod, installedAt: Date, device: DeviceSignals, platform: DevicePlatform?,
         platformVersion: String?, deviceID: String?, fingerprintHash: String,
-        attributionWindowHours: Int?, deepLinkData: [String: JSONValue]
+        attributionWindowHours: Int?, deepLinkData: [String: JSONValue], appleAdsToken: String? = nil
     ) {
         self.id = id ?? RecordID.timeOrdered(at: installedAt)
+        self.appleAdsToken = appleAdsToken
         self.projectID = projectID
         self.linkID = linkID
         self.clickID = clickID

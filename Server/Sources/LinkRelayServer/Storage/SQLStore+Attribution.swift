@@ -21,7 +21,7 @@ extension SQLStore {
 
     static let installColumns: SQLStatement = """
         SELECT id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at, \(sql: deviceColumns),
-            platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours FROM installs
+            platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours, apple_ads_token FROM installs
         """
 
     static func install(_ row: SQLRow) throws -> InstallRecord {
@@ -32,7 +32,7 @@ extension SQLStore {
             platformVersion: try row["platform_version"], deviceID: try row["device_id"],
             // NULL for an install stored before schema 2 kept fingerprints.
             fingerprintHash: try row["fingerprint_hash"] as String? ?? "", attributionWindowHours: try row["attribution_window_hours"],
-            deepLinkData: try row.json("deep_link_data", as: [String: JSONValue].self, empty: [:]))
+            deepLinkData: try row.json("deep_link_data", as: [String: JSONValue].self, empty: [:]), appleAdsToken: try row["apple_ads_token"])
     }
 
     package func recordEvent(_ event: EventRecord) async throws -> EventOutcome {
@@ -218,12 +218,13 @@ extension SQLStore {
     static func installInsert(_ install: InstallRecord) -> SQLStatement {
         let statement: SQLStatement = """
             INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at,
-                \(sql: deviceColumns), platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours)
+                \(sql: deviceColumns), platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours,
+                apple_ads_token)
             VALUES (\(install.id), \(install.projectID), \(install.linkID), \(install.clickID), \(install.confidence),
                 \(SQLJSON(compact: factors(install))), \(install.method), \(install.installedAt),
                 \(sql: deviceValues(install.device)), \(install.platform), \(install.platformVersion), \(install.deviceID),
                 \(SQLJSON(compact: deepLinkData(install))),
-                \(install.fingerprintHash), \(install.attributionWindowHours))
+                \(install.fingerprintHash), \(install.attributionWindowHours), \(install.appleAdsToken))
             """
         return statement.prepared(HotStatement.Install.self)
     }
@@ -247,7 +248,8 @@ extension SQLStore {
         func integers(_ value: (InstallRecord) -> Int?) -> String { PostgresArrayLiteral.integers(installs.map(value)) }
         let statement: SQLStatement = """
             INSERT INTO installs (id, project_id, link_id, click_id, confidence, matched_factors, method, installed_at,
-                \(sql: deviceColumns), platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours)
+                \(sql: deviceColumns), platform, platform_version, device_id, deep_link_data, fingerprint_hash, attribution_window_hours,
+                apple_ads_token)
             SELECT * FROM unnest(\(texts { $0.id })::text[], \(texts { $0.projectID })::text[], \(texts(\.linkID))::text[],
                 \(texts(\.clickID))::text[], \(integers { $0.confidence })::integer[], \(texts { JSONText.compact(factors($0)) })::text[],
                 \(texts { $0.method.rawValue })::text[], \(integers { SQLTime.milliseconds($0.installedAt) })::bigint[],
@@ -255,7 +257,7 @@ extension SQLStore {
                 \(texts(\.device.timezone))::text[], \(texts(\.device.language))::text[], \(integers(\.device.screenWidth))::integer[],
                 \(integers(\.device.screenHeight))::integer[], \(texts { $0.platform?.rawValue })::text[], \(texts(\.platformVersion))::text[],
                 \(texts(\.deviceID))::text[], \(texts { JSONText.compact(deepLinkData($0)) })::text[], \(texts { $0.fingerprintHash })::text[],
-                \(integers(\.attributionWindowHours))::integer[])
+                \(integers(\.attributionWindowHours))::integer[], \(texts(\.appleAdsToken))::text[])
             """
         return statement.prepared(HotStatement.Installs.self)
     }
