@@ -19,13 +19,7 @@ struct LinkFortyAppleAdsTests {
         let clock = ManualClock()
         let simulator = ProviderSimulator(clock: clock)
         let server = simulator.addLinkForty(host: "go.acme.app")
-        var configuration = DeepLinkClient.Configuration()
-        configuration.clock = clock
-        configuration.transport = simulator
-        configuration.store = InMemoryStore()
-        configuration.deviceInfo = StaticDeviceInfo(newYorkPhone)
-        configuration.retryPolicy = .none
-        configuration.installMarker = nil
+        var configuration = simulatorConfiguration(simulator, clock: clock)
         configuration.appleAds = AppleAdsAttribution(source: FixedToken())
         let client = DeepLinkClient(
             backend: LinkFortyBackend(try .init(baseURL: url("https://go.acme.app"), apiKey: "lf_live_key")), configuration: configuration)

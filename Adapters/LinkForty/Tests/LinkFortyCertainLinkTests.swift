@@ -26,13 +26,7 @@ struct LinkFortyCertainLinkTests {
         let pasteboard = InMemoryPasteboard()
         pasteboard.copy("https://go.acme.app/spring?lr_click=k7Qp2xVb9mT4wZ8rLc3nHs6dYf1gJa5e")
 
-        var configuration = DeepLinkClient.Configuration()
-        configuration.clock = clock
-        configuration.transport = simulator
-        configuration.store = InMemoryStore()
-        configuration.deviceInfo = StaticDeviceInfo(newYorkPhone)
-        configuration.retryPolicy = .none
-        configuration.installMarker = nil
+        var configuration = simulatorConfiguration(simulator, clock: clock)
         configuration.pasteboardCheck = PasteboardCheck(pasteboard: pasteboard)
         let client = DeepLinkClient(
             backend: LinkFortyBackend(try .init(baseURL: url("https://go.acme.app"), apiKey: "lf_live_key", appSchemes: ["acmeshop"])),
