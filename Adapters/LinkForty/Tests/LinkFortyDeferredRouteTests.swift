@@ -42,15 +42,9 @@ struct LinkFortyDeferredRouteTests {
         }
 
         func client() throws -> DeepLinkClient {
-            var configuration = DeepLinkClient.Configuration()
-            configuration.clock = clock
-            configuration.transport = simulator
-            configuration.store = InMemoryStore()
-            configuration.deviceInfo = StaticDeviceInfo(newYorkPhone)
-            configuration.retryPolicy = .none
-            return DeepLinkClient(
+            DeepLinkClient(
                 backend: LinkFortyBackend(try .init(baseURL: url("https://go.acme.app"), appSchemes: ["acme"])),
-                configuration: configuration)
+                configuration: simulatorConfiguration(simulator, clock: clock))
         }
     }
 

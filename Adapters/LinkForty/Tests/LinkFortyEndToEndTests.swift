@@ -23,16 +23,10 @@ struct LinkFortyEndToEndTests {
         clock.advance(by: 600)
         simulator.clientIP = "198.51.100.77"  // same /24 network, later
 
-        var configuration = DeepLinkClient.Configuration()
-        configuration.clock = clock
-        configuration.transport = simulator
-        configuration.store = InMemoryStore()
-        configuration.deviceInfo = StaticDeviceInfo(newYorkPhone)
-        configuration.retryPolicy = .none
         let client = DeepLinkClient(
             backend: LinkFortyBackend(
                 try .init(baseURL: url("https://go.acme.app"), apiKey: "lf_live_key", appSchemes: ["acmeshop"], appName: "Acme Shop")),
-            configuration: configuration)
+            configuration: simulatorConfiguration(simulator, clock: clock))
         let links = client.deepLinks()
         var iterator = links.makeAsyncIterator()
 
