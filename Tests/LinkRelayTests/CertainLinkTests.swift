@@ -340,6 +340,20 @@ struct CertainLinkTests {
         #expect(reporting.installMatchCount == 2)
     }
 
+    @Test("a report that keeps failing is sent on at most maximumInstallMatchLaunches launches")
+    func installReportBounded() async throws {
+        let reporting = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"], needsInstallReport: true)
+        reporting.scriptInstall(.failure(DeepLinkError(.server(status: 503), "down")))
+        pasteboard.copy(Self.tapped)
+        for _ in 0..<5 {
+            let client = launch(backend: reporting) { $0.maximumInstallMatchLaunches = 3 }
+            await client.start()
+            #expect(await client.installOutcome().attribution?.method == .pasteboard)
+            await client.shutdown()
+        }
+        #expect(reporting.installMatchCount == 3)
+    }
+
     // MARK: Routing
 
     @Test("RoutingBackend resolves a certain link through the member whose domain it has")

@@ -212,6 +212,9 @@ extension DeepLinkClient {
         record.matched = .attributed(link, attribution)
         record.lastFailure = nil
         record.installReportPending = needsReport ? true : nil
+        // The report counts as a launch's match: sent again on later launches, up to
+        // ``Configuration/maximumInstallMatchLaunches`` in all.
+        if needsReport { record.matchLaunches += 1 }
         let deliverable = shouldDeliverDeferred(link, attribution: attribution, record: record)
         if deliverable != nil { record.deferredLinkDelivered = true }
         // Saved before publishing: a crash after this point cannot deliver the link twice.

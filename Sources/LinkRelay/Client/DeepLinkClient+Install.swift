@@ -136,7 +136,13 @@ extension DeepLinkClient {
         if let matched = record.matched {
             logger.debug("Install already matched on an earlier launch; restoring the outcome.")
             decide(matched, publish: false)
-            if record.installReportPending == true, backend.needsInstallReport, let certain = record.certainLink {
+            // A certain link's report not answered yet: sent again, on as many launches as a match
+            // is tried.
+            if record.installReportPending == true, backend.needsInstallReport, let certain = record.certainLink,
+                record.matchLaunches < configuration.maximumInstallMatchLaunches
+            {
+                record.matchLaunches += 1
+                saveInstallRecord(record)
                 _ = await reportCertainInstall(certain, generation: generation)
             }
             return
