@@ -2,8 +2,8 @@
     import UIKit
 
     /// UIKit's general pasteboard as a ``LinkPasteboard``: asked with
-    /// `detectPatterns(for: [\.probableWebURL])` (no alert), read through `url` or `string`
-    /// (the "Allow Paste" alert on iOS 16 and later), cleared only while its `changeCount` is
+    /// `detectPatterns(for: [\.probableWebURL])` (no alert), read once through `url` or `string`
+    /// as the silent `hasURLs`/`hasStrings` say (the "Allow Paste" alert on iOS 16 and later), cleared only while its `changeCount` is
     /// the one read. The logic that decides when to call it is the client's, tested on every
     /// platform; this only translates.
     public struct SystemPasteboard: LinkPasteboard {
@@ -23,11 +23,13 @@
         public func readLink() async -> PastedLink? {
             let pasteboard = UIPasteboard.general
             let changeCount = pasteboard.changeCount
-            // A landing page writes text (`navigator.clipboard.writeText`); a shared link is a URL.
-            if let url = pasteboard.url, CertainLink.isWebLink(url) {
+            // One read of the contents (each may show the alert), chosen by the silent `has…`:
+            // a shared link is a URL; a landing page writes text (`navigator.clipboard.writeText`).
+            if pasteboard.hasURLs {
+                guard let url = pasteboard.url, CertainLink.isWebLink(url) else { return nil }
                 return PastedLink(url: url, changeCount: changeCount)
             }
-            guard let text = pasteboard.string, let url = CertainLink.pastedURL(text) else { return nil }
+            guard pasteboard.hasStrings, let text = pasteboard.string, let url = CertainLink.pastedURL(text) else { return nil }
             return PastedLink(url: url, changeCount: changeCount)
         }
 
