@@ -102,7 +102,12 @@ def main():
     parser.add_argument("--server", required=True)
     parser.add_argument("--admin-key", required=True)
     parser.add_argument("--sdk-key", required=True)
+    parser.add_argument("--screenshots", help="a folder for the pages as the browser drew them")
     args = parser.parse_args()
+
+    def shot(driver, name):
+        if args.screenshots:
+            driver.save_screenshot("%s/%s.png" % (args.screenshots, name))
     server = args.server.rstrip("/")
 
     store = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Store)
@@ -124,6 +129,7 @@ def main():
         check(driver.find_element(By.TAG_NAME, "h1").text == "Spring sale", "the landing page shows the link's title")
         check(button.text == "Get Acme Shop", "one button, named after the app (%r)" % button.text)
         check(driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en", "the page has a lang")
+        shot(driver, "1-landing-page")
         copied = button.get_attribute("data-link")
         token_match = re.fullmatch(re.escape(server) + r"/spring\?lr_click=([A-Za-z0-9]{32})", copied or "")
         check(token_match is not None, "the button copies the link with a 32-character token (%s)" % copied)
@@ -131,6 +137,7 @@ def main():
         WebDriverWait(driver, 10).until(lambda d: d.current_url.startswith(store_url))
         check(driver.current_url.startswith(store_url), "after the tap the browser is at the store (%s)" % driver.current_url)
         check(Store.visits == ["/app/id1"], "the store was visited once (%s)" % Store.visits)
+        shot(driver, "2-store-after-the-tap")
         clipboard = read_clipboard(driver)
         check(clipboard == copied, "the clipboard holds the link with its token (%r)" % clipboard)
     finally:
@@ -152,6 +159,7 @@ def main():
         driver.get(server + "/spring")
         WebDriverWait(driver, 10).until(lambda d: d.current_url.startswith(store_url))
         check(driver.current_url.startswith(store_url), "without JavaScript the tap goes to the store (%s)" % driver.current_url)
+        shot(driver, "3-store-without-javascript")
         check(Store.visits == ["/app/id1"], "without JavaScript the store was visited once (%s)" % Store.visits)
     finally:
         driver.quit()

@@ -15,6 +15,6 @@
 
     extension AppleAdsAttribution {
         /// The system's token, waited for at most 0.5 s: the default on iOS.
-        public static var system: AppleAdsAttribution { AppleAdsAttribution(source: SystemAppleAdsTokenSource()) }
+        public static let system = AppleAdsAttribution(source: SystemAppleAdsTokenSource())
     }
 #endif

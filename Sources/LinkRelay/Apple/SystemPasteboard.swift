@@ -42,7 +42,7 @@
 
     extension PasteboardCheck {
         /// The general pasteboard, waited for at most 5 s.
-        public static var system: PasteboardCheck { PasteboardCheck(pasteboard: SystemPasteboard()) }
+        public static let system = PasteboardCheck(pasteboard: SystemPasteboard())
     }
 
     /// A paste control for a UIKit onboarding screen (`UIPasteControl`, iOS 16 and later): the

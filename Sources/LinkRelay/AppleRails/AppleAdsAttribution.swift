@@ -88,11 +88,11 @@ extension DeepLinkClient {
 
 extension AppleAdsAttribution {
     /// The default: the system's token where AdServices exists (iOS), none elsewhere.
-    static var platformDefault: AppleAdsAttribution? {
+    static let platformDefault: AppleAdsAttribution? = {
         #if canImport(AdServices) && os(iOS)
             return .system
         #else
             return nil
         #endif
-    }
+    }()
 }

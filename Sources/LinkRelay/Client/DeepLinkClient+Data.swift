@@ -45,13 +45,14 @@ extension DeepLinkClient {
     public func clearData() {
         // A queue write still under way must land before everything is removed, not after.
         eventJournal?.writer?.flush()
-        // Which previous SDKs were imported stays (it may share the store): what the user asked
-        // to erase is not imported again.
+        // What was looked at once per install stays (it may share the store), as it was stored:
+        // which previous SDKs were imported (what the user asked to erase is not imported
+        // again), and the certain sources (the pasteboard is not read, and an App Clip's link
+        // not taken, again).
         let historyStore = launchHistoryStore()
-        let checked = historyStore.load(CheckedSDKs.self, forKey: CheckedSDKs.key, logger: logger)
-        // So do the certain sources looked at: the pasteboard is not read, and an App Clip's
-        // link not taken, again for this install.
-        let certainChecks = historyStore.load(CertainLinkChecks.self, forKey: CertainLinkChecks.key, logger: logger)
+        let kept = [CheckedSDKs.key, CertainLinkChecks.key].compactMap { key in
+            (try? historyStore.data(forKey: key)).flatMap { $0 }.map { (key, $0) }
+        }
         do {
             try store().removeAll()
         } catch {
@@ -60,8 +61,13 @@ extension DeepLinkClient {
         // The launch history too: the next start() is a first launch (or, where a Keychain
         // marker tells, a reinstall).
         historyStore.remove(LaunchHistory.key, logger: logger)
-        if let checked, !checked.providers.isEmpty { historyStore.save(checked, forKey: CheckedSDKs.key, logger: logger) }
-        if let certainChecks { historyStore.save(certainChecks, forKey: CertainLinkChecks.key, logger: logger) }
+        for (key, data) in kept {
+            do {
+                try historyStore.setData(data, forKey: key)
+            } catch {
+                logger.error("Could not keep '\(key)' across the clear.")
+            }
+        }
         firstLaunch.reset()
         directLinkReceived.withLock { $0 = false }
         eventJournal?.reset()
