@@ -153,8 +153,16 @@ extension DeepLinkClient {
         public var launchHistoryStore: (any PersistentStore)?
 
         /// The mark that tells a reinstall from a first install. Default: the Keychain on
-        /// Apple platforms (``KeychainInstallMarker``), none elsewhere.
+        /// Apple platforms (``KeychainInstallMarker``), none elsewhere. The App Store's record
+        /// (``appStoreInstall``) is read before it.
         public var installMarker: (any InstallMarker)? = KeychainInstallMarker.platformDefault
+
+        /// The App Store's own record of the app (StoreKit 2's `AppTransaction`), read on the
+        /// first launch with no history, before ``installMarker``, to tell a reinstall (and,
+        /// with ``AppStoreInstallCheck/firstBuildWithLinkRelay``, an update into LinkRelay)
+        /// from a first install; waited for at most 1 s, never by a link. Default `.system` on
+        /// iOS (iOS 16 and later have the record); `nil` elsewhere and to turn it off.
+        public var appStoreInstall: AppStoreInstallCheck? = AppStoreInstallCheck.platformDefault
 
         /// Which launch of the process this client runs in: clients made in the same process
         /// see the same launch. Tests set a new one to simulate the next launch in one process.
@@ -212,6 +220,7 @@ extension DeepLinkClient.Configuration {
         copy.eventQueueCapacity = max(eventQueueCapacity, 1)
         copy.pasteboardCheck = pasteboardCheck?.clamped()
         copy.appleAds = appleAds?.clamped()
+        copy.appStoreInstall = appStoreInstall?.clamped()
         return copy
     }
 }

@@ -6,9 +6,11 @@ extension DeepLinkClient {
     ///
     /// Decided on the first call (``start()`` makes it too) from what is stored on the device:
     /// the app's launch history, which every backend shares, and what the previous SDKs left
-    /// (their importers run here, once per device; see ``Configuration/previousSDKs``). It
-    /// makes no request and does not wait for the network, so it may be called before
-    /// ``start()`` and before the user's consent: to show "what's new" after an update, say.
+    /// (their importers run here, once per device; see ``Configuration/previousSDKs``), and on
+    /// the first launch with no history the App Store's own record of the app
+    /// (``Configuration/appStoreInstall``, waited for at most 1 s by default). It makes no
+    /// request to the backend, so it may be called before ``start()`` and before the user's
+    /// consent: to show "what's new" after an update, say. Links never wait for it.
     ///
     /// ```swift
     /// if case .update(let from) = await client.launch().kind { showWhatsNew(since: from) }
@@ -22,6 +24,15 @@ extension DeepLinkClient {
         // Another caller may have decided while the device information was collected.
         if let decided = firstLaunch.launch { return decided }
         let historyStore = launchHistoryStore()
+        // With no history, the App Store's record may tell a reinstall (bounded wait).
+        var stored = historyStore.load(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger)
+        var appStoreKind: AppLaunch.Kind?
+        if stored == nil, let record = await appStoreInstall() {
+            // Another caller, or another client of this launch, may have decided meanwhile.
+            if let decided = firstLaunch.launch { return decided }
+            appStoreKind = configuration.appStoreInstall?.kind(for: record, now: clock.currentDate)
+            stored = historyStore.load(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger)
+        }
         let marker = configuration.installMarker
         // The marker's store (the Keychain) is asked at most once per launch.
         var markerPresent: Bool?
@@ -33,10 +44,10 @@ extension DeepLinkClient {
         }
         let canTakeEvents = eventTracker != nil
         let decision = LaunchDecision(
-            stored: historyStore.load(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger),
+            stored: stored,
             checked: historyStore.load(CheckedSDKs.self, forKey: CheckedSDKs.key, logger: logger) ?? CheckedSDKs(),
             processLaunch: configuration.processLaunch, version: version, backend: backend.id, now: clock.currentDate,
-            markerPresent: isMarkerPresent, importers: backend.previousSDKImporters + configuration.previousSDKs,
+            appStore: appStoreKind, markerPresent: isMarkerPresent, importers: backend.previousSDKImporters + configuration.previousSDKs,
             storage: configuration.previousSDKStorage,
             eventsTaken: { [backend, configuration] found in
                 canTakeEvents && found.sdk.provider == backend.id ? configuration.eventQueueCapacity : 0

@@ -21,11 +21,16 @@ public struct AppLaunch: Sendable, Hashable, Codable {
         /// The app's first launch on this device, as far as anything stored can tell.
         case firstInstall
         /// The first launch after the app was deleted and installed again: LinkRelay's files
-        /// are gone, but a Keychain marker of an earlier install survived (Apple platforms
-        /// only; see ``InstallMarker``). Install matching runs as for a new install; the
-        /// provider decides whether an old click still counts.
+        /// are gone, but the App Store's record shows the account had the app at least a day
+        /// before this copy was installed (``AppStoreInstallCheck``, iOS 16 and later), or a
+        /// Keychain marker of an earlier install survived (Apple platforms only; see
+        /// ``InstallMarker``). Install matching runs as for a new install; the provider decides
+        /// whether an old click still counts.
         case reinstall
-        /// The first launch of a version or build other than the last launch's.
+        /// The first launch of a version or build other than the last launch's. With no
+        /// history, an update into the app's first build with LinkRelay that the App Store's
+        /// record shows (``AppStoreInstallCheck/firstBuildWithLinkRelay``), from an unknown
+        /// version and build.
         case update(from: AppVersion)
         /// A launch of the same version and build as the last one.
         case relaunch

@@ -73,6 +73,8 @@ struct LaunchDecision: Sendable {
     ///   - version: the app's version now.
     ///   - backend: the client's backend.
     ///   - now: the time.
+    ///   - appStore: the kind the App Store's record decides for a device with no history
+    ///     (``AppStoreInstallCheck``), if it decides one: it comes before the marker.
     ///   - markerPresent: whether a mark of an earlier install survived (`false` where the
     ///     platform cannot tell); asked only for a device with no history.
     ///   - importers: the previous SDKs' importers; those not run yet are run here.
@@ -81,7 +83,7 @@ struct LaunchDecision: Sendable {
     ///     are counted as not imported).
     init(
         stored: LaunchHistory?, checked: CheckedSDKs, processLaunch: UUID, version: AppVersion, backend: BackendID, now: Date,
-        markerPresent: () -> Bool, importers: [any PreviousSDKImporter], storage: PreviousSDKStorage,
+        appStore: AppLaunch.Kind? = nil, markerPresent: () -> Bool, importers: [any PreviousSDKImporter], storage: PreviousSDKStorage,
         eventsTaken: (SDKImport) -> Int
     ) {
         var history: LaunchHistory
@@ -113,6 +115,8 @@ struct LaunchDecision: Sendable {
             let kind: AppLaunch.Kind
             if let previous = imports.first {
                 kind = .existingUser(previousSDK: previous.sdk)
+            } else if let appStore {
+                kind = appStore
             } else if markerPresent() {
                 kind = .reinstall
             } else {
