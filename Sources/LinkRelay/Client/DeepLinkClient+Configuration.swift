@@ -127,6 +127,12 @@ extension DeepLinkClient {
         /// elsewhere and to turn it off. See ``AppleAdsAttribution``.
         public var appleAds: AppleAdsAttribution? = AppleAdsAttribution.platformDefault
 
+        /// The app's conversion values (``ConversionValues``): a schema applied on every
+        /// tracked event, on every backend, written through AdAttributionKit or SKAdNetwork 4
+        /// (`.system(schema:)` on iOS), timed from the first launch. Default `nil`: LinkRelay
+        /// writes none.
+        public var conversionValues: ConversionValues?
+
         /// On how many launches the install match is tried before the client gives up (a
         /// failed match is tried again on the next launch). At least 1. Default 3.
         public var maximumInstallMatchLaunches = 3

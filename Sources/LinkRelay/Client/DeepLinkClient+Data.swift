@@ -47,10 +47,10 @@ extension DeepLinkClient {
         eventJournal?.writer?.flush()
         // What was looked at once per install stays (it may share the store), as it was stored:
         // which previous SDKs were imported (what the user asked to erase is not imported
-        // again), and the certain sources (the pasteboard is not read, and an App Clip's link
-        // not taken, again).
+        // again), the certain sources (the pasteboard is not read, and an App Clip's link
+        // not taken, again), and the conversion values the system holds (they never decrease).
         let historyStore = launchHistoryStore()
-        let kept = [CheckedSDKs.key, CertainLinkChecks.key].compactMap { key in
+        let kept = [CheckedSDKs.key, CertainLinkChecks.key, ConversionValueState.key].compactMap { key in
             (try? historyStore.data(forKey: key)).flatMap { $0 }.map { (key, $0) }
         }
         do {

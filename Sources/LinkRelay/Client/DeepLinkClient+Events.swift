@@ -35,7 +35,9 @@ extension DeepLinkClient {
     /// - Throws: ``DeepLinkError`` `.invalidArgument` for an empty name, `.shutdown` after
     ///   ``shutdown()``.
     public func track(_ name: String, properties: [String: JSONValue] = [:]) async throws {
+        let date = clock.currentDate
         try enqueue(name: name, properties: properties, revenue: nil)
+        await countConversion(name, revenue: nil, at: date)
     }
 
     /// Tracks a purchase: an event named `revenue` with an amount and currency, reported the
@@ -59,7 +61,10 @@ extension DeepLinkClient {
                 .invalidArgument, "A currency must be a three-letter ISO 4217 code such as EUR; got '\(currency)'.",
                 backend: backend.id)
         }
-        try enqueue(name: "revenue", properties: properties, revenue: .init(amount: amount, currency: code))
+        let date = clock.currentDate
+        let revenue = ConversionEvent.Revenue(amount: amount, currency: code)
+        try enqueue(name: "revenue", properties: properties, revenue: revenue)
+        await countConversion("revenue", revenue: revenue, at: date)
     }
 
     /// Sends the queued events now (after ``start()``), and returns when this flush is done.

@@ -132,6 +132,8 @@ extension DeepLinkClient {
         guard mayCommit(generation) else { return }
         let launch = await self.launch()
         guard mayCommit(generation) else { return }
+        await conversionsAtLaunch()
+        guard mayCommit(generation) else { return }
         var record = loadInstallRecord()
         if let matched = record.matched {
             logger.debug("Install already matched on an earlier launch; restoring the outcome.")

@@ -58,6 +58,8 @@ public actor DeepLinkClient {
     var resolutions: [UInt64: Task<Void, Never>] = [:]
     /// First launch (see DeepLinkClient+Install.swift).
     var firstLaunch = FirstLaunch()
+    /// The conversion-value account and its writes (``Configuration-swift.struct/conversionValues``).
+    var conversions = ConversionValuesState()
     /// Events: the queue as stored (opened on first use, see DeepLinkClient+Queue.swift) and
     /// its sending (see DeepLinkClient+Events.swift).
     var eventJournal: EventJournal?

@@ -1,0 +1,241 @@
+import Foundation
+import LinkRelayTesting
+import Testing
+
+@testable import LinkRelay
+
+/// Conversion values owned by LinkRelay: the app's schema applied on every tracked event, a
+/// value never decreasing within a window, locks kept, windows timed from the first launch on
+/// the client's clock, and the system's refusal reported once.
+@Suite("Conversion values", .timeLimit(.minutes(1)))
+struct ConversionValueTests {
+    static let day: TimeInterval = 86_400
+
+    /// The system's side: records what it was asked to write; refuses while `refusing`.
+    final class Writer: ConversionValueWriter, Sendable {
+        let written = Locked<[ConversionValueUpdate]>([])
+        let refusing: Locked<Bool>
+        init(refusing: Bool = false) { self.refusing = Locked(refusing) }
+
+        func write(_ update: ConversionValueUpdate) async throws {
+            written.withLock { $0.append(update) }
+            if refusing.withLock({ $0 }) { throw NSError(domain: "SKANErrorDomain", code: 10) }
+        }
+
+        var values: [String] {
+            written.withLock { $0.map { "\($0.window):\($0.value)\($0.locksWindow ? " locked" : "")" } }
+        }
+    }
+
+    static let schema = try! ConversionSchema(
+        currency: "EUR",
+        rules: [
+            .event("signup", fine: 4, coarse: .low),
+            .event("level_complete", count: 3, fine: 8, coarse: .medium),
+            .event("share", fine: 2, coarse: .high, in: [.second, .third]),
+            .revenue(atLeast: 1, fine: 32, coarse: .high),
+            .revenue(atLeast: 20, fine: 63, coarse: .high, locksWindow: true),
+        ])
+
+    func client(
+        _ writer: Writer, clock: ManualClock, store: InMemoryStore = InMemoryStore(), schema: ConversionSchema = Self.schema,
+        logs: LogCollector? = nil
+    ) -> DeepLinkClient {
+        makeClient(InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"]), clock: clock, store: store) {
+            $0.retryPolicy = .none
+            $0.processLaunch = UUID()
+            $0.conversionValues = ConversionValues(schema: schema, writer: writer)
+            if let logs { $0.logSink = logs.sink }
+        }
+    }
+
+    /// One step of a scripted install: an event, revenue, or time passing.
+    enum Step {
+        case event(String)
+        case revenue(Decimal, String)
+        case wait(days: Double)
+    }
+
+    @Test(
+        "a table of event orders: the values written, never decreasing, locks kept, windows elapsing",
+        arguments: [
+            // The first launch registers the install with the lowest value; each rule met raises it.
+            ([.event("signup"), .event("level_complete"), .event("level_complete"), .event("level_complete")] as [Step],
+             ["1:0/low", "1:4/low", "1:8/medium"]),
+            // Revenue in the schema's currency only; the second threshold locks, and nothing follows.
+            ([.revenue(5, "USD"), .revenue(0.5, "EUR"), .revenue(0.5, "EUR"), .revenue(19, "EUR"), .event("signup")],
+             ["1:0/low", "1:32/high", "1:63/high locked"]),
+            // A later, lower rule never lowers the value: parts rise separately.
+            ([.revenue(1, "EUR"), .event("signup"), .event("level_complete"), .event("level_complete"), .event("level_complete")],
+             ["1:0/low", "1:32/high"]),
+            // An event the rules do not name changes nothing.
+            ([.event("opened_settings"), .event("signup"), .event("signup")], ["1:0/low", "1:4/low"]),
+            // The second window starts afresh: counts and revenue are per window; a rule of only
+            // the later windows counts there.
+            ([.event("share"), .event("signup"), .wait(days: 3), .event("share"), .event("signup"), .revenue(2, "EUR")],
+             ["1:0/low", "1:4/low", "2:2/high", "2:4/high", "2:32/high"]),
+            // A locked first window does not lock the second.
+            ([.revenue(25, "EUR"), .event("signup"), .wait(days: 2), .event("signup")],
+             ["1:0/low", "1:63/high locked", "2:4/low"]),
+            // After 35 days nothing is written.
+            ([.wait(days: 35), .event("signup"), .revenue(30, "EUR")], ["1:0/low"]),
+        ] as [([Step], [String])])
+    func table(steps: [Step], expected: [String]) async throws {
+        let clock = ManualClock()
+        let writer = Writer()
+        let client = client(writer, clock: clock)
+        await client.start()
+        for step in steps {
+            switch step {
+            case .event(let name): try await client.track(name)
+            case .revenue(let amount, let currency): try await client.trackRevenue(amount: amount, currency: currency)
+            case .wait(let days): clock.advance(by: days * Self.day)
+            }
+        }
+        await client.conversionWritesSettled()
+        #expect(writer.values == expected)
+    }
+
+    @Test("the account survives a relaunch and clearData: counts go on, the first launch's value is not written again")
+    func persisted() async throws {
+        let clock = ManualClock()
+        let store = InMemoryStore()
+        let writer = Writer()
+        let first = client(writer, clock: clock, store: store)
+        await first.start()
+        try await first.track("level_complete")
+        try await first.track("level_complete")
+        await first.clearData()
+        await first.conversionWritesSettled()
+        let second = client(writer, clock: clock, store: store)
+        await second.start()
+        try await second.track("level_complete")
+        await second.conversionWritesSettled()
+        #expect(writer.values == ["1:0/low", "1:8/medium"])
+    }
+
+    @Test("the system refusing (SKANErrorDomain 10): reported once per install, the value tried again with the next event")
+    func refusals() async throws {
+        let clock = ManualClock()
+        let writer = Writer(refusing: true)
+        let logs = LogCollector()
+        let client = client(writer, clock: clock, logs: logs)
+        let events = client.linkEvents()
+        await client.start()
+        try await client.track("signup")
+        await client.conversionWritesSettled()
+        try await client.track("opened_settings")  // changes nothing, but the refused value is sent again
+        await client.conversionWritesSettled()
+        #expect(writer.values == ["1:0/low", "1:4/low", "1:4/low"])  // not again while a write is under way, once after
+        #expect(logs.lines.filter { $0.contains("refused conversion value") }.count == 1)
+        let received = await eventsUntilMarker(client, events)
+        #expect(received.filter { if case .failure(let error) = $0 { error.code == .rejected } else { false } }.count == 1)
+
+        writer.refusing.withLock { $0 = false }
+        try await client.track("opened_settings")
+        await client.conversionWritesSettled()
+        try await client.track("opened_settings")  // accepted: nothing more
+        await client.conversionWritesSettled()
+        #expect(writer.values == ["1:0/low", "1:4/low", "1:4/low", "1:4/low"])
+    }
+
+    /// A backend that reports no events (as LimeLink and Dynalinks): the values are the app's.
+    struct SilentBackend: DeepLinkBackend {
+        let id: BackendID = "silent"
+        var capabilities: BackendCapabilities { [.linkResolution, .deferredLinks] }
+        func canHandle(_ url: URL) -> Bool { false }
+        func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+            link.deepLink(provider: id, resolution: .server)
+        }
+        func matchInstall(context: BackendContext) async throws -> InstallMatch { .organic(.organic()) }
+    }
+
+    @Test("on a backend that reports no events, the schema still applies: conversion values work on every backend")
+    func everyBackend() async throws {
+        let writer = Writer()
+        let client = makeClient(SilentBackend()) { $0.conversionValues = ConversionValues(schema: Self.schema, writer: writer) }
+        await client.start()
+        try await client.trackRevenue(amount: 3, currency: "eur")
+        await client.conversionWritesSettled()
+        #expect(writer.values == ["1:0/low", "1:32/high"])
+        #expect(await client.queuedEventCount == 0)
+    }
+
+    @Test("an existing user's windows are long over: nothing is written")
+    func existingUsers() async throws {
+        let clock = ManualClock()
+        let store = InMemoryStore()
+        // The app ran with another backend before this one: the history says existing user.
+        var history = LaunchHistory(
+            firstSeen: clock.currentDate, launchCount: 1, lastProcessLaunch: UUID(), lastKind: .firstInstall,
+            recent: [.init(date: clock.currentDate, version: AppVersion(version: "1", build: "1"))],
+            backends: [.init(id: BackendID(rawValue: "other"), joinedExistingUser: true)])
+        history.lastKind = .relaunch
+        store.save(history, forKey: LaunchHistory.key, logger: .silent)
+        let writer = Writer()
+        let client = client(writer, clock: clock, store: store)
+        await client.start()
+        try await client.track("signup")
+        await client.conversionWritesSettled()
+        #expect(writer.values.isEmpty)
+    }
+
+    @Test("a write that never answers counts as refused after 10 s on the client's clock; the next write goes on")
+    func hangingWrite() async throws {
+        final class Hanging: ConversionValueWriter, Sendable {
+            let clock: ManualClock
+            let calls = Locked(0)
+            init(clock: ManualClock) { self.clock = clock }
+            func write(_ update: ConversionValueUpdate) async throws {
+                if calls.withLock({ $0 += 1; return $0 }) == 1 { try await clock.sleep(for: 3600) }
+            }
+        }
+        let clock = ManualClock()
+        let writer = Hanging(clock: clock)
+        let client = makeClient(InMemoryBackend(), clock: clock) {
+            $0.conversionValues = ConversionValues(schema: Self.schema, writer: writer)
+        }
+        await client.start()
+        try await client.track("signup")
+        await clock.waitForSleepers(count: 2)  // the hanging write and its deadline
+        clock.advance(by: ConversionValues.writeTimeout)
+        await client.conversionWritesSettled()
+        #expect(writer.calls.withLock { $0 } == 2)
+    }
+
+    @Test("a schema is refused at configuration, naming the rule")
+    func refusedSchemas() {
+        for (rules, currency, fragment) in [
+            ([ConversionRule.event("a", fine: 64)], "EUR", "rule 1: the fine value 64"),
+            ([.event("a", fine: 1), .event("b", fine: -1)], "EUR", "rule 2: the fine value -1"),
+            ([.event("a", count: 0)], "EUR", "the count 0"),
+            ([.event(" ")], "EUR", "no name"),
+            ([.revenue(atLeast: -1)], "EUR", "zero or more"),
+            ([.revenue(atLeast: .nan)], "EUR", "zero or more"),
+            ([.event("a", in: [])], "EUR", "no window"),
+            ([], "euro", "three-letter"),
+        ] as [([ConversionRule], String, String)] {
+            do {
+                _ = try ConversionSchema(currency: currency, rules: rules)
+                Issue.record("accepted \(fragment)")
+            } catch let error as DeepLinkError {
+                #expect(error.code == .invalidConfiguration && error.message.contains(fragment), "\(error.message)")
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+        #expect((try? ConversionSchema(currency: "eur", rules: []))?.currency == "EUR")
+    }
+
+    @Test("windows: 2, 7 and 35 days from the first launch")
+    func windows() {
+        for (days, expected) in [(-1.0, PostbackWindow.first), (0, .first), (1.99, .first), (2, .second), (6.9, .second), (7, .third), (34.9, .third)]
+        as [(Double, PostbackWindow)] {
+            #expect(PostbackWindow(elapsed: days * Self.day) == expected, "\(days)")
+        }
+        #expect(PostbackWindow(elapsed: 35 * Self.day) == nil)
+        #expect(PostbackWindow(elapsed: .infinity) == nil)
+        #expect(PostbackWindow(elapsed: .nan) == nil)
+        #expect(ConversionValue(fine: 99, coarse: .low).fine == 63 && ConversionValue(fine: -4, coarse: .low).fine == 0)
+    }
+}
