@@ -2,7 +2,12 @@ import Foundation
 
 /// AdAttributionKit's and SKAdNetwork 4's coarse conversion value, in their order.
 public enum CoarseConversionValue: Int, Sendable, Hashable, Codable, Comparable, CaseIterable, CustomStringConvertible {
-    case low, medium, high
+    /// The lowest: what an install has before any rule is met.
+    case low
+    /// Between.
+    case medium
+    /// The highest.
+    case high
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 
@@ -210,7 +215,15 @@ public struct ConversionValueUpdate: Sendable, Hashable {
     }
 }
 
-/// Where conversion values go: AdAttributionKit or SKAdNetwork 4 on iOS
+/// A system framework that takes conversion values.
+public enum ConversionFramework: Sendable, Hashable, CaseIterable {
+    /// AdAttributionKit (iOS 17.4 and later): `Postback.updateConversionValue`.
+    case adAttributionKit
+    /// SKAdNetwork 4 (iOS 16.1 and later): `SKAdNetwork.updatePostbackConversionValue`.
+    case skAdNetwork
+}
+
+/// Where conversion values go: AdAttributionKit and SKAdNetwork 4 on iOS
 /// (`SystemConversionValueWriter`), a double in tests.
 public protocol ConversionValueWriter: Sendable {
     /// Writes `update` through the system. Throws the system's error (outside the App Store,

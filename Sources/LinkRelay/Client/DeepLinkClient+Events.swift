@@ -32,6 +32,11 @@ extension DeepLinkClient {
     /// that the same app code runs on every backend; in a
     /// ``RoutingBackend`` events go to the first member that reports them.
     ///
+    /// With ``Configuration-swift.struct/conversionValues`` set, every tracked event (on every
+    /// backend, those that report no events too) is also counted against the app's
+    /// ``ConversionSchema``, and the conversion value written when it rises (see
+    /// <doc:OwningConversionValues>).
+    ///
     /// - Throws: ``DeepLinkError`` `.invalidArgument` for an empty name, `.shutdown` after
     ///   ``shutdown()``.
     public func track(_ name: String, properties: [String: JSONValue] = [:]) async throws {
