@@ -50,7 +50,7 @@ extension DeepLinkClient {
         // again), the certain sources (the pasteboard is not read, and an App Clip's link
         // not taken, again), and the conversion values the system holds (they never decrease).
         let historyStore = launchHistoryStore()
-        let kept = [CheckedSDKs.key, CertainLinkChecks.key, ConversionValueState.key].compactMap { key in
+        let kept = [CheckedSDKs.key, CertainLinkChecks.key, ConversionAccount.key].compactMap { key in
             (try? historyStore.data(forKey: key)).flatMap { $0 }.map { (key, $0) }
         }
         do {

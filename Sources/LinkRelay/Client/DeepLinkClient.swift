@@ -59,7 +59,7 @@ public actor DeepLinkClient {
     /// First launch (see DeepLinkClient+Install.swift).
     var firstLaunch = FirstLaunch()
     /// The conversion-value account and its writes (``Configuration-swift.struct/conversionValues``).
-    var conversions = ConversionValuesState()
+    var conversions = ConversionWriting()
     /// Events: the queue as stored (opened on first use, see DeepLinkClient+Queue.swift) and
     /// its sending (see DeepLinkClient+Events.swift).
     var eventJournal: EventJournal?
