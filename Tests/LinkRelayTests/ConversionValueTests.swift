@@ -237,5 +237,7 @@ struct ConversionValueTests {
         #expect(PostbackWindow(elapsed: .infinity) == nil)
         #expect(PostbackWindow(elapsed: .nan) == nil)
         #expect(ConversionValue(fine: 99, coarse: .low).fine == 63 && ConversionValue(fine: -4, coarse: .low).fine == 0)
+        // How the system writer picks each framework's own coarse value.
+        #expect(CoarseConversionValue.allCases.map { $0.pick(low: "l", medium: "m", high: "h") } == ["l", "m", "h"])
     }
 }

@@ -28,12 +28,7 @@
             var failure: (any Error)?
             #if canImport(AdAttributionKit)
                 if #available(iOS 17.4, *), frameworks.contains(.adAttributionKit) {
-                    let coarse: AdAttributionKit.CoarseConversionValue =
-                        switch update.value.coarse {
-                        case .low: .low
-                        case .medium: .medium
-                        case .high: .high
-                        }
+                    let coarse = update.value.coarse.pick(low: AdAttributionKit.CoarseConversionValue.low, medium: .medium, high: .high)
                     wrote = true
                     do {
                         try await Postback.updateConversionValue(update.value.fine, coarseConversionValue: coarse, lockPostback: update.locksWindow)
@@ -43,12 +38,7 @@
                 }
             #endif
             if #available(iOS 16.1, *), frameworks.contains(.skAdNetwork) {
-                let coarse: SKAdNetwork.CoarseConversionValue =
-                    switch update.value.coarse {
-                    case .low: .low
-                    case .medium: .medium
-                    case .high: .high
-                    }
+                let coarse = update.value.coarse.pick(low: SKAdNetwork.CoarseConversionValue.low, medium: .medium, high: .high)
                 wrote = true
                 do {
                     try await SKAdNetwork.updatePostbackConversionValue(update.value.fine, coarseValue: coarse, lockWindow: update.locksWindow)

@@ -161,15 +161,11 @@ extension DeepLinkClient {
     func appStoreInstall() async -> AppStoreInstall? {
         guard let check = configuration.appStoreInstall, check.timeout > 0 else { return nil }
         let source = check.source
-        // Detached: StoreKit may wait on the network, and may not come back.
-        let asked = Task.detached(priority: .utility) { await source.appStoreInstall() }
         let timeout = check.timeout
         let result: AppStoreInstallResult
         do {
-            result = try await withDeadline(
-                clock.uptime + timeout, on: clock,
-                timeoutError: { DeepLinkError(.timedOut, "The App Store's record did not come within \(timeout) s.") },
-                operation: { await asked.value })
+            // StoreKit may wait on the network, and may not come back.
+            result = try await askSystem(for: "The App Store's record", within: timeout, on: clock) { await source.appStoreInstall() }
         } catch {
             logger.info("The App Store's record of the app did not come within \(timeout) s; the install marker decides this launch.")
             return nil

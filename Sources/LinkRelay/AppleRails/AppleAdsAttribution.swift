@@ -60,15 +60,11 @@ extension DeepLinkClient {
         guard backend.capabilities.contains(.appleAdsToken), let ads = configuration.appleAds, ads.timeout > 0 else { return nil }
         if let kept = firstLaunch.appleAdsToken { return kept }
         let source = ads.source
-        // Detached: the system call blocks its thread, and may not come back.
-        let asked = Task.detached(priority: .utility) { try await source.attributionToken() }
         let timeout = ads.timeout
         let token: String
         do {
-            token = try await withDeadline(
-                clock.uptime + timeout, on: clock,
-                timeoutError: { DeepLinkError(.timedOut, "The Apple Ads token did not come within \(timeout) s.") },
-                operation: { try await asked.value })
+            // The system call blocks its thread, and may not come back.
+            token = try await askSystem(for: "The Apple Ads token", within: timeout, on: clock) { try await source.attributionToken() }
         } catch let error as DeepLinkError where error.code == .timedOut {
             logger.info("The Apple Ads token did not come within \(timeout) s; the install report goes without it.")
             return nil

@@ -11,6 +11,16 @@ public enum CoarseConversionValue: Int, Sendable, Hashable, Codable, Comparable,
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 
+    /// The one of `low`, `medium` and `high` that this value is: how a system framework's own
+    /// coarse value is picked.
+    func pick<Value>(low: Value, medium: Value, high: Value) -> Value {
+        switch self {
+        case .low: low
+        case .medium: medium
+        case .high: high
+        }
+    }
+
     /// `low`, `medium` or `high`.
     public var description: String {
         switch self {

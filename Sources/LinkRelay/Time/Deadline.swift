@@ -85,3 +85,17 @@ private final class DeadlineRace<Value: Sendable>: Sendable {
         continuation?.resume(with: result)
     }
 }
+
+/// Runs `operation`, a system call that may block its thread or never come back, on a detached
+/// task, and waits for it at most `timeout` seconds on `clock`: after that it throws
+/// ``DeepLinkError`` `.timedOut` saying that `what` did not come, and the call is left to end
+/// on its own.
+func askSystem<Value: Sendable>(
+    for what: String, within timeout: TimeInterval, on clock: any LinkRelayClock,
+    _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    let asked = Task.detached(priority: .utility) { try await operation() }
+    return try await withDeadline(
+        clock.uptime + timeout, on: clock, timeoutError: { DeepLinkError(.timedOut, "\(what) did not come within \(timeout) s.") },
+        operation: { try await asked.value })
+}
