@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // The system's SQLite, through a thin wrapper of the server's own (Storage/SQLiteDatabase.swift):
@@ -33,6 +34,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -47,6 +49,7 @@ let package = Package(
             name: "linkrelay-server",
             dependencies: [
                 "LinkRelayServer",
+                .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

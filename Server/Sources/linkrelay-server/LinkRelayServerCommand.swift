@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import LinkRelay
 import LinkRelayServer
 import Logging
 
@@ -10,7 +11,7 @@ struct LinkRelayServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "linkrelay-server",
         abstract: "The LinkRelay Server: links, deferred matches and events, on SQLite or PostgreSQL.",
-        subcommands: [Serve.self, Migrate.self, Keys.self, Stats.self],
+        subcommands: [Serve.self, Migrate.self, Keys.self, Links.self, Stats.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -104,6 +105,8 @@ struct Serve: AsyncParsableCommand {
     var linkCacheSeconds = 60
     @Flag(inversion: .prefixedNo, help: "One line per request in the log (client, method, path without its query, status, bytes, time).")
     var accessLog = true
+    @Option(name: .long, help: "With --trust-proxy: the header in which your proxy names the client's country (CF-IPCountry behind Cloudflare), for the links' analytics.")
+    var countryHeader: String?
 
     func validate() throws {
         if let publicURL {
@@ -123,6 +126,10 @@ struct Serve: AsyncParsableCommand {
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections takes 1 or more.") }
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout takes 1…3600 seconds.") }
         guard (0...3600).contains(linkCacheSeconds) else { throw ValidationError("--link-cache-seconds takes 0…3600.") }
+        if let countryHeader {
+            guard ServerConfiguration.headerName(countryHeader) != nil else { throw ValidationError("--country-header takes a header name, such as CF-IPCountry.") }
+            guard trustProxy else { throw ValidationError("--country-header needs --trust-proxy: only your own proxy's header is believed.") }
+        }
         guard keepClicksDays == 0 || (90...36_500).contains(keepClicksDays) else {
             throw ValidationError("--keep-clicks-days takes 0 (forever) or 90…36500: a click younger than 90 days may still match an install.")
         }
@@ -161,7 +168,7 @@ struct Serve: AsyncParsableCommand {
             adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
             idleTimeout: .seconds(idleTimeout), accessLog: accessLog,
             maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit)), bodyTimeout: .seconds(bodyTimeout),
-            clicksPerAddressPerMinute: clicksPerAddress)
+            clicksPerAddressPerMinute: clicksPerAddress, countryHeader: countryHeader.flatMap(ServerConfiguration.headerName))
         if matchPrivateNetworks { logger.warning("--match-private-networks: private and loopback addresses match. Never use it in production.") }
         let linkCache = Duration.seconds(linkCacheSeconds)
         let app = ServerApplication.application(
@@ -219,12 +226,32 @@ struct Migrate: AsyncParsableCommand {
 }
 
 struct Stats: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Prints how many projects, links, clicks, installs and events the database holds.")
+    static let configuration = CommandConfiguration(
+        abstract: "Prints how many projects, links, clicks, installs and events the database holds; with --link, one link's numbers.")
 
     @OptionGroup var database: DatabaseOption
     @Flag(name: .long, help: "As JSON.") var json = false
+    @Option(name: .long, help: "A link (its code, template/code or id): its clicks by day, platform, country, referrer and utm_source, and its installs.")
+    var link: String?
+    @Option(name: .long, help: "With --link: the days counted (1…365).") var days = 30
+    @Option(help: "The project; default the first.") var project: String?
+
+    func validate() throws {
+        guard (1...365).contains(days) else { throw ValidationError("--days must be from 1 to 365.") }
+    }
 
     func run() async throws {
+        if let link {
+            print(try await database.withStore { store in
+                let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
+                let now = Date()
+                let from = now.addingTimeInterval(-Double(days) * 86_400)
+                let clicks = try await store.clickSummary(project: found.projectID, link: found.id, from: from, to: now)
+                let installs = try await store.installSummary(project: found.projectID, link: found.id, from: from, to: now)
+                return LinkCommands.stats(found, clicks: clicks, installs: installs, days: days)
+            })
+            return
+        }
         let counts = try await database.withStore { try await $0.counts() }
         if json {
             let encoder = JSONEncoder()
@@ -325,6 +352,115 @@ struct Keys: AsyncParsableCommand {
 
         func run() {
             print(APIKeys.issue(project: "", scope: .admin, name: "", at: Date()).secret)
+        }
+    }
+}
+
+struct Links: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Lists, shows, changes and deactivates links (as the admin API does).",
+        subcommands: [List.self, Show.self, Update.self, Deactivate.self])
+
+    /// The project `named`, else the first; a ``StartupError`` when there is none.
+    static func project(_ named: String?, in store: any ServerStore) async throws -> String {
+        if let named { return named }
+        guard let first = try await store.projects().first?.id else {
+            throw StartupError("There is no project yet: start the server once on this database (it makes one).")
+        }
+        return first
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lists links, newest first, with their clicks (bots not counted).")
+        @OptionGroup var database: DatabaseOption
+        @Option(help: "The project; default the first.") var project: String?
+        @Option(help: "Only links whose code, title or destination contains this (any case).") var search: String?
+        @Flag(help: "Only active or only inactive links (default both).") var status: LinkStatus?
+        @Option(help: "How many (1…1000).") var limit = 50
+        @Flag(name: .long, help: "As JSON: the admin API's rows.") var json = false
+
+        enum LinkStatus: String, EnumerableFlag {
+            case active, inactive
+        }
+
+        func validate() throws {
+            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be from 1 to 1000.") }
+        }
+
+        func run() async throws {
+            print(try await database.withStore { store in
+                let projectID = try await Links.project(project, in: store)
+                let links = try await store.links(
+                    project: projectID, filter: LinkFilter(search: search, active: status.map { $0 == .active }), after: nil, limit: limit)
+                let clicks = try await store.clickCounts(links: links.map(\.id))
+                return json ? LinkCommands.json(links, clicks: clicks) : LinkCommands.table(links, clicks: clicks, now: Date())
+            })
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Shows one link's fields and clicks.")
+        @OptionGroup var database: DatabaseOption
+        @Option(help: "The project; default the first.") var project: String?
+        @Argument(help: "The link: its code, template/code, or id.") var link: String
+        @Flag(name: .long, help: "As JSON: the admin API's row.") var json = false
+
+        func run() async throws {
+            print(try await database.withStore { store in
+                let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
+                let clicks = try await store.clickCounts(links: [found.id])[found.id] ?? 0
+                return json ? LinkCommands.json(found, clicks: clicks) : LinkCommands.details(found, clicks: clicks, now: Date())
+            })
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Changes a link's fields, each checked as the admin API checks it.",
+            discussion: "A server on PostgreSQL serves the change within a second; one on the same SQLite file within its --link-cache-seconds (60 by default).")
+        @OptionGroup var database: DatabaseOption
+        @Option(help: "The project; default the first.") var project: String?
+        @Argument(help: "The link: its code, template/code, or id.") var link: String
+        @Option(help: "The title (empty to clear it).") var title: String?
+        @Option(name: .customLong("original-url"), help: "Where a browser goes.") var originalURL: String?
+        @Option(name: .customLong("web-fallback-url"), help: "Where a device without the app goes (empty to clear it).") var webFallbackURL: String?
+        @Option(name: .customLong("expires-at"), help: "When it stops answering (ISO 8601), or 'never'.") var expiresAt: String?
+        @Option(name: .customLong("fields"), help: "Any other fields as the admin API's JSON object, such as '{\"deepLinkPath\": \"/sale\"}'.")
+        var fields: String?
+
+        func run() async throws {
+            var changes: [String: JSONValue] = [:]
+            if let fields {
+                guard let object = LinkCommands.fields(fromJSON: fields) else { throw ValidationError("--fields must be a JSON object.") }
+                changes = object
+            }
+            if let title { changes["title"] = title.isEmpty ? .null : .string(title) }
+            if let originalURL { changes["originalUrl"] = .string(originalURL) }
+            if let webFallbackURL { changes["webFallbackUrl"] = webFallbackURL.isEmpty ? .null : .string(webFallbackURL) }
+            if let expiresAt { changes["expiresAt"] = expiresAt == "never" ? .null : .string(expiresAt) }
+            guard !changes.isEmpty else { throw ValidationError("Name at least one field to change.") }
+            let changed = changes
+            print(try await database.withStore { store in
+                let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
+                let updated = try await LinkCommands.update(found, fields: changed, in: store)
+                return "Updated \(updated.shortCode):\n" + LinkCommands.details(updated, clicks: try await store.clickCounts(links: [updated.id])[updated.id] ?? 0, now: Date())
+            })
+        }
+    }
+
+    struct Deactivate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Deactivates a link: its code answers 404 (and `links update CODE --fields '{\"isActive\": true}'` brings it back).")
+        @OptionGroup var database: DatabaseOption
+        @Option(help: "The project; default the first.") var project: String?
+        @Argument(help: "The link: its code, template/code, or id.") var link: String
+
+        func run() async throws {
+            print(try await database.withStore { store in
+                let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
+                let updated = try await LinkCommands.update(found, fields: ["isActive": false], in: store)
+                return "Deactivated \(updated.shortCode)."
+            })
         }
     }
 }

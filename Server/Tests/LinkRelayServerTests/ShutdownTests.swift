@@ -99,6 +99,17 @@ final class GatedStore: ServerStore {
     func cachedLink(id: String) async throws -> LinkRecord? { try await inner.cachedLink(id: id) }
     func recordClick(_ click: ClickRecord) async throws { try await inner.recordClick(click) }
     func clicks(link: String) async throws -> [ClickRecord] { try await inner.clicks(link: link) }
+    func links(project: String, filter: LinkFilter, after cursor: LinkCursor?, limit: Int) async throws -> [LinkRecord] {
+        try await inner.links(project: project, filter: filter, after: cursor, limit: limit)
+    }
+    func clickCounts(links: [String]) async throws -> [String: Int] { try await inner.clickCounts(links: links) }
+    func deleteLink(project: String, id: String) async throws -> Bool { try await inner.deleteLink(project: project, id: id) }
+    func clickSummary(project: String, link: String?, from: Date, to: Date) async throws -> ClickSummary {
+        try await inner.clickSummary(project: project, link: link, from: from, to: to)
+    }
+    func installSummary(project: String, link: String?, from: Date, to: Date) async throws -> [NamedCount] {
+        try await inner.installSummary(project: project, link: link, from: from, to: to)
+    }
     func deleteClicks(before date: Date, limit: Int) async throws -> Int { try await inner.deleteClicks(before: date, limit: limit) }
     func maintainClickPartitions(now: Date, droppingBefore cutoff: Date?) async throws -> Int {
         try await inner.maintainClickPartitions(now: now, droppingBefore: cutoff)

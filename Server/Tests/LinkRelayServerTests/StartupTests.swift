@@ -57,13 +57,13 @@ struct StartupTests {
         #expect(await first.stop() == 0)
     }
 
-    @Test("a database whose folder does not exist says so; keys and stats never make an empty database where they run")
+    @Test("a database whose folder does not exist says so; keys, links and stats never make an empty database where they run")
     func missingDatabase() async throws {
         let folder = try Scratch()
         let serve = try await Binary.run(["serve", "--port", "0", "--database", "sqlite:nowhere/db.sqlite"], in: folder.path)
         #expect(serve.status == 1)
         #expect(serve.errorLines == ["linkrelay-server: Cannot open the SQLite database at nowhere/db.sqlite: the folder \(folder.path)/nowhere does not exist."])
-        for command in [["keys", "create"], ["keys", "list"], ["stats"], ["keys", "revoke", "key_x"]] {
+        for command in [["keys", "create"], ["keys", "list"], ["stats"], ["keys", "revoke", "key_x"], ["links", "list"], ["stats", "--link", "x"]] {
             let result = try await Binary.run(command, in: folder.path)
             #expect(result.status == 1, "\(command)")
             #expect(result.error.contains("There is no database at linkrelay.sqlite"), "\(command): \(result.error)")

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdCore
 import LinkRelay
 import Logging
@@ -55,6 +56,10 @@ package struct ServerConfiguration: Sendable {
     /// How long a connection may be idle (no request, or a request's body stalled) before it is
     /// closed. Default 30 seconds; clamped to 1 second…1 hour.
     package var idleTimeout: Duration
+    /// The header in which the proxy in front names the client's country (`CF-IPCountry`
+    /// behind Cloudflare), read only with ``trustProxy`` (as `X-Forwarded-For` is); `nil` (the
+    /// default): clicks have no country.
+    package var countryHeader: HTTPField.Name?
 
     /// A configuration; see each property.
     package init(
@@ -62,8 +67,10 @@ package struct ServerConfiguration: Sendable {
         publicBaseURL: URL? = nil,
         matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
         clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30), accessLog: Bool = true,
-        maximumConnections: Int? = nil, bodyTimeout: Duration = .seconds(10), clicksPerAddressPerMinute: Int = 120
+        maximumConnections: Int? = nil, bodyTimeout: Duration = .seconds(10), clicksPerAddressPerMinute: Int = 120,
+        countryHeader: HTTPField.Name? = nil
     ) {
+        self.countryHeader = countryHeader
         self.clicksPerAddressPerMinute = max(clicksPerAddressPerMinute, 0)
         self.bodyTimeout = min(max(bodyTimeout, .seconds(1)), .seconds(300))
         self.maximumConnections = maximumConnections.map { max($0, 1) }
@@ -84,6 +91,14 @@ package struct ServerConfiguration: Sendable {
             case nil: nil
             }
         self.idleTimeout = min(max(idleTimeout, .seconds(1)), .seconds(3600))
+    }
+}
+
+extension ServerConfiguration {
+    /// A header's name as an operator writes it (`CF-IPCountry`); `nil` when it is not a
+    /// valid header name.
+    package static func headerName(_ text: String) -> HTTPField.Name? {
+        HTTPField.Name(text)
     }
 }
 
@@ -125,6 +140,7 @@ package enum ServerApplication {
         LinkCreation(store: store, configuration: configuration, clock: clock).register(on: groups)
         LinkEditing(store: store, configuration: configuration).register(on: groups)
         AdminRoutes(store: store, configuration: configuration, clock: clock).register(on: groups)
+        LinkAdmin(store: store, configuration: configuration, clock: clock).register(on: groups)
         Redirect(store: store, configuration: configuration, clock: clock, limiter: limiter).register(on: groups)
         return router
     }
@@ -148,6 +164,13 @@ package enum ServerApplication {
         Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: JSONText.compact(.object(body)))))
+    }
+
+    /// A JSON array (LinkForty Core's listing).
+    static func json(array: [JSONValue], status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: JSONText.compact(.array(array)))))
     }
 
     static func json<Body: Encodable>(_ body: Body, status: HTTPResponse.Status = .ok) -> Response {

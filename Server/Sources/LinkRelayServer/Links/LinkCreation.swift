@@ -141,16 +141,23 @@ struct LinkCreation: Sendable {
             if let earlier = try await store.link(project: link.projectID, dedupeKey: key) { return (earlier, true) }
             link.dedupeKey = key
         }
+        return (try await Self.insert(link, customCode: customCode != nil, into: store), false)
+    }
+
+    /// Stores `link`; with a code of its own (`customCode`) a taken code is a `409`, else up to
+    /// ten random codes are tried. Returns the link as stored.
+    static func insert(_ link: LinkRecord, customCode: Bool, into store: any ServerStore) async throws -> LinkRecord {
+        var link = link
         for attempt in 1...10 {
             do {
                 try await store.insertLink(link)
-                return (link, false)
+                return link
             } catch let error as StoreError where error.kind == .conflict {
-                if customCode != nil {
+                if customCode {
                     throw APIError(.conflict, "The short code '\(link.shortCode)' is taken.", field: "customCode")
                 }
                 if attempt == 10 { break }
-                link.shortCode = Self.randomCode()
+                link.shortCode = randomCode()
             }
         }
         throw APIError(.serviceUnavailable, "No free short code was found; try again.")

@@ -132,6 +132,8 @@ package struct ClickRecord: Sendable, Hashable, Codable {
     package var platform: DevicePlatform?
     /// Whether the user agent is a crawler's: never a match candidate.
     package var isBot: Bool
+    /// Where the tap came from, for the link's analytics.
+    package var source: ClickSource
 
     /// Whether `userAgent` is a crawler's or a link-preview fetcher's, as the server classifies
     /// the clicks it records.
@@ -141,7 +143,8 @@ package struct ClickRecord: Sendable, Hashable, Codable {
 
     /// A click; see each property.
     package init(
-        id: String? = nil, linkID: String, projectID: String, clickedAt: Date, device: DeviceSignals, platform: DevicePlatform?, isBot: Bool
+        id: String? = nil, linkID: String, projectID: String, clickedAt: Date, device: DeviceSignals, platform: DevicePlatform?, isBot: Bool,
+        source: ClickSource = ClickSource()
     ) {
         self.id = id ?? RecordID.timeOrdered(at: clickedAt)
         self.linkID = linkID
@@ -150,5 +153,51 @@ package struct ClickRecord: Sendable, Hashable, Codable {
         self.device = device
         self.platform = platform
         self.isBot = isBot
+        self.source = source
+    }
+}
+
+/// Where a tap came from, as far as the request tells: what a link's analytics count it by.
+package struct ClickSource: Sendable, Hashable, Codable {
+    /// The host of the page the link was on (`Referer`'s host only: its path and query may hold
+    /// anything), lowercased; `nil` without one.
+    package var referrerHost: String?
+    /// The country (ISO 3166-1 alpha-2, `DE`), from the header the proxy in front sets
+    /// (``ServerConfiguration/countryHeader``); `nil` where unknown.
+    package var country: String?
+    /// The tap's `utm_source`, else its link's; `nil` without one.
+    package var utmSource: String?
+
+    /// A source; see each property.
+    package init(referrerHost: String? = nil, country: String? = nil, utmSource: String? = nil) {
+        self.referrerHost = referrerHost
+        self.country = country
+        self.utmSource = utmSource
+    }
+
+    /// `Referer`'s host: an http(s) URL's host of letters, digits, `-` and `.`, at most 253
+    /// characters, lowercased; `nil` for anything else.
+    static func referrerHost(_ header: String?) -> String? {
+        guard let header, header.utf8.count <= 4096, let url = URL(string: header), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = url.host?.lowercased(), DestinationHosts.isValidPattern(host), !host.hasPrefix("*.")
+        else { return nil }
+        return host
+    }
+
+    /// A country code as a proxy sends it: two letters (upper-cased); `XX` (unknown) and `T1`
+    /// (Tor) and anything else are `nil`.
+    static func country(_ header: String?) -> String? {
+        guard let header, header.utf8.count == 2 else { return nil }
+        let code = header.uppercased()
+        guard code.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) }), code != "XX" else { return nil }
+        return code
+    }
+
+    /// A `utm_source`: at most 100 printable characters, trimmed; `nil` when empty.
+    static func utmSource(_ value: String?) -> String? {
+        guard let value = value?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty, value.count <= 100,
+            !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return nil }
+        return value
     }
 }

@@ -65,7 +65,14 @@ enum Fingerprint {
             ip: prefix == nil ? nil : ip, networkPrefix: prefix, userAgent: userAgent, timezone: query.get("fp_tz").flatMap(bounded),
             language: query.get("fp_lang").flatMap(bounded) ?? acceptLanguage, screenWidth: query.get("fp_sw").flatMap(screenSize),
             screenHeight: query.get("fp_sh").flatMap(screenSize))
-        return ClickRecord(linkID: link.id, projectID: link.projectID, clickedAt: date, device: device, platform: platform(agent), isBot: isBot(agent))
+        let source = ClickSource(
+            referrerHost: ClickSource.referrerHost(request.headers[.referer]),
+            // Believed on the same terms as X-Forwarded-For: behind the operator's own proxy.
+            country: configuration.trustProxy ? configuration.countryHeader.flatMap { ClickSource.country(request.headers[$0]) } : nil,
+            utmSource: ClickSource.utmSource(query.get("utm_source")) ?? ClickSource.utmSource(link.utmParameters["source"]))
+        return ClickRecord(
+            linkID: link.id, projectID: link.projectID, clickedAt: date, device: device, platform: platform(agent), isBot: isBot(agent),
+            source: source)
     }
 
     /// The most of a user agent a click keeps: real ones are 100–300 bytes; a click is ~250 bytes

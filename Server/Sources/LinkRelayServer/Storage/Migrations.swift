@@ -66,6 +66,17 @@ package struct Migration: Sendable, Hashable {
             // Kept with the install for an exchange with Apple's attribution API (not made
             // here); NULL for an install whose report carried none.
             sqlite: ["ALTER TABLE installs ADD COLUMN apple_ads_token TEXT"], postgres: ["ALTER TABLE installs ADD COLUMN apple_ads_token TEXT"]),
+        Migration(
+            version: 11, name: "where a click came from, and a project's clicks by time",
+            // For the analytics routes: the referring page's host, the country a proxy in front
+            // reports, the tap's (or its link's) utm_source; NULL for the clicks stored before.
+            // A project's clicks in a time range are read by the overview.
+            sqlite: clickSources, postgres: clickSources),
+    ]
+
+    private static let clickSources = [
+        "ALTER TABLE clicks ADD COLUMN referrer_host TEXT", "ALTER TABLE clicks ADD COLUMN country TEXT",
+        "ALTER TABLE clicks ADD COLUMN utm_source TEXT", "CREATE INDEX clicks_by_project ON clicks (project_id, clicked_at)",
     ]
 
     private static func landingPages(integer: String, bigint: String) -> [String] {

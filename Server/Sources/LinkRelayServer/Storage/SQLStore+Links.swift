@@ -201,13 +201,14 @@ extension SQLStore {
         func texts(_ value: (ClickRecord) -> String?) -> String { PostgresArrayLiteral.texts(clicks.map(value)) }
         func integers(_ value: (ClickRecord) -> Int?) -> String { PostgresArrayLiteral.integers(clicks.map(value)) }
         let statement: SQLStatement = """
-            INSERT INTO clicks (id, link_id, project_id, clicked_at, \(sql: deviceColumns), platform, is_bot)
+            INSERT INTO clicks (id, link_id, project_id, clicked_at, \(sql: deviceColumns), platform, is_bot, referrer_host, country, utm_source)
             SELECT * FROM unnest(\(texts { $0.id })::text[], \(texts { $0.linkID })::text[], \(texts { $0.projectID })::text[],
                 \(integers { SQLTime.milliseconds($0.clickedAt) })::bigint[], \(texts(\.device.ip))::text[],
                 \(texts(\.device.networkPrefix))::text[], \(texts(\.device.userAgent))::text[], \(texts(\.device.timezone))::text[],
                 \(texts(\.device.language))::text[], \(integers(\.device.screenWidth))::integer[],
                 \(integers(\.device.screenHeight))::integer[], \(texts { $0.platform?.rawValue })::text[],
-                \(integers { $0.isBot ? 1 : 0 })::integer[])
+                \(integers { $0.isBot ? 1 : 0 })::integer[], \(texts(\.source.referrerHost))::text[], \(texts(\.source.country))::text[],
+                \(texts(\.source.utmSource))::text[])
             """
         return statement.prepared(HotStatement.Clicks.self)
     }
@@ -218,9 +219,9 @@ extension SQLStore {
     /// One click's row (SQLite stores a batch as this, run once per click).
     static func clickInsert(_ click: ClickRecord) -> SQLStatement {
         """
-        INSERT INTO clicks (id, link_id, project_id, clicked_at, \(sql: deviceColumns), platform, is_bot)
+        INSERT INTO clicks (id, link_id, project_id, clicked_at, \(sql: deviceColumns), platform, is_bot, referrer_host, country, utm_source)
         VALUES (\(click.id), \(click.linkID), \(click.projectID), \(click.clickedAt), \(sql: deviceValues(click.device)), \(click.platform),
-            \(click.isBot))
+            \(click.isBot), \(click.source.referrerHost), \(click.source.country), \(click.source.utmSource))
         """
     }
 
@@ -354,12 +355,14 @@ extension SQLStore {
             """
     }
 
-    static let clickColumns: SQLStatement = "SELECT id, link_id, project_id, clicked_at, \(sql: deviceColumns), platform, is_bot FROM clicks"
+    static let clickColumns: SQLStatement =
+        "SELECT id, link_id, project_id, clicked_at, \(sql: deviceColumns), platform, is_bot, referrer_host, country, utm_source FROM clicks"
 
     static func click(_ row: SQLRow) throws -> ClickRecord {
         ClickRecord(
             id: try row["id"], linkID: try row["link_id"], projectID: try row["project_id"], clickedAt: try row["clicked_at"],
-            device: try DeviceSignals(row), platform: try row["platform"], isBot: try row["is_bot"])
+            device: try DeviceSignals(row), platform: try row["platform"], isBot: try row["is_bot"],
+            source: ClickSource(referrerHost: try row["referrer_host"], country: try row["country"], utmSource: try row["utm_source"]))
     }
 
     /// The columns that hold a device's signals (``DeviceSignals``), the same in `clicks` and

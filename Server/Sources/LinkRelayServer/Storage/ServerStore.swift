@@ -79,6 +79,23 @@ package protocol ServerStore: Service {
     /// and forgotten at once by this process's edits: what the install's match reads.
     func cachedLink(id: String) async throws -> LinkRecord?
 
+    // MARK: The admin API
+
+    /// `project`'s links that `filter` lets through, newest first, after `cursor` when given, at
+    /// most `limit` (at most 1,000).
+    func links(project: String, filter: LinkFilter, after cursor: LinkCursor?, limit: Int) async throws -> [LinkRecord]
+    /// How many clicks each of `links` has, bots left out.
+    func clickCounts(links: [String]) async throws -> [String: Int]
+    /// Deletes `project`'s link `id` with its clicks and click tokens (installs and events keep
+    /// the link's id); `false` when there is none. Once this returns, its code answers 404 on this
+    /// process; on the others within a second.
+    func deleteLink(project: String, id: String) async throws -> Bool
+    /// What `project`'s clicks (`link`'s only, when given) from `from` up to and including `to` add up to.
+    func clickSummary(project: String, link: String?, from: Date, to: Date) async throws -> ClickSummary
+    /// `project`'s installs (those attributed to `link`, when given) from `from` up to `to`, by
+    /// method (`none` for organic), `to` included.
+    func installSummary(project: String, link: String?, from: Date, to: Date) async throws -> [NamedCount]
+
     /// Stores a click; it is on disk when this returns (writes of concurrent requests are
     /// committed together).
     func recordClick(_ click: ClickRecord) async throws

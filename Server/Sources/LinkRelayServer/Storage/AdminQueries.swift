@@ -1,0 +1,200 @@
+import Foundation
+
+/// Which of a project's links a listing returns (``ServerStore/links(project:filter:after:limit:)``).
+package struct LinkFilter: Sendable, Hashable {
+    /// Text the link's code, title or destination contains (any case); `nil` for any.
+    package var search: String?
+    /// Only active (`true`) or inactive (`false`) links; `nil` for both.
+    package var active: Bool?
+    /// Only links of the template with this slug (`""`: links without a template); `nil` for any.
+    package var templateSlug: String?
+
+    /// A filter; see each property.
+    package init(search: String? = nil, active: Bool? = nil, templateSlug: String? = nil) {
+        self.search = search
+        self.active = active
+        self.templateSlug = templateSlug
+    }
+
+    /// `search` as a `LIKE` pattern: lowercased, its `%`, `_` and `\` escaped, in `%…%`.
+    var likePattern: String? {
+        search.map { text in
+            var pattern = "%"
+            for character in text.lowercased() {
+                if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
+                pattern.append(character)
+            }
+            return pattern + "%"
+        }
+    }
+}
+
+/// Where a listing goes on: after the link created at `createdAt` with `id` (newest first).
+package struct LinkCursor: Sendable, Hashable {
+    package var createdAt: Date
+    package var id: String
+
+    /// The cursor after `link`.
+    package init(after link: LinkRecord) {
+        createdAt = link.createdAt
+        id = link.id
+    }
+
+    /// The cursor as a query value: `milliseconds.id`, as base64url.
+    package var token: String {
+        Data("\(SQLTime.milliseconds(createdAt)).\(id)".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The cursor a ``token`` names; `nil` for anything else.
+    package init?(token: String) {
+        guard token.utf8.count <= 200 else { return nil }
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
+            let dot = text.firstIndex(of: "."), let milliseconds = Int64(text[..<dot]), milliseconds >= 0
+        else { return nil }
+        let id = String(text[text.index(after: dot)...])
+        guard !id.isEmpty else { return nil }
+        createdAt = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        self.id = id
+    }
+}
+
+/// A value and how many clicks (or installs) have it.
+package struct NamedCount: Sendable, Hashable {
+    /// The value; `nil` where unknown.
+    package var name: String?
+    package var count: Int
+}
+
+/// A link among the most tapped.
+package struct LinkClicks: Sendable, Hashable {
+    package var linkID: String
+    package var clicks: Int
+    package var uniqueClicks: Int
+}
+
+/// What a project's (or one link's) clicks in a time range add up to, bots left out.
+package struct ClickSummary: Sendable, Hashable {
+    /// The clicks.
+    package var total: Int
+    /// The addresses they came from (a click without one counts alone).
+    package var unique: Int
+    /// Clicks per UTC day (days since 1970), oldest first; days without clicks left out.
+    package var byDay: [(day: Int, clicks: Int)]
+    /// By platform (`ios`, `android`, `web`), by country, by referring host, by `utm_source`:
+    /// the most frequent first, at most ``ClickSummary/topValues`` each.
+    package var byPlatform: [NamedCount]
+    package var byCountry: [NamedCount]
+    package var byReferrer: [NamedCount]
+    package var byUTMSource: [NamedCount]
+    /// For a project: its most tapped links, at most 10.
+    package var topLinks: [LinkClicks]
+
+    /// How many values a breakdown lists.
+    package static let topValues = 20
+
+    package static func == (a: Self, b: Self) -> Bool {
+        a.total == b.total && a.unique == b.unique && a.byDay.map(\.day) == b.byDay.map(\.day) && a.byDay.map(\.clicks) == b.byDay.map(\.clicks)
+            && a.byPlatform == b.byPlatform && a.byCountry == b.byCountry && a.byReferrer == b.byReferrer && a.byUTMSource == b.byUTMSource
+            && a.topLinks == b.topLinks
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(total)
+        hasher.combine(unique)
+    }
+}
+
+extension SQLStore {
+    package func links(project: String, filter: LinkFilter, after cursor: LinkCursor?, limit: Int) async throws -> [LinkRecord] {
+        let pattern = filter.likePattern
+        let searched: SQLStatement =
+            pattern.map { pattern in
+                """
+                AND (lower(short_code) LIKE \(pattern) ESCAPE '\\' OR lower(COALESCE(title, '')) LIKE \(pattern) ESCAPE '\\'
+                    OR lower(original_url) LIKE \(pattern) ESCAPE '\\')
+                """
+            } ?? ""
+        let active: SQLStatement = filter.active.map { "AND is_active = \($0)" } ?? ""
+        let template: SQLStatement = filter.templateSlug.map { "AND template_slug = \($0)" } ?? ""
+        let after: SQLStatement =
+            cursor.map { "AND (created_at < \($0.createdAt) OR (created_at = \($0.createdAt) AND id < \($0.id)))" } ?? ""
+        return try await engine.select(
+            """
+            \(sql: Self.linkColumns) WHERE project_id = \(project) \(sql: searched) \(sql: active) \(sql: template) \(sql: after)
+            ORDER BY created_at DESC, id DESC LIMIT \(min(max(limit, 0), 1000))
+            """
+        ).map(Self.link)
+    }
+
+    package func clickCounts(links: [String]) async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for id in links {
+            let rows = try await engine.select("SELECT COUNT(*) AS clicks FROM clicks WHERE link_id = \(id) AND is_bot = 0")
+            counts[id] = try rows.first?["clicks"] ?? 0
+        }
+        return counts
+    }
+
+    package func deleteLink(project: String, id: String) async throws -> Bool {
+        guard let link = try await link(id: id), link.projectID == project else { return false }
+        linkCache.forget(link.shortCode)
+        linksByID.forget(link.id)
+        defer {
+            linkCache.forget(link.shortCode)
+            linksByID.forget(link.id)
+        }
+        let deleted = try await engine.transaction { connection in
+            _ = try await connection.run("DELETE FROM click_tokens WHERE link_id = \(id)")
+            _ = try await connection.run("DELETE FROM clicks WHERE link_id = \(id)")
+            return try await connection.run("DELETE FROM links WHERE id = \(id) AND project_id = \(project) RETURNING id")
+        }
+        guard !deleted.isEmpty else { return false }
+        await engine.announce(CacheChange.link(link.shortCode))
+        await engine.announce(CacheChange.link(id: link.id))
+        return true
+    }
+
+    package func clickSummary(project: String, link: String?, from: Date, to: Date) async throws -> ClickSummary {
+        let scope: SQLStatement = """
+            FROM clicks WHERE project_id = \(project) \(sql: link.map { "AND link_id = \($0)" } ?? "")
+                AND clicked_at >= \(from) AND clicked_at <= \(to) AND is_bot = 0
+            """
+        let totals = try await engine.select("SELECT COUNT(*) AS clicks, COUNT(DISTINCT COALESCE(ip, id)) AS addresses \(sql: scope)").first
+        let days = try await engine.select("SELECT clicked_at / 86400000 AS day, COUNT(*) AS clicks \(sql: scope) GROUP BY clicked_at / 86400000 ORDER BY day")
+        func breakdown(_ column: String) async throws -> [NamedCount] {
+            try await engine.select(
+                """
+                SELECT \(trusted: column) AS name, COUNT(*) AS clicks \(sql: scope) GROUP BY \(trusted: column)
+                ORDER BY clicks DESC, COALESCE(\(trusted: column), '') LIMIT \(ClickSummary.topValues)
+                """
+            ).map { NamedCount(name: try $0["name"], count: try $0["clicks"]) }
+        }
+        var top: [LinkClicks] = []
+        if link == nil {
+            top = try await engine.select(
+                """
+                SELECT link_id, COUNT(*) AS clicks, COUNT(DISTINCT COALESCE(ip, id)) AS addresses \(sql: scope)
+                GROUP BY link_id ORDER BY clicks DESC, link_id LIMIT 10
+                """
+            ).map { LinkClicks(linkID: try $0["link_id"], clicks: try $0["clicks"], uniqueClicks: try $0["addresses"]) }
+        }
+        return ClickSummary(
+            total: try totals?["clicks"] ?? 0, unique: try totals?["addresses"] ?? 0,
+            byDay: try days.map { (day: try $0["day"], clicks: try $0["clicks"]) }, byPlatform: try await breakdown("platform"),
+            byCountry: try await breakdown("country"), byReferrer: try await breakdown("referrer_host"),
+            byUTMSource: try await breakdown("utm_source"), topLinks: top)
+    }
+
+    package func installSummary(project: String, link: String?, from: Date, to: Date) async throws -> [NamedCount] {
+        try await engine.select(
+            """
+            SELECT method AS name, COUNT(*) AS installs FROM installs WHERE project_id = \(project)
+                \(sql: link.map { "AND link_id = \($0)" } ?? "") AND installed_at >= \(from) AND installed_at <= \(to)
+            GROUP BY method ORDER BY installs DESC, method
+            """
+        ).map { NamedCount(name: try $0["name"], count: try $0["installs"]) }
+    }
+}
