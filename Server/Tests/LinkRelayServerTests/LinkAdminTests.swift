@@ -208,6 +208,34 @@ struct LinkAdminTests {
         }
     }
 
+    @Test("GET /api/links/:id/qr: the share URL as an SVG QR code a decoder reads back; size, level and format checked", arguments: TestEngine.available)
+    func qrCode(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("spring")
+            var configuration = world.configuration()
+            configuration.publicBaseURL = URL(string: "https://go.acme.app")
+            try await world.app(configuration).test(.live) { client in
+                let response = try await Self.request(client, "/api/links/\(link.id)/qr?size=512&level=h", key: world.adminKey)
+                #expect(response.status == .ok && response.headers[.contentType] == "image/svg+xml")
+                #expect(response.headers[.contentDisposition] == "inline; filename=\"spring.svg\"")
+                let svg = String(buffer: response.body)
+                #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"512\" height=\"512\""))
+                if FileManager.default.isExecutableFile(atPath: QRCodeTests.rsvg), FileManager.default.isExecutableFile(atPath: QRCodeTests.zbar) {
+                    let folder = try Scratch()
+                    try svg.write(toFile: folder.path + "/qr.svg", atomically: true, encoding: .utf8)
+                    #expect(try QRCodeTests.run(QRCodeTests.rsvg, ["-o", folder.path + "/qr.png", folder.path + "/qr.svg"]).status == 0)
+                    #expect(try QRCodeTests.run(QRCodeTests.zbar, ["--raw", "-q", folder.path + "/qr.png"]).output == "https://go.acme.app/spring\n")
+                }
+                for (query, field) in [("format=png", "format"), ("size=63", "size"), ("size=4097", "size"), ("level=X", "level")] {
+                    let refused = try await Self.request(client, "/api/links/\(link.id)/qr?\(query)", key: world.adminKey)
+                    #expect(try refused.status == .badRequest && HTTPTest.object(refused.body)["field"] == .string(field), "\(query)")
+                }
+                #expect(try await Self.request(client, "/api/links/nope/qr", key: world.adminKey).status == .notFound)
+                #expect(try await Self.request(client, "/api/links/\(link.id)/qr", key: world.sdkKey).status == .forbidden)
+            }
+        }
+    }
+
     @Test("a click's source as the request tells it: the referring host only, a two-letter country, a bounded utm_source")
     func sources() {
         #expect(ClickSource.referrerHost("https://News.Example.com/a?b=c") == "news.example.com")

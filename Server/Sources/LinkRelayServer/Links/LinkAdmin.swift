@@ -26,6 +26,7 @@ struct LinkAdmin: Sendable {
         groups.admin.post("api/links/:id/duplicate") { request, context in
             try await duplicate(request, context, id: context.parameters.require("id"))
         }
+        groups.admin.get("api/links/:id/qr") { request, context in try await qr(request, context, id: context.parameters.require("id")) }
         groups.admin.get("api/analytics/overview") { try await overview($0, $1) }
         groups.admin.get("api/analytics/links/:id") { request, context in
             try await linkAnalytics(request, context, id: context.parameters.require("id"))
@@ -101,6 +102,32 @@ struct LinkAdmin: Sendable {
         copy.dedupeKey = nil
         let stored = try await LinkCreation.insert(copy, customCode: false, into: store)
         return ServerApplication.json(LinkCreation.row(stored), status: .created)
+    }
+
+    /// `GET /api/links/:id/qr?format=svg&size=256&level=M`: the link's share URL as a QR code,
+    /// SVG (`image/svg+xml`), `size` pixels a side (64…4096, at least a pixel a module), at
+    /// error-correction level L, M, Q or H.
+    func qr(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
+        let link = try await ownLink(id, context)
+        let query = AdminQuery(request)
+        guard (query.raw("format") ?? "svg") == "svg" else { throw APIError.field("format", "must be svg (the only format served)") }
+        let size = try query.integer("size", in: 64...4096) ?? 256
+        let levelName = query.raw("level") ?? "M"
+        guard let level = QRCode.Level(rawValue: levelName.uppercased()) else { throw APIError.field("level", "must be L, M, Q or H") }
+        let url = LinkCreation(store: store, configuration: configuration, clock: clock).shareURL(link, request: request).absoluteString
+        let code: QRCode
+        do {
+            code = try QRCode(text: url, level: level)
+        } catch {
+            throw APIError(.unprocessableContent, "The link's URL (\(error.bytes) bytes) is longer than a QR code at level \(level.rawValue) holds (\(error.capacity)).", field: "level")
+        }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "image/svg+xml", .cacheControl: "private, max-age=300",
+                .contentDisposition: "inline; filename=\"\(link.shortCode).svg\"",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: code.svg(pixels: size))))
     }
 
     /// `GET /api/analytics/overview?days=30`: the project's clicks in the last `days` days
