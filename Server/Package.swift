@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // The system's SQLite, through a thin wrapper of the server's own (Storage/SQLiteDatabase.swift):
@@ -43,7 +44,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
-            ]
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            // The dashboard's templates and its stylesheet and script, read at start.
+            resources: [.copy("Dashboard/Templates"), .copy("Dashboard/Static")]
         ),
         .executableTarget(
             name: "linkrelay-server",

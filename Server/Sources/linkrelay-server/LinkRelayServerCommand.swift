@@ -107,6 +107,8 @@ struct Serve: AsyncParsableCommand {
     var accessLog = true
     @Option(name: .long, help: "With --trust-proxy: the header in which your proxy names the client's country (CF-IPCountry behind Cloudflare), for the links' analytics.")
     var countryHeader: String?
+    @Flag(inversion: .prefixedNo, help: "The web dashboard at /dashboard (sign-in with an admin key). Default: on when listening on loopback, off otherwise.")
+    var dashboard: Bool?
 
     func validate() throws {
         if let publicURL {
@@ -168,7 +170,13 @@ struct Serve: AsyncParsableCommand {
             adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
             idleTimeout: .seconds(idleTimeout), accessLog: accessLog,
             maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit)), bodyTimeout: .seconds(bodyTimeout),
-            clicksPerAddressPerMinute: clicksPerAddress, countryHeader: countryHeader.flatMap(ServerConfiguration.headerName))
+            clicksPerAddressPerMinute: clicksPerAddress, countryHeader: countryHeader.flatMap(ServerConfiguration.headerName),
+            dashboard: dashboard ?? ServerConfiguration.isLoopback(host))
+        if configuration.dashboard {
+            logger.info("The dashboard is at /dashboard (sign in with an admin key).")
+        } else if dashboard == nil {
+            logger.info("The dashboard is off: the server listens on \(host), not loopback. --dashboard turns it on.")
+        }
         if matchPrivateNetworks { logger.warning("--match-private-networks: private and loopback addresses match. Never use it in production.") }
         let linkCache = Duration.seconds(linkCacheSeconds)
         let app = ServerApplication.application(

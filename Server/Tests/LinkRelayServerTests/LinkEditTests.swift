@@ -65,6 +65,20 @@ struct LinkEditTests {
         }
     }
 
+    @Test("landingPage can be edited: true, false, and null for the project's setting", arguments: TestEngine.available)
+    func landingPage(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("spring")
+            try await world.app().test(.live) { client in
+                for value in [JSONValue.bool(true), .bool(false), .null] {
+                    let edited = try await Self.edit(client, link.id, key: world.adminKey, method: .patch, ["landingPage": value])
+                    #expect(try edited.status == .ok && HTTPTest.object(edited.body)["landing_page"] == value, "\(value)")
+                }
+            }
+            #expect(try await world.store.link(id: link.id)?.landingPage == nil)
+        }
+    }
+
     @Test("an edit of the attribution window is the window the next install's match uses", arguments: TestEngine.available)
     func windowChanges(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in

@@ -103,6 +103,14 @@ final class GatedStore: ServerStore {
         try await inner.links(project: project, filter: filter, after: cursor, limit: limit)
     }
     func clickCounts(links: [String]) async throws -> [String: Int] { try await inner.clickCounts(links: links) }
+    func insertSession(_ session: DashboardSession) async throws { try await inner.insertSession(session) }
+    func linkCount(project: String) async throws -> Int { try await inner.linkCount(project: project) }
+    func installs(project: String, link: String?, limit: Int) async throws -> [InstallRecord] {
+        try await inner.installs(project: project, link: link, limit: limit)
+    }
+    func session(hash: String, at now: Date) async throws -> DashboardSession? { try await inner.session(hash: hash, at: now) }
+    func deleteSession(hash: String) async throws { try await inner.deleteSession(hash: hash) }
+    func deleteSessions(expiredBefore cutoff: Date) async throws -> Int { try await inner.deleteSessions(expiredBefore: cutoff) }
     func deleteLink(project: String, id: String) async throws -> Bool { try await inner.deleteLink(project: project, id: id) }
     func clickSummary(project: String, link: String?, from: Date, to: Date) async throws -> ClickSummary {
         try await inner.clickSummary(project: project, link: link, from: from, to: to)

@@ -43,7 +43,7 @@ struct JSONBody {
 
     /// The body, whole, within `timeout`.
     /// - Throws: ``APIError`` 408 past it.
-    private static func collect(_ request: Request, limit: Int, timeout: Duration) async throws -> ByteBuffer {
+    static func collect(_ request: Request, limit: Int, timeout: Duration) async throws -> ByteBuffer {
         try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
             group.addTask { try await request.body.collect(upTo: limit) }
             group.addTask {

@@ -60,6 +60,10 @@ package struct ServerConfiguration: Sendable {
     /// behind Cloudflare), read only with ``trustProxy`` (as `X-Forwarded-For` is); `nil` (the
     /// default): clicks have no country.
     package var countryHeader: HTTPField.Name?
+    /// Whether the web dashboard is served at `/dashboard`. Default `true`;
+    /// `linkrelay-server serve` turns it on when it listens on loopback, off elsewhere unless
+    /// `--dashboard` says so.
+    package var dashboard: Bool
 
     /// A configuration; see each property.
     package init(
@@ -68,9 +72,10 @@ package struct ServerConfiguration: Sendable {
         matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
         clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30), accessLog: Bool = true,
         maximumConnections: Int? = nil, bodyTimeout: Duration = .seconds(10), clicksPerAddressPerMinute: Int = 120,
-        countryHeader: HTTPField.Name? = nil
+        countryHeader: HTTPField.Name? = nil, dashboard: Bool = true
     ) {
         self.countryHeader = countryHeader
+        self.dashboard = dashboard
         self.clicksPerAddressPerMinute = max(clicksPerAddressPerMinute, 0)
         self.bodyTimeout = min(max(bodyTimeout, .seconds(1)), .seconds(300))
         self.maximumConnections = maximumConnections.map { max($0, 1) }
@@ -95,6 +100,12 @@ package struct ServerConfiguration: Sendable {
 }
 
 extension ServerConfiguration {
+    /// Whether `host` is a loopback address or name (`127.0.0.1`, `::1`, `localhost`): only this
+    /// machine reaches it.
+    package static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
     /// A header's name as an operator writes it (`CF-IPCountry`); `nil` when it is not a
     /// valid header name.
     package static func headerName(_ text: String) -> HTTPField.Name? {
@@ -141,6 +152,13 @@ package enum ServerApplication {
         LinkEditing(store: store, configuration: configuration).register(on: groups)
         AdminRoutes(store: store, configuration: configuration, clock: clock).register(on: groups)
         LinkAdmin(store: store, configuration: configuration, clock: clock).register(on: groups)
+        if configuration.dashboard {
+            switch DashboardPages.shipped {
+            case .success(let pages): Dashboard(store: store, configuration: configuration, clock: clock, pages: pages).register(on: router)
+            case .failure(let error):
+                router.get("dashboard/**") { _, _ -> Response in throw APIError(.serviceUnavailable, error.description) }
+            }
+        }
         Redirect(store: store, configuration: configuration, clock: clock, limiter: limiter).register(on: groups)
         return router
     }

@@ -13,6 +13,8 @@ package struct ServerContext: RequestContext, RemoteAddressRequestContext {
     package var clientAddress: String?
     /// The request's API key, checked by ``APIKeyMiddleware`` on the routes that need one.
     package var apiKey: APIKeyRecord?
+    /// The dashboard's signed-in session, checked by ``DashboardSessionMiddleware`` on its pages.
+    package var dashboardSession: DashboardSession?
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

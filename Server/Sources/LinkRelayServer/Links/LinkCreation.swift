@@ -48,7 +48,7 @@ struct LinkCreation: Sendable {
     }
 
     /// Path segments a short code or a template slug may not take: the server's own routes.
-    static let reservedSegments: Set<String> = ["api", ".well-known", "health", "favicon.ico", "robots.txt"]
+    static let reservedSegments: Set<String> = ["api", ".well-known", "health", "favicon.ico", "robots.txt", "dashboard"]
 
     /// `POST /api/sdk/v1/links`: `{"url", "shortCode", "linkId", "deduplicated"}`.
     func createForSDK(_ request: Request, _ context: ServerContext) async throws -> Response {

@@ -33,7 +33,7 @@ struct LinkEditing: Sendable {
     static let editable: Set<String> = [
         "originalUrl", "title", "description", "iosAppStoreUrl", "androidAppStoreUrl", "webFallbackUrl", "appScheme", "iosUniversalLink",
         "androidAppLink", "deepLinkPath", "deepLinkParameters", "utmParameters", "targetingRules", "ogTitle", "ogDescription", "ogImageUrl",
-        "attributionWindowHours", "isActive", "expiresAt", "appendClickId",
+        "attributionWindowHours", "isActive", "expiresAt", "appendClickId", "landingPage",
     ]
 
     /// Fields of a link that an edit may not change, with the reason.

@@ -198,3 +198,72 @@ extension SQLStore {
         ).map { NamedCount(name: try $0["name"], count: try $0["installs"]) }
     }
 }
+
+/// A browser signed in to the dashboard with an admin key.
+package struct DashboardSession: Sendable, Hashable {
+    /// The SHA-256 of the cookie's token (the token itself is never stored).
+    package var tokenHash: String
+    package var projectID: String
+    /// The admin key it signed in with: revoking it ends the session.
+    package var keyID: String
+    /// The token every form of the session carries (cross-site request forgery).
+    package var csrfToken: String
+    package var createdAt: Date
+    package var expiresAt: Date
+
+    /// A session; see each property.
+    package init(tokenHash: String, projectID: String, keyID: String, csrfToken: String, createdAt: Date, expiresAt: Date) {
+        self.tokenHash = tokenHash
+        self.projectID = projectID
+        self.keyID = keyID
+        self.csrfToken = csrfToken
+        self.createdAt = createdAt.storedPrecision
+        self.expiresAt = expiresAt.storedPrecision
+    }
+}
+
+extension SQLStore {
+    package func insertSession(_ session: DashboardSession) async throws {
+        try await engine.run(
+            """
+            INSERT INTO dashboard_sessions (token_hash, project_id, key_id, csrf_token, created_at, expires_at)
+            VALUES (\(session.tokenHash), \(session.projectID), \(session.keyID), \(session.csrfToken), \(session.createdAt), \(session.expiresAt))
+            """)
+    }
+
+    package func session(hash: String, at now: Date) async throws -> DashboardSession? {
+        try await engine.select(
+            """
+            SELECT s.token_hash, s.project_id, s.key_id, s.csrf_token, s.created_at, s.expires_at FROM dashboard_sessions s
+            JOIN api_keys k ON k.id = s.key_id WHERE s.token_hash = \(hash) AND s.expires_at > \(now) AND k.revoked_at IS NULL
+            """
+        ).first.map { row in
+            DashboardSession(
+                tokenHash: try row["token_hash"], projectID: try row["project_id"], keyID: try row["key_id"], csrfToken: try row["csrf_token"],
+                createdAt: try row["created_at"], expiresAt: try row["expires_at"])
+        }
+    }
+
+    package func deleteSession(hash: String) async throws {
+        try await engine.run("DELETE FROM dashboard_sessions WHERE token_hash = \(hash)")
+    }
+
+    package func deleteSessions(expiredBefore cutoff: Date) async throws -> Int {
+        try await engine.run("DELETE FROM dashboard_sessions WHERE expires_at < \(cutoff) RETURNING token_hash").count
+    }
+}
+
+extension SQLStore {
+    package func linkCount(project: String) async throws -> Int {
+        try await engine.select("SELECT COUNT(*) AS links FROM links WHERE project_id = \(project)").first?["links"] ?? 0
+    }
+
+    package func installs(project: String, link: String?, limit: Int) async throws -> [InstallRecord] {
+        try await engine.select(
+            """
+            \(sql: Self.installColumns) WHERE project_id = \(project) \(sql: link.map { "AND link_id = \($0)" } ?? "")
+            ORDER BY installed_at DESC, id DESC LIMIT \(min(max(limit, 0), 1000))
+            """
+        ).map(Self.install)
+    }
+}

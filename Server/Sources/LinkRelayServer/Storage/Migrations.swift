@@ -72,7 +72,23 @@ package struct Migration: Sendable, Hashable {
             // reports, the tap's (or its link's) utm_source; NULL for the clicks stored before.
             // A project's clicks in a time range are read by the overview.
             sqlite: clickSources, postgres: clickSources),
+        Migration(
+            version: 12, name: "the dashboard's sessions",
+            // A signed-in browser: its cookie's token by its hash (a bearer secret), the key it
+            // signed in with (revoking the key ends the session), its form token, its expiry.
+            sqlite: dashboardSessions(bigint: "INTEGER"), postgres: dashboardSessions(bigint: "BIGINT")),
     ]
+
+    private static func dashboardSessions(bigint: String) -> [String] {
+        [
+            """
+            CREATE TABLE dashboard_sessions (
+                token_hash TEXT PRIMARY KEY, project_id TEXT NOT NULL REFERENCES projects(id), key_id TEXT NOT NULL REFERENCES api_keys(id),
+                csrf_token TEXT NOT NULL, created_at \(bigint) NOT NULL, expires_at \(bigint) NOT NULL)
+            """,
+            "CREATE INDEX dashboard_sessions_by_expiry ON dashboard_sessions (expires_at)",
+        ]
+    }
 
     private static let clickSources = [
         "ALTER TABLE clicks ADD COLUMN referrer_host TEXT", "ALTER TABLE clicks ADD COLUMN country TEXT",

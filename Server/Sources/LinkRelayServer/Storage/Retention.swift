@@ -43,6 +43,9 @@ package struct ClickRetention: Service {
         let now = clock()
         let cutoff = retention.map { now.addingTimeInterval(-$0) }
         var total = try await store.maintainClickPartitions(now: now, droppingBefore: cutoff)
+        // The dashboard's sessions that ended, whatever the clicks' retention.
+        let sessions = try await store.deleteSessions(expiredBefore: now)
+        if sessions > 0 { logger.info("Deleted \(sessions) dashboard sessions that ended.") }
         guard let cutoff, let retention else { return total }
         while true {
             let deleted = try await store.deleteClicks(before: cutoff, limit: batch)

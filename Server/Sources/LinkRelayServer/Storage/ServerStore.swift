@@ -96,6 +96,24 @@ package protocol ServerStore: Service {
     /// method (`none` for organic), `to` included.
     func installSummary(project: String, link: String?, from: Date, to: Date) async throws -> [NamedCount]
 
+    /// How many links `project` has.
+    func linkCount(project: String) async throws -> Int
+    /// `project`'s newest installs (those attributed to `link`, when given), at most `limit`
+    /// (at most 1,000).
+    func installs(project: String, link: String?, limit: Int) async throws -> [InstallRecord]
+
+    // MARK: The dashboard's sessions
+
+    /// Stores a signed-in browser's session.
+    func insertSession(_ session: DashboardSession) async throws
+    /// The session whose token hashes to `hash`, if it has not expired at `now` and its key is
+    /// not revoked.
+    func session(hash: String, at now: Date) async throws -> DashboardSession?
+    /// Ends the session whose token hashes to `hash` (signing out).
+    func deleteSession(hash: String) async throws
+    /// Deletes the sessions that expired before `cutoff`; how many.
+    func deleteSessions(expiredBefore cutoff: Date) async throws -> Int
+
     /// Stores a click; it is on disk when this returns (writes of concurrent requests are
     /// committed together).
     func recordClick(_ click: ClickRecord) async throws

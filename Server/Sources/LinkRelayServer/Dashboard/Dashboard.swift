@@ -1,0 +1,534 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LinkRelay
+import NIOCore
+
+/// The web dashboard at `/dashboard`: server-rendered pages (``DashboardPages``), usable without
+/// JavaScript, behind a sign-in with an admin key that becomes a session
+/// (``DashboardSecurity``). Every page reads the same store as the admin API, over the signed-in
+/// key's project only.
+struct Dashboard: Sendable {
+    let store: any ServerStore
+    let configuration: ServerConfiguration
+    let clock: @Sendable () -> Date
+    let pages: DashboardPages
+    let limiter = SignInLimiter()
+
+    /// Links on one page of the list.
+    static let pageSize = 50
+
+    func register(on router: Router<ServerContext>) {
+        let open = router.group("dashboard").add(middleware: DashboardPageMiddleware(pages: pages))
+        open.get("static/style.css") { _, _ in staticFile(pages.stylesheet, type: "text/css; charset=utf-8") }
+        open.get("static/app.js") { _, _ in staticFile(pages.script, type: "text/javascript; charset=utf-8") }
+        open.get("sign-in") { request, context in try await signInPage(request, context) }
+        open.post("sign-in") { request, context in try await signIn(request, context) }
+
+        let signedIn = open.group().add(middleware: DashboardSessionMiddleware(store: store, clock: clock))
+        signedIn.get("") { request, context in try await overview(context) }
+        signedIn.post("sign-out") { request, context in try await signOut(request, context) }
+        signedIn.get("links") { request, context in try await links(request, context) }
+        signedIn.get("links/new") { _, context in try newLink(context) }
+        signedIn.post("links") { request, context in try await createLink(request, context) }
+        signedIn.get("links/:id") { request, context in try await link(request, context, id: context.parameters.require("id")) }
+        signedIn.get("links/:id/edit") { _, context in try await editLink(context, id: context.parameters.require("id")) }
+        signedIn.post("links/:id/edit") { request, context in try await saveLink(request, context, id: context.parameters.require("id")) }
+        signedIn.post("links/:id/deactivate") { request, context in try await setActive(false, request, context, id: context.parameters.require("id")) }
+        signedIn.post("links/:id/activate") { request, context in try await setActive(true, request, context, id: context.parameters.require("id")) }
+        signedIn.post("links/:id/duplicate") { request, context in try await duplicate(request, context, id: context.parameters.require("id")) }
+        signedIn.get("links/:id/qr.svg") { request, context in try await qr(request, context, id: context.parameters.require("id")) }
+        signedIn.get("installs") { _, context in try await installs(context) }
+    }
+
+    private func staticFile(_ text: String, type: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: type, .cacheControl: "public, max-age=3600"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private static func redirect(_ location: String, cookies: [String] = []) -> Response {
+        var headers: HTTPFields = [.location: location]
+        for cookie in cookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    // MARK: Signing in and out
+
+    struct SignInView {
+        let chrome = Chrome(title: "Sign in", csrf: nil)
+        let csrf: String
+        let problem: String?
+    }
+
+    /// The sign-in form, with a fresh form token in its own short-lived cookie.
+    func signInPage(_ request: Request, _ context: ServerContext, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws
+        -> Response
+    {
+        if problem == nil, let token = DashboardSecurity.cookie(DashboardSecurity.sessionCookie, in: request),
+            try await store.session(hash: sha256Hex(token), at: clock()) != nil
+        {
+            return Self.redirect("/dashboard")
+        }
+        let csrf = DashboardSecurity.token()
+        var response = pages.page("sign_in", SignInView(csrf: csrf, problem: problem), status: status)
+        response.headers.append(
+            HTTPField(
+                name: .setCookie,
+                value: DashboardSecurity.setCookie(DashboardSecurity.signInCookie, csrf, maxAge: 600, secure: DashboardSecurity.secureCookies(configuration))))
+        return response
+    }
+
+    /// Signs in with an admin key: a session in the database, its token in an HttpOnly,
+    /// SameSite=Strict cookie. A wrong key says so without saying which part was wrong; ten
+    /// failures from one address in 15 minutes stop its attempts until the oldest is older.
+    func signIn(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let now = clock()
+        let address = context.clientAddress ?? "unknown"
+        if let wait = limiter.wait(address, at: now) {
+            let minutes = max(Int((wait / 60).rounded(.up)), 1)
+            return try await signInPage(
+                request, context, problem: "Too many failed sign-ins from this address. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                status: .tooManyRequests)
+        }
+        let form = try await FormBody.read(request, timeout: configuration.bodyTimeout)
+        guard DashboardSecurity.same(form["csrf"], DashboardSecurity.cookie(DashboardSecurity.signInCookie, in: request)) else {
+            throw DashboardError(.forbidden, "The sign-in form's token is missing or wrong: open the sign-in page again and sign in from there.")
+        }
+        let secret = form["key"] ?? ""
+        guard let prefix = APIKeys.prefix(of: secret), let key = try await store.key(prefix: prefix), key.revokedAt == nil,
+            key.scope == .admin, APIKeys.matches(secret, key)
+        else {
+            limiter.failed(address, at: now)
+            return try await signInPage(request, context, problem: "That is not an admin key of this server.", status: .unauthorized)
+        }
+        let token = DashboardSecurity.token()
+        try await store.insertSession(
+            DashboardSession(
+                tokenHash: sha256Hex(token), projectID: key.projectID, keyID: key.id, csrfToken: DashboardSecurity.token(), createdAt: now,
+                expiresAt: now.addingTimeInterval(DashboardSecurity.sessionLifetime)))
+        let secure = DashboardSecurity.secureCookies(configuration)
+        return Self.redirect(
+            "/dashboard",
+            cookies: [
+                DashboardSecurity.setCookie(DashboardSecurity.sessionCookie, token, maxAge: Int(DashboardSecurity.sessionLifetime), secure: secure),
+                DashboardSecurity.setCookie(DashboardSecurity.signInCookie, "", maxAge: 0, secure: secure),
+            ])
+    }
+
+    /// Ends the session in the database and removes its cookie.
+    func signOut(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let session = try await checkedForm(request, context).session
+        try await store.deleteSession(hash: session.tokenHash)
+        return Self.redirect(
+            "/dashboard/sign-in",
+            cookies: [DashboardSecurity.setCookie(DashboardSecurity.sessionCookie, "", maxAge: 0, secure: DashboardSecurity.secureCookies(configuration))])
+    }
+
+    /// A posted form of the signed-in session, its token checked: a form from another site (or
+    /// another session) is refused.
+    private func checkedForm(_ request: Request, _ context: ServerContext) async throws -> (session: DashboardSession, form: FormBody) {
+        let session = try context.requireSession()
+        let form = try await FormBody.read(request, timeout: configuration.bodyTimeout)
+        guard DashboardSecurity.same(form["csrf"], session.csrfToken) else {
+            throw DashboardError(.forbidden, "The form's token is missing or wrong: it did not come from this dashboard's page. Nothing was changed.")
+        }
+        return (session, form)
+    }
+
+    // MARK: Overview
+
+    struct OverviewView {
+        let chrome: Chrome
+        let links: Int
+        let clicksToday: Int
+        let clicksWeek: Int
+        let clicksMonth: Int
+        let attributed: Int
+        let organic: Int
+        let top: [TopLink]
+        let hasTop: Bool
+    }
+
+    struct TopLink {
+        let id: String
+        let label: String
+        let clicks: Int
+        let unique: Int
+    }
+
+    func overview(_ context: ServerContext) async throws -> Response {
+        let session = try context.requireSession()
+        let now = clock()
+        let project = session.projectID
+        let startOfDay = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400)
+        let today = try await store.clickSummary(project: project, link: nil, from: startOfDay, to: now)
+        let week = try await store.clickSummary(project: project, link: nil, from: now.addingTimeInterval(-7 * 86_400), to: now)
+        let month = try await store.clickSummary(project: project, link: nil, from: now.addingTimeInterval(-30 * 86_400), to: now)
+        let installs = try await store.installSummary(project: project, link: nil, from: now.addingTimeInterval(-30 * 86_400), to: now)
+        let organic = installs.filter { $0.name == AttributionMethod.none.rawValue }.reduce(0) { $0 + $1.count }
+        var top: [TopLink] = []
+        for entry in month.topLinks {
+            let link = try await store.link(id: entry.linkID)
+            top.append(TopLink(id: entry.linkID, label: link.map(Self.label) ?? entry.linkID, clicks: entry.clicks, unique: entry.uniqueClicks))
+        }
+        return pages.page(
+            "overview",
+            OverviewView(
+                chrome: Chrome(title: "Overview", csrf: session.csrfToken, section: "overview"), links: try await store.linkCount(project: project),
+                clicksToday: today.total, clicksWeek: week.total, clicksMonth: month.total,
+                attributed: installs.reduce(0) { $0 + $1.count } - organic, organic: organic, top: top, hasTop: !top.isEmpty))
+    }
+
+    /// `title (code)`, or the code alone.
+    static func label(_ link: LinkRecord) -> String {
+        link.title.map { "\($0) (\(link.shortCode))" } ?? link.shortCode
+    }
+
+    // MARK: Links
+
+    struct LinksView {
+        let chrome: Chrome
+        let query: String
+        let rows: [LinkRow]
+        let next: String?
+        let pageSize = Dashboard.pageSize
+        let hasRows: Bool
+    }
+
+    struct LinkRow {
+        let id: String
+        let code: String
+        let title: String
+        let status: String
+        let clicks: Int
+        let destination: String
+    }
+
+    func links(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let session = try context.requireSession()
+        let query = AdminQuery(request)
+        let search = try query.text("q", maxLength: 200)
+        let cursor = query.raw("after").flatMap(LinkCursor.init(token:))
+        var links = try await store.links(project: session.projectID, filter: LinkFilter(search: search), after: cursor, limit: Self.pageSize + 1)
+        let more = links.count > Self.pageSize
+        links = Array(links.prefix(Self.pageSize))
+        let clicks = try await store.clickCounts(links: links.map(\.id))
+        let now = clock()
+        var next: String?
+        if more, let last = links.last {
+            var components = URLComponents()
+            components.path = "/dashboard/links"
+            components.queryItems = (search.map { [URLQueryItem(name: "q", value: $0)] } ?? []) + [URLQueryItem(name: "after", value: LinkCursor(after: last).token)]
+            next = components.string
+        }
+        return pages.page(
+            "links",
+            LinksView(
+                chrome: Chrome(title: "Links", csrf: session.csrfToken, section: "links"), query: search ?? "",
+                rows: links.map {
+                    LinkRow(
+                        id: $0.id, code: ($0.templateSlug.isEmpty ? "" : $0.templateSlug + "/") + $0.shortCode, title: $0.title ?? "",
+                        status: LinkCommands.status($0, now: now), clicks: clicks[$0.id] ?? 0, destination: $0.originalURL)
+                }, next: next, hasRows: !links.isEmpty))
+    }
+
+    struct FormView {
+        let chrome: Chrome
+        let heading: String
+        let action: String
+        let submit: String
+        let problem: String?
+        let fields: [LinkForm.Field]
+    }
+
+    func newLink(_ context: ServerContext) throws -> Response {
+        let session = try context.requireSession()
+        return pages.page(
+            "link_form",
+            FormView(
+                chrome: Chrome(title: "Create a link", csrf: session.csrfToken, section: "links"), heading: "Create a link",
+                action: "/dashboard/links", submit: "Create the link", problem: nil, fields: LinkForm().fields))
+    }
+
+    /// Creates the link the form describes, as `POST /api/links` with an admin key would; a
+    /// field that is wrong is shown again with its error next to it.
+    func createLink(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let (session, posted) = try await checkedForm(request, context)
+        var form = LinkForm()
+        form.fill(posted)
+        do {
+            let body = try LinkForm.body(posted, clearing: false)
+            let key = try await sessionKey(session)
+            let (link, _) = try await LinkCreation(store: store, configuration: configuration, clock: clock).create(JSONBody(object: body), key: key, admin: true)
+            return Self.redirect("/dashboard/links/\(link.id)")
+        } catch let error as APIError {
+            return formPage(form, error: error, session: session, heading: "Create a link", action: "/dashboard/links", submit: "Create the link")
+        }
+    }
+
+    /// The key the session signed in with, as the API's calls take it.
+    private func sessionKey(_ session: DashboardSession) async throws -> APIKeyRecord {
+        guard let key = try await store.keys(project: session.projectID).first(where: { $0.id == session.keyID }), key.revokedAt == nil else {
+            throw DashboardError(.forbidden, "The key you signed in with was revoked. Sign in again.")
+        }
+        return key
+    }
+
+    private func formPage(_ form: LinkForm, error: APIError, session: DashboardSession, heading: String, action: String, submit: String) -> Response {
+        var form = form
+        let placed = error.field.map { form.mark($0, error.message) } ?? false
+        return pages.page(
+            "link_form",
+            FormView(
+                chrome: Chrome(title: heading, csrf: session.csrfToken, section: "links"), heading: heading, action: action, submit: submit,
+                problem: placed ? "The link was not saved: see the field marked below." : error.message, fields: form.fields),
+            status: error.status)
+    }
+
+    func editLink(_ context: ServerContext, id: String) async throws -> Response {
+        let session = try context.requireSession()
+        let link = try await ownLink(id, session)
+        return pages.page(
+            "link_form",
+            FormView(
+                chrome: Chrome(title: "Edit \(link.shortCode)", csrf: session.csrfToken, section: "links"), heading: "Edit \(link.shortCode)",
+                action: "/dashboard/links/\(link.id)/edit", submit: "Save", problem: nil, fields: LinkForm(link).fields))
+    }
+
+    /// Saves the edit form as `PATCH /api/links/{id}` would: every field checked, nothing saved
+    /// when one is wrong.
+    func saveLink(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
+        let (session, posted) = try await checkedForm(request, context)
+        var link = try await ownLink(id, session)
+        var form = LinkForm(link)
+        form.fill(posted)
+        do {
+            try LinkEditing.apply(JSONBody(object: try LinkForm.body(posted, clearing: true)), to: &link)
+            guard try await store.updateLink(link) else { throw DashboardError(.notFound, "The link was deleted meanwhile.") }
+            return Self.redirect("/dashboard/links/\(link.id)")
+        } catch let error as APIError {
+            return formPage(form, error: error, session: session, heading: "Edit \(link.shortCode)", action: "/dashboard/links/\(link.id)/edit", submit: "Save")
+        }
+    }
+
+    func setActive(_ active: Bool, _ request: Request, _ context: ServerContext, id: String) async throws -> Response {
+        let (session, _) = try await checkedForm(request, context)
+        var link = try await ownLink(id, session)
+        link.isActive = active
+        _ = try await store.updateLink(link)
+        return Self.redirect("/dashboard/links/\(link.id)")
+    }
+
+    func duplicate(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
+        let (session, _) = try await checkedForm(request, context)
+        let original = try await ownLink(id, session)
+        var copy = original
+        copy.id = UUID().uuidString.lowercased()
+        copy.shortCode = LinkCreation.randomCode()
+        copy.createdAt = clock().storedPrecision
+        copy.title = original.title.map { String("\($0) (Copy)".prefix(512)) }
+        copy.dedupeKey = nil
+        let stored = try await LinkCreation.insert(copy, customCode: false, into: store)
+        return Self.redirect("/dashboard/links/\(stored.id)")
+    }
+
+    private func ownLink(_ id: String, _ session: DashboardSession) async throws -> LinkRecord {
+        guard let link = try await store.link(id: id), link.projectID == session.projectID else {
+            throw DashboardError(.notFound, "There is no such link in this project.")
+        }
+        return link
+    }
+
+    // MARK: One link
+
+    struct LinkView {
+        let chrome: Chrome
+        let id: String
+        let code: String
+        let title: String
+        let shortURL: String
+        let status: String
+        let destination: String
+        let toggleAction: String
+        let toggleLabel: String
+        let days: Int
+        let totalClicks: Int
+        let uniqueClicks: Int
+        let clickWord: String
+        let addressWord: String
+        let chart: String
+        let breakdowns: [Breakdown]
+        let installs: [InstallRow]
+        let hasInstalls: Bool
+    }
+
+    struct Breakdown {
+        let key: String
+        let heading: String
+        let column: String
+        let rows: [NamedRow]
+        let hasRows: Bool
+
+        init(key: String, heading: String, column: String, rows: [NamedRow]) {
+            self.key = key
+            self.heading = heading
+            self.column = column
+            self.rows = rows
+            hasRows = !rows.isEmpty
+        }
+    }
+
+    struct NamedRow {
+        let name: String
+        let count: Int
+    }
+
+    struct InstallRow {
+        let when: String
+        let method: String
+        let confidence: Int
+        let why: String
+    }
+
+    func link(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
+        let session = try context.requireSession()
+        let link = try await ownLink(id, session)
+        let now = clock()
+        let days = 30
+        let clicks = try await store.clickSummary(project: session.projectID, link: link.id, from: now.addingTimeInterval(-Double(days) * 86_400), to: now)
+        let installs = try await store.installs(project: session.projectID, link: link.id, limit: 50)
+        let shortURL = LinkCreation(store: store, configuration: configuration, clock: clock).shareURL(link, request: request).absoluteString
+        func rows(_ counts: [NamedCount], unknown: String) -> [NamedRow] {
+            counts.map { NamedRow(name: $0.name ?? unknown, count: $0.count) }
+        }
+        return pages.page(
+            "link",
+            LinkView(
+                chrome: Chrome(title: Self.label(link), csrf: session.csrfToken, section: "links"), id: link.id, code: link.shortCode,
+                title: Self.label(link), shortURL: shortURL, status: LinkCommands.status(link, now: now), destination: link.originalURL,
+                toggleAction: link.isActive ? "deactivate" : "activate", toggleLabel: link.isActive ? "Deactivate" : "Activate", days: days,
+                totalClicks: clicks.total, uniqueClicks: clicks.unique, clickWord: clicks.total == 1 ? "click" : "clicks",
+                addressWord: clicks.unique == 1 ? "address" : "addresses", chart: ClickChart.svg(clicks.byDay, endingAt: now, days: days),
+                breakdowns: [
+                    Breakdown(key: "platform", heading: "By platform", column: "Platform", rows: rows(clicks.byPlatform, unknown: "unknown")),
+                    Breakdown(key: "country", heading: "By country", column: "Country", rows: rows(clicks.byCountry, unknown: "unknown")),
+                    Breakdown(key: "referrer", heading: "By referrer", column: "Referring site", rows: rows(clicks.byReferrer, unknown: "none (typed, an app, or hidden)")),
+                    Breakdown(key: "utm", heading: "By UTM source", column: "utm_source", rows: rows(clicks.byUTMSource, unknown: "none")),
+                ],
+                installs: installs.map {
+                    InstallRow(
+                        when: ServerApplication.timestamp($0.installedAt), method: Self.methodName($0.method), confidence: $0.confidence,
+                        why: Self.whyItMatched($0.matchedFactors))
+                }, hasInstalls: !installs.isEmpty))
+    }
+
+    /// An attribution method in words.
+    static func methodName(_ method: AttributionMethod) -> String {
+        switch method {
+        case .none: "organic"
+        case .fingerprint: "fingerprint"
+        case .fingerprintSharedNetwork: "fingerprint, on a shared network"
+        case .pasteboard: "the copied link (certain)"
+        case .adopted: "adopted from another server"
+        }
+    }
+
+    /// The matched factors in words: "the same address, device and OS version, and time zone".
+    static func whyItMatched(_ factors: [String]) -> String {
+        let words: [String: String] = [
+            "ip": "the same network", "address": "the same address", "user_agent": "the same device and OS version",
+            "timezone": "the same time zone", "language": "the same language", "screen": "the same screen size",
+            "click_token": "the link the landing page copied, pasted in the app",
+        ]
+        let phrases = factors.map { words[$0] ?? $0 }
+        switch phrases.count {
+        case 0: return "nothing matched"
+        case 1: return phrases[0]
+        default: return phrases.dropLast().joined(separator: ", ") + " and " + (phrases.last ?? "")
+        }
+    }
+
+    /// The link's QR code for the page (and its download).
+    func qr(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
+        let session = try context.requireSession()
+        let link = try await ownLink(id, session)
+        let url = LinkCreation(store: store, configuration: configuration, clock: clock).shareURL(link, request: request).absoluteString
+        guard let code = try? QRCode(text: url, level: .medium) else { throw DashboardError(.unprocessableContent, "The link's URL is too long for a QR code.") }
+        let download = AdminQuery(request).raw("download") == "1"
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "image/svg+xml", .cacheControl: "private, max-age=300",
+                .contentDisposition: "\(download ? "attachment" : "inline"); filename=\"\(link.shortCode).svg\"",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: code.svg(pixels: 400))))
+    }
+
+    // MARK: Installs
+
+    struct InstallsView {
+        let chrome: Chrome
+        let rows: [Row]
+        let hasRows: Bool
+
+        struct Row {
+            let when: String
+            let method: String
+            let confidence: Int
+            let why: String
+            let link: String?
+            let linkID: String?
+        }
+    }
+
+    func installs(_ context: ServerContext) async throws -> Response {
+        let session = try context.requireSession()
+        let installs = try await store.installs(project: session.projectID, link: nil, limit: 100)
+        var codes: [String: String] = [:]
+        for id in Set(installs.compactMap(\.linkID)) { codes[id] = try await store.link(id: id)?.shortCode }
+        return pages.page(
+            "installs",
+            InstallsView(
+                chrome: Chrome(title: "Installs", csrf: session.csrfToken, section: "installs"),
+                rows: installs.map {
+                    InstallsView.Row(
+                        when: ServerApplication.timestamp($0.installedAt), method: Self.methodName($0.method), confidence: $0.confidence,
+                        why: $0.method == .none ? "" : Self.whyItMatched($0.matchedFactors), link: $0.linkID.flatMap { codes[$0] },
+                        linkID: $0.linkID.flatMap { codes[$0] == nil ? nil : $0 })
+                }, hasRows: !installs.isEmpty))
+    }
+}
+
+/// Clicks per day as an SVG bar chart the server draws: no script, no library.
+enum ClickChart {
+    /// `days` bars ending with the day of `now` (UTC), each with its date and count as a title;
+    /// the highest count and the first and last dates as labels.
+    static func svg(_ byDay: [(day: Int, clicks: Int)], endingAt now: Date, days: Int) -> String {
+        let last = Int((now.timeIntervalSince1970 / 86_400).rounded(.down))
+        let counts = Dictionary(byDay.map { ($0.day, $0.clicks) }, uniquingKeysWith: +)
+        let series = (0..<days).map { offset in (day: last - days + 1 + offset, clicks: counts[last - days + 1 + offset] ?? 0) }
+        let highest = max(series.map(\.clicks).max() ?? 0, 1)
+        let (width, height, left, bottom) = (days * 20 + 40, 180, 36, 24)
+        let barWidth = 14
+        var bars = ""
+        for (index, point) in series.enumerated() {
+            let barHeight = point.clicks == 0 ? 0 : max(Int((Double(point.clicks) / Double(highest) * Double(height - bottom - 10)).rounded()), 1)
+            let x = left + index * 20 + 3
+            let y = height - bottom - barHeight
+            let date = LinkAdmin.date(ofDay: point.day)
+            bars += "<rect class=\"bar\" x=\"\(x)\" y=\"\(y)\" width=\"\(barWidth)\" height=\"\(barHeight)\" fill=\"#0b57d0\" data-date=\"\(date)\" data-clicks=\"\(point.clicks)\"><title>\(date): \(point.clicks) clicks</title></rect>"
+        }
+        let first = LinkAdmin.date(ofDay: series.first?.day ?? last)
+        let end = LinkAdmin.date(ofDay: last)
+        return """
+            <svg class="chart" role="img" aria-label="Clicks per day from \(first) to \(end); the most in a day: \(highest)" viewBox="0 0 \(width) \(height)" xmlns="http://www.w3.org/2000/svg">\
+            <line x1="\(left)" y1="\(height - bottom)" x2="\(width - 4)" y2="\(height - bottom)" stroke="#57606a"/>\
+            <text x="\(left - 6)" y="14" text-anchor="end" font-size="11" fill="#57606a">\(highest)</text>\
+            <text x="\(left - 6)" y="\(height - bottom)" text-anchor="end" font-size="11" fill="#57606a">0</text>\
+            \(bars)\
+            <text x="\(left)" y="\(height - 6)" font-size="11" fill="#57606a">\(first)</text>\
+            <text x="\(width - 4)" y="\(height - 6)" text-anchor="end" font-size="11" fill="#57606a">\(end)</text></svg>
+            """
+    }
+}
