@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "LinkRelayTesting", targets: ["LinkRelayTesting"]),
         .library(name: "LinkRelaySimulator", targets: ["LinkRelaySimulator"]),
         .library(name: "LinkRelayConformance", targets: ["LinkRelayConformance"]),
+        // `linkrelay doctor`'s checks, for LinkRelay Server's dashboard to judge the files it serves.
+        .library(name: "LinkRelayDoctor", targets: ["LinkRelayDoctor"]),
         .executable(name: "linkrelay-demo", targets: ["LinkRelayDemo"]),
         .executable(name: "linkrelay", targets: ["LinkRelayTool"]),
     ] + providerProducts,

@@ -45,6 +45,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "LinkRelayDoctor", package: "LinkRelay"),
             ],
             // The dashboard's templates and its stylesheet and script, read at start.
             resources: [.copy("Dashboard/Templates"), .copy("Dashboard/Static")]

@@ -209,6 +209,96 @@ struct DashboardTests {
         }
     }
 
+    @Test("keys: one made with a scope is shown once and works; listed by prefix only; revoked, it is refused at once")
+    func keys() async throws {
+        try await ServerWorld.with { world in
+            try await world.app().test(.live) { client in
+                let browser = Browser()
+                _ = try await Self.signIn(browser, client, key: world.adminKey)
+                let page = try await browser.get(client, "/dashboard/keys")
+                let made = try await browser.post(client, "/dashboard/keys", [("csrf", Self.csrf(page) ?? ""), ("name", "CI <b>"), ("scope", "admin")])
+                let html = String(buffer: made.body)
+                #expect(made.status == .ok && html.contains("It is shown once"))
+                guard let start = html.range(of: "<code id=\"new-secret\">") else {
+                    Issue.record("no secret shown")
+                    return
+                }
+                let secret = String(html[start.upperBound...].prefix { $0 != "<" })
+                #expect(secret.hasPrefix("lr_admin_") && html.contains("CI &lt;b&gt;"))
+                #expect(try await LinkAdminTests.request(client, "/api/links", key: secret).status == .ok, "the new key works")
+                let listed = String(buffer: try await browser.get(client, "/dashboard/keys").body)
+                #expect(!listed.contains(secret) && listed.contains(String(secret.prefix(17))), "listed by its prefix, never whole")
+
+                let stored = try #require(try await world.store.keys(project: world.project.id).first { $0.name == "CI <b>" })
+                let refused = try await browser.post(client, "/dashboard/keys/\(stored.id)/revoke", [("csrf", "wrong")])
+                #expect(refused.status == .forbidden)
+                let revoked = try await browser.post(client, "/dashboard/keys/\(stored.id)/revoke", [("csrf", Self.csrf(page) ?? "")])
+                #expect(revoked.status == .seeOther && revoked.headers[.location] == "/dashboard/keys")
+                #expect(try await LinkAdminTests.request(client, "/api/links", key: secret).status == .unauthorized)
+                let bad = try await browser.post(client, "/dashboard/keys", [("csrf", Self.csrf(page) ?? ""), ("name", "x"), ("scope", "root")])
+                #expect(bad.status == .badRequest && String(buffer: bad.body).contains("The scope must be sdk or admin."))
+            }
+        }
+    }
+
+    @Test("events: counts and revenue by name and by day, summed exactly per currency", arguments: TestEngine.available)
+    func events(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let install = InstallRecord(
+                projectID: world.project.id, linkID: nil, clickID: nil, confidence: 0, matchedFactors: [], method: .none,
+                installedAt: world.clock.date, device: DeviceSignals(), platform: .ios, platformVersion: "17.4", deviceID: nil, fingerprintHash: "h",
+                attributionWindowHours: nil, deepLinkData: [:])
+            try await world.store.recordInstall(install)
+            let purchases: [[String: JSONValue]] = [
+                ["revenue": 29.99, "currency": "USD"], ["revenue": 29.99, "currency": "USD"], ["revenue": 5, "currency": "EUR"],
+                ["revenue": "lots", "currency": "USD"], [:],
+            ]
+            for (index, properties) in purchases.enumerated() {
+                _ = try await world.store.recordEvent(
+                    EventRecord(
+                        projectID: world.project.id, installID: install.id, name: properties.isEmpty ? "signup" : "revenue", properties: properties,
+                        occurredAt: world.clock.date.addingTimeInterval(-Double(index)), receivedAt: world.clock.date, dedupeKey: "e\(index)"))
+            }
+            try await world.app().test(.live) { client in
+                let browser = Browser()
+                _ = try await Self.signIn(browser, client, key: world.adminKey)
+                let html = String(buffer: try await browser.get(client, "/dashboard/events").body)
+                #expect(html.contains("<tr><td>revenue</td><td>4</td><td>5.00 EUR, 59.98 USD</td></tr>"), "\(html)")
+                #expect(html.contains("<tr><td>signup</td><td>1</td><td></td></tr>"))
+            }
+        }
+    }
+
+    @Test("apps: the association files as served, with the doctor's verdict on a link of the project")
+    func apps() async throws {
+        try await ServerWorld.with { world in
+            try await world.link("spring")
+            for app in [
+                AppRecord(projectID: world.project.id, platform: .ios, identifier: "ABCDE12345.com.acme.shop", paths: ["/*"], createdAt: world.clock.date),
+                AppRecord(projectID: world.project.id, platform: .ios, identifier: "com.acme.noteam", paths: ["/help/*"], createdAt: world.clock.date),
+                AppRecord(projectID: world.project.id, platform: .appClip, identifier: "ABCDE12345.com.acme.shop.Clip", createdAt: world.clock.date),
+                AppRecord(
+                    projectID: world.project.id, platform: .android, identifier: "com.acme.shop", certificateFingerprints: ["AA:BB"],
+                    createdAt: world.clock.date),
+            ] {
+                try await world.store.insertApp(app)
+            }
+            var configuration = world.configuration()
+            configuration.publicBaseURL = URL(string: "https://go.acme.app")
+            try await world.app(configuration).test(.live) { client in
+                let browser = Browser()
+                _ = try await Self.signIn(browser, client, key: world.adminKey)
+                let html = String(buffer: try await browser.get(client, "/dashboard/apps").body)
+                #expect(html.contains("A link such as https://go.acme.app/spring"))
+                #expect(html.contains("<td class=\"verdict\">opens the app (by {&quot;/&quot;: &quot;/*&quot;})</td>"), "\(html)")
+                #expect(html.contains("<td class=\"verdict\">stays in Safari: no path matches</td>"))
+                #expect(html.contains("no: an app ID is TEAMID.bundle.id"))
+                #expect(html.contains("<code>ABCDE12345.com.acme.shop.Clip</code>") && html.contains("<code>com.acme.shop</code>"))
+                #expect(html.contains("&quot;applinks&quot;"), "the file, escaped")
+            }
+        }
+    }
+
     @Test("the session cookie is Secure when the public URL is https")
     func secureCookie() async throws {
         try await ServerWorld.with { world in

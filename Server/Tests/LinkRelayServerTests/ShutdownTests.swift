@@ -105,6 +105,9 @@ final class GatedStore: ServerStore {
     func clickCounts(links: [String]) async throws -> [String: Int] { try await inner.clickCounts(links: links) }
     func insertSession(_ session: DashboardSession) async throws { try await inner.insertSession(session) }
     func linkCount(project: String) async throws -> Int { try await inner.linkCount(project: project) }
+    func eventSummary(project: String, from: Date, to: Date) async throws -> [EventDay] {
+        try await inner.eventSummary(project: project, from: from, to: to)
+    }
     func installs(project: String, link: String?, limit: Int) async throws -> [InstallRecord] {
         try await inner.installs(project: project, link: link, limit: limit)
     }

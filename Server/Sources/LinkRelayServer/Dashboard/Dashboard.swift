@@ -39,6 +39,11 @@ struct Dashboard: Sendable {
         signedIn.post("links/:id/duplicate") { request, context in try await duplicate(request, context, id: context.parameters.require("id")) }
         signedIn.get("links/:id/qr.svg") { request, context in try await qr(request, context, id: context.parameters.require("id")) }
         signedIn.get("installs") { _, context in try await installs(context) }
+        signedIn.get("events") { request, context in try await events(request, context) }
+        signedIn.get("apps") { request, context in try await apps(request, context) }
+        signedIn.get("keys") { _, context in try await keysPage(context) }
+        signedIn.post("keys") { request, context in try await createKey(request, context) }
+        signedIn.post("keys/:id/revoke") { request, context in try await revokeKey(request, context, id: context.parameters.require("id")) }
     }
 
     private func staticFile(_ text: String, type: String) -> Response {
@@ -47,7 +52,7 @@ struct Dashboard: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    private static func redirect(_ location: String, cookies: [String] = []) -> Response {
+    static func redirect(_ location: String, cookies: [String] = []) -> Response {
         var headers: HTTPFields = [.location: location]
         for cookie in cookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
         return Response(status: .seeOther, headers: headers)
@@ -127,7 +132,7 @@ struct Dashboard: Sendable {
 
     /// A posted form of the signed-in session, its token checked: a form from another site (or
     /// another session) is refused.
-    private func checkedForm(_ request: Request, _ context: ServerContext) async throws -> (session: DashboardSession, form: FormBody) {
+    func checkedForm(_ request: Request, _ context: ServerContext) async throws -> (session: DashboardSession, form: FormBody) {
         let session = try context.requireSession()
         let form = try await FormBody.read(request, timeout: configuration.bodyTimeout)
         guard DashboardSecurity.same(form["csrf"], session.csrfToken) else {

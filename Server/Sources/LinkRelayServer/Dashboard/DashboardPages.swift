@@ -75,6 +75,9 @@ struct Chrome {
     let overview: Bool
     let links: Bool
     let installs: Bool
+    let events: Bool
+    let keys: Bool
+    let apps: Bool
 
     /// A page's chrome; signed in when a form token is given. `section` marks the current
     /// navigation entry.
@@ -85,5 +88,8 @@ struct Chrome {
         overview = section == "overview"
         links = section == "links"
         installs = section == "installs"
+        events = section == "events"
+        keys = section == "keys"
+        apps = section == "apps"
     }
 }

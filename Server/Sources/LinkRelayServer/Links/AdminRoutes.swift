@@ -198,7 +198,11 @@ struct AdminRoutes: Sendable {
     /// both the current (`components`) and the older (`paths`) form; and the App Clips, in
     /// `appclips` (left out when there is none).
     func appleAppSiteAssociation(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let registered = try await store.apps()
+        ServerApplication.json(Self.appleAppSiteAssociation(try await store.apps()))
+    }
+
+    /// The association file for `registered` apps: the iOS apps' paths, the App Clips.
+    static func appleAppSiteAssociation(_ registered: [AppRecord]) -> [String: JSONValue] {
         let apps = registered.filter { $0.platform == .ios }
         let clips = registered.filter { $0.platform == .appClip }.map { JSONValue.string($0.identifier) }
         let details: [JSONValue] = apps.map { app in
@@ -209,12 +213,17 @@ struct AdminRoutes: Sendable {
         }
         var file: [String: JSONValue] = ["applinks": ["apps": [], "details": .array(details)]]
         if !clips.isEmpty { file["appclips"] = ["apps": .array(clips)] }
-        return ServerApplication.json(file)
+        return file
     }
 
     /// `/.well-known/assetlinks.json`: every registered Android app.
     func assetLinks(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let apps = try await store.apps().filter { $0.platform == .android }
+        ServerApplication.json(Self.assetLinks(try await store.apps()))
+    }
+
+    /// The Digital Asset Links statements for `registered` Android apps.
+    static func assetLinks(_ registered: [AppRecord]) -> [JSONValue] {
+        let apps = registered.filter { $0.platform == .android }
         let statements: [JSONValue] = apps.map { app in
             [
                 "relation": ["delegate_permission/common.handle_all_urls"],
@@ -224,7 +233,7 @@ struct AdminRoutes: Sendable {
                 ],
             ]
         }
-        return ServerApplication.json(statements)
+        return statements
     }
 
     private static func strings(_ body: JSONBody, _ name: String) throws -> [String]? {

@@ -267,3 +267,47 @@ extension SQLStore {
         ).map(Self.install)
     }
 }
+
+/// A project's events of one name on one day, and the revenue they carried in one currency.
+package struct EventDay: Sendable, Hashable {
+    package var name: String
+    /// Days since 1970 (UTC).
+    package var day: Int
+    /// The events' `currency` (`nil` for events without revenue).
+    package var currency: String?
+    package var count: Int
+    /// The sum of their numeric `revenue` property (to a thousandth).
+    package var revenue: Decimal
+}
+
+extension SQLStore {
+    package func eventSummary(project: String, from: Date, to: Date) async throws -> [EventDay] {
+        // The revenue and currency the SDKs put in an event's properties (LinkForty's
+        // `eventData.revenue` and `.currency`), read where they are a number and a string.
+        let revenue: SQLStatement
+        let currency: SQLStatement
+        switch engine.dialect {
+        // Summed in thousandths as whole numbers: the store's values are text and integers, and
+        // a sum of floating-point amounts is not an amount.
+        case .sqlite:
+            revenue =
+                "CASE WHEN json_type(properties, '$.revenue') IN ('integer', 'real') THEN CAST(ROUND(json_extract(properties, '$.revenue') * 1000) AS INTEGER) END"
+            currency = "CASE WHEN json_type(properties, '$.currency') = 'text' THEN json_extract(properties, '$.currency') END"
+        case .postgres:
+            revenue =
+                "CASE WHEN jsonb_typeof(properties::jsonb -> 'revenue') = 'number' THEN ROUND((properties::jsonb ->> 'revenue')::numeric * 1000) END"
+            currency = "CASE WHEN jsonb_typeof(properties::jsonb -> 'currency') = 'string' THEN properties::jsonb ->> 'currency' END"
+        }
+        return try await engine.select(
+            """
+            SELECT name, occurred_at / 86400000 AS day, \(sql: currency) AS currency, COUNT(*) AS events, CAST(COALESCE(SUM(\(sql: revenue)), 0) AS TEXT) AS revenue
+            FROM events WHERE project_id = \(project) AND occurred_at >= \(from) AND occurred_at <= \(to)
+            GROUP BY name, occurred_at / 86400000, \(sql: currency) ORDER BY day DESC, name, currency
+            """
+        ).map { row in
+            EventDay(
+                name: try row["name"], day: try row["day"], currency: try row["currency"], count: try row["events"],
+                revenue: (Decimal(string: try row["revenue"] as String) ?? 0) / 1000)
+        }
+    }
+}

@@ -330,6 +330,13 @@ enum JSONText {
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 
+    /// `value` as indented JSON text, keys sorted, for a person to read (the dashboard).
+    static func pretty(_ value: JSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+
     /// `value` as compact JSON text, written directly (Foundation's encoder took 9 % of the
     /// install endpoint's CPU under load): for what is only read back as JSON (an
     /// install's stored factors and deferred link, an answer), never for a hash, since its keys

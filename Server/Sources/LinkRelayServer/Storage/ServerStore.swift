@@ -102,6 +102,10 @@ package protocol ServerStore: Service {
     /// (at most 1,000).
     func installs(project: String, link: String?, limit: Int) async throws -> [InstallRecord]
 
+    /// `project`'s events from `from` up to and including `to` (their own times), by name, UTC
+    /// day and revenue currency, newest day first.
+    func eventSummary(project: String, from: Date, to: Date) async throws -> [EventDay]
+
     // MARK: The dashboard's sessions
 
     /// Stores a signed-in browser's session.
