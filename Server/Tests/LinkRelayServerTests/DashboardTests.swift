@@ -299,6 +299,45 @@ struct DashboardTests {
         }
     }
 
+    @Test("CSV exports stream page after page: 2,500 clicks of a link in order, the links and the installs; fields quoted and formulas defused", arguments: TestEngine.available)
+    func csvExports(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            var link = try await world.link("spring")
+            link.title = "=HYPERLINK(\"x\"), \"quoted\""
+            _ = try await world.store.updateLink(link)
+            let start = world.clock.date.addingTimeInterval(-10_000)
+            var clicks: [ClickRecord] = []
+            for index in 0..<2500 {
+                clicks.append(
+                    ClickRecord(
+                        linkID: link.id, projectID: world.project.id, clickedAt: start.addingTimeInterval(Double(index)),
+                        device: DeviceSignals(ip: "203.0.113.7", networkPrefix: "203.0.113", userAgent: index == 0 ? "Agent, \"with\" quotes\nand a line" : "UA"),
+                        platform: .ios, isBot: false, source: ClickSource(referrerHost: "news.example.com", country: "DE", utmSource: "mail")))
+            }
+            try await world.store.importClicks(clicks)
+            let (linkID, clickTimes) = (link.id, clicks.map(\.clickedAt))
+            try await world.app().test(.live) { client in
+                let browser = Browser()
+                _ = try await Self.signIn(browser, client, key: world.adminKey)
+                let export = try await browser.get(client, "/dashboard/links/\(linkID)/clicks.csv")
+                #expect(export.status == .ok && export.headers[.contentType] == "text/csv; charset=utf-8")
+                #expect(export.headers[.contentDisposition] == "attachment; filename=\"spring-clicks.csv\"")
+                let text = String(buffer: export.body)
+                let lines = text.components(separatedBy: "\r\n")
+                #expect(lines.first == "clicked_at,platform,country,referrer,utm_source,bot,network,user_agent")
+                #expect(lines.count == 2502, "a header, 2,500 rows and the final line break: \(lines.count)")
+                #expect(lines[1].hasSuffix(",ios,DE,news.example.com,mail,no,203.0.113,\"Agent, \"\"with\"\" quotes\nand a line\""))
+                #expect(lines[2500].hasPrefix(ServerApplication.timestamp(clickTimes[2499])), "in time order to the last")
+
+                let links = String(buffer: try await browser.get(client, "/dashboard/links.csv").body)
+                #expect(links.contains(",\"'=HYPERLINK(\"\"x\"\"), \"\"quoted\"\"\",active,2500,"), "\(links)")
+                let installs = try await browser.get(client, "/dashboard/installs.csv")
+                #expect(String(buffer: installs.body) == "installed_at,id,link_id,method,confidence,matched_factors,platform,platform_version\r\n")
+            }
+        }
+        #expect(CSV.field("plain") == "plain" && CSV.field("-1") == "'-1" && CSV.field("@x") == "'@x" && CSV.field("a,b") == "\"a,b\"")
+    }
+
     @Test("the session cookie is Secure when the public URL is https")
     func secureCookie() async throws {
         try await ServerWorld.with { world in

@@ -105,6 +105,12 @@ final class GatedStore: ServerStore {
     func clickCounts(links: [String]) async throws -> [String: Int] { try await inner.clickCounts(links: links) }
     func insertSession(_ session: DashboardSession) async throws { try await inner.insertSession(session) }
     func linkCount(project: String) async throws -> Int { try await inner.linkCount(project: project) }
+    func clicks(link: String, after cursor: TimeCursor?, limit: Int) async throws -> [ClickRecord] {
+        try await inner.clicks(link: link, after: cursor, limit: limit)
+    }
+    func installs(project: String, after cursor: TimeCursor?, limit: Int) async throws -> [InstallRecord] {
+        try await inner.installs(project: project, after: cursor, limit: limit)
+    }
     func eventSummary(project: String, from: Date, to: Date) async throws -> [EventDay] {
         try await inner.eventSummary(project: project, from: from, to: to)
     }

@@ -40,6 +40,9 @@ struct Dashboard: Sendable {
         signedIn.get("links/:id/qr.svg") { request, context in try await qr(request, context, id: context.parameters.require("id")) }
         signedIn.get("installs") { _, context in try await installs(context) }
         signedIn.get("events") { request, context in try await events(request, context) }
+        signedIn.get("links.csv") { _, context in try await linksCSV(context) }
+        signedIn.get("links/:id/clicks.csv") { _, context in try await clicksCSV(context, id: context.parameters.require("id")) }
+        signedIn.get("installs.csv") { _, context in try await installsCSV(context) }
         signedIn.get("apps") { request, context in try await apps(request, context) }
         signedIn.get("keys") { _, context in try await keysPage(context) }
         signedIn.post("keys") { request, context in try await createKey(request, context) }
@@ -338,7 +341,7 @@ struct Dashboard: Sendable {
         return Self.redirect("/dashboard/links/\(stored.id)")
     }
 
-    private func ownLink(_ id: String, _ session: DashboardSession) async throws -> LinkRecord {
+    func ownLink(_ id: String, _ session: DashboardSession) async throws -> LinkRecord {
         guard let link = try await store.link(id: id), link.projectID == session.projectID else {
             throw DashboardError(.notFound, "There is no such link in this project.")
         }

@@ -311,3 +311,30 @@ extension SQLStore {
         }
     }
 }
+
+/// Where a listing in time order goes on: after the row at `date` with `id`.
+package struct TimeCursor: Sendable, Hashable {
+    package var date: Date
+    package var id: String
+
+    package init(date: Date, id: String) {
+        self.date = date
+        self.id = id
+    }
+}
+
+extension SQLStore {
+    package func clicks(link: String, after cursor: TimeCursor?, limit: Int) async throws -> [ClickRecord] {
+        let after: SQLStatement = cursor.map { "AND (clicked_at > \($0.date) OR (clicked_at = \($0.date) AND id > \($0.id)))" } ?? ""
+        return try await engine.select(
+            "\(sql: Self.clickColumns) WHERE link_id = \(link) \(sql: after) ORDER BY clicked_at, id LIMIT \(min(max(limit, 0), 10_000))"
+        ).map(Self.click)
+    }
+
+    package func installs(project: String, after cursor: TimeCursor?, limit: Int) async throws -> [InstallRecord] {
+        let after: SQLStatement = cursor.map { "AND (installed_at > \($0.date) OR (installed_at = \($0.date) AND id > \($0.id)))" } ?? ""
+        return try await engine.select(
+            "\(sql: Self.installColumns) WHERE project_id = \(project) \(sql: after) ORDER BY installed_at, id LIMIT \(min(max(limit, 0), 10_000))"
+        ).map(Self.install)
+    }
+}

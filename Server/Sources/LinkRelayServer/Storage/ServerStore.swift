@@ -106,6 +106,12 @@ package protocol ServerStore: Service {
     /// day and revenue currency, newest day first.
     func eventSummary(project: String, from: Date, to: Date) async throws -> [EventDay]
 
+    /// `link`'s clicks in time order after `cursor`, at most `limit` (at most 10,000): an export
+    /// reads them a page at a time.
+    func clicks(link: String, after cursor: TimeCursor?, limit: Int) async throws -> [ClickRecord]
+    /// `project`'s installs in time order after `cursor`, at most `limit` (at most 10,000).
+    func installs(project: String, after cursor: TimeCursor?, limit: Int) async throws -> [InstallRecord]
+
     // MARK: The dashboard's sessions
 
     /// Stores a signed-in browser's session.
