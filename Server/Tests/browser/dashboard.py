@@ -12,11 +12,15 @@ be the DOM's text.
     dashboard.py --server http://127.0.0.1:PORT --admin-key KEY [--screenshots DIR]
 """
 import argparse
+import csv
 import http.server
 import json
+import os
 import sys
+import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 
 from selenium import webdriver
@@ -158,8 +162,57 @@ def main():
         check(len(bars) == 1, "the chart has today's bar")
         check("newsletter" in desk.find_element(By.ID, "b-utm").find_element(By.XPATH, "..").text, "the UTM source is listed")
         shot(desk, "link")
+        # Download the link's clicks as CSV, and read it.
+        downloads = tempfile.mkdtemp()
+        desk.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+        desk.find_element(By.ID, "clicks-csv").click()
+        path = os.path.join(downloads, "autumn-clicks.csv")
+        for _ in range(100):
+            if os.path.exists(path):
+                break
+            time.sleep(0.1)
+        with open(path, newline="", encoding="utf-8") as file:
+            rows = list(csv.DictReader(file))
+        check(len(rows) == 1 and rows[0]["platform"] == "ios" and rows[0]["utm_source"] == "newsletter" and rows[0]["bot"] == "no",
+              "the downloaded CSV holds the click: %s" % rows)
         qr = desk.find_element(By.CSS_SELECTOR, "section img")
         check(desk.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", qr), "the QR code image loads")
+
+        # Create a key, see it once, use it, revoke it.
+        desk.get(server + "/dashboard/keys")
+        desk.find_element(By.ID, "key-name").send_keys("browser <i>key</i>")
+        desk.find_element(By.CSS_SELECTOR, "#key-scope option[value=admin]").click()
+        desk.find_element(By.CSS_SELECTOR, "section form.form button[type=submit]").click()
+        secret = desk.find_element(By.ID, "new-secret").text
+        check(secret.startswith("lr_admin_"), "the new key is shown once")
+        check(api(server, "/api/links/" + link_id, secret)["id"] == link_id, "the new key works against the API")
+        shot(desk, "keys")
+        desk.get(server + "/dashboard/keys")
+        check(secret not in desk.page_source, "the key is never shown again")
+        row = [r for r in desk.find_elements(By.CSS_SELECTOR, "table.keys tbody tr") if secret.startswith(r.get_attribute("data-prefix"))]
+        check(len(row) == 1 and "browser <i>key</i>" in row[0].text, "listed by its prefix, its name as text")
+        row[0].find_element(By.CSS_SELECTOR, "button").click()
+        WebDriverWait(desk, 10).until(lambda d: any(
+            secret.startswith(r.get_attribute("data-prefix")) and "revoked" in r.find_element(By.CSS_SELECTOR, "td.status").text
+            for r in d.find_elements(By.CSS_SELECTOR, "table.keys tbody tr")))
+        try:
+            api(server, "/api/links/" + link_id, secret)
+            check(False, "the revoked key is refused")
+        except urllib.error.HTTPError as error:
+            check(error.code == 401, "the revoked key is refused (%d)" % error.code)
+
+        # Every other page, drawn; and on a phone's width nothing is wider than the screen.
+        for name in ["installs", "events", "apps"]:
+            desk.get(server + "/dashboard/" + name)
+            check(desk.find_element(By.TAG_NAME, "h1").text.lower() == name, "the %s page" % name)
+            shot(desk, name)
+        desk.set_window_size(390, 844)
+        for page in [link_page, server + "/dashboard/links", server + "/dashboard/links/new", server + "/dashboard"]:
+            desk.get(page)
+            wide = desk.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+            check(wide <= 0, "%s fits a phone's width (%d px wider than the screen)" % (page.replace(server, ""), max(wide, 0)))
+        shot(desk, "link-phone")
+        desk.set_window_size(1280, 900)
 
         # Another site posts a form to the dashboard, without the form's token.
         Elsewhere.target = server + "/dashboard/links/%s/deactivate" % link_id
