@@ -105,6 +105,9 @@ final class GatedStore: ServerStore {
     func clickCounts(links: [String]) async throws -> [String: Int] { try await inner.clickCounts(links: links) }
     func insertSession(_ session: DashboardSession) async throws { try await inner.insertSession(session) }
     func linkCount(project: String) async throws -> Int { try await inner.linkCount(project: project) }
+    func dailyClicks(project: String, link: String?, fromDay: Int, toDay: Int) async throws -> DailyClicks {
+        try await inner.dailyClicks(project: project, link: link, fromDay: fromDay, toDay: toDay)
+    }
     func clicks(link: String, after cursor: TimeCursor?, limit: Int) async throws -> [ClickRecord] {
         try await inner.clicks(link: link, after: cursor, limit: limit)
     }

@@ -162,29 +162,34 @@ struct Dashboard: Sendable {
         let id: String
         let label: String
         let clicks: Int
-        let unique: Int
+    }
+
+    /// The UTC day of `date`, counted from 1970.
+    static func day(of date: Date) -> Int {
+        Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
     }
 
     func overview(_ context: ServerContext) async throws -> Response {
         let session = try context.requireSession()
         let now = clock()
         let project = session.projectID
-        let startOfDay = Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400)
-        let today = try await store.clickSummary(project: project, link: nil, from: startOfDay, to: now)
-        let week = try await store.clickSummary(project: project, link: nil, from: now.addingTimeInterval(-7 * 86_400), to: now)
-        let month = try await store.clickSummary(project: project, link: nil, from: now.addingTimeInterval(-30 * 86_400), to: now)
+        // Whole UTC days, from the daily counts: today, the last 7 and the last 30.
+        let today = Self.day(of: now)
+        let month = try await store.dailyClicks(project: project, link: nil, fromDay: today - 29, toDay: today)
+        func clicks(since day: Int) -> Int { month.byDay.filter { (Int($0.name ?? "") ?? .min) >= day }.reduce(0) { $0 + $1.count } }
         let installs = try await store.installSummary(project: project, link: nil, from: now.addingTimeInterval(-30 * 86_400), to: now)
         let organic = installs.filter { $0.name == AttributionMethod.none.rawValue }.reduce(0) { $0 + $1.count }
         var top: [TopLink] = []
         for entry in month.topLinks {
-            let link = try await store.link(id: entry.linkID)
-            top.append(TopLink(id: entry.linkID, label: link.map(Self.label) ?? entry.linkID, clicks: entry.clicks, unique: entry.uniqueClicks))
+            guard let id = entry.name else { continue }
+            let link = try await store.link(id: id)
+            top.append(TopLink(id: id, label: link.map(Self.label) ?? id, clicks: entry.count))
         }
         return pages.page(
             "overview",
             OverviewView(
                 chrome: Chrome(title: "Overview", csrf: session.csrfToken, section: "overview"), links: try await store.linkCount(project: project),
-                clicksToday: today.total, clicksWeek: week.total, clicksMonth: month.total,
+                clicksToday: clicks(since: today), clicksWeek: clicks(since: today - 6), clicksMonth: month.total,
                 attributed: installs.reduce(0) { $0 + $1.count } - organic, organic: organic, top: top, hasTop: !top.isEmpty))
     }
 
@@ -362,9 +367,7 @@ struct Dashboard: Sendable {
         let toggleLabel: String
         let days: Int
         let totalClicks: Int
-        let uniqueClicks: Int
         let clickWord: String
-        let addressWord: String
         let chart: String
         let breakdowns: [Breakdown]
         let installs: [InstallRow]
@@ -404,7 +407,8 @@ struct Dashboard: Sendable {
         let link = try await ownLink(id, session)
         let now = clock()
         let days = 30
-        let clicks = try await store.clickSummary(project: session.projectID, link: link.id, from: now.addingTimeInterval(-Double(days) * 86_400), to: now)
+        let today = Self.day(of: now)
+        let clicks = try await store.dailyClicks(project: session.projectID, link: link.id, fromDay: today - days + 1, toDay: today)
         let installs = try await store.installs(project: session.projectID, link: link.id, limit: 50)
         let shortURL = LinkCreation(store: store, configuration: configuration, clock: clock).shareURL(link, request: request).absoluteString
         func rows(_ counts: [NamedCount], unknown: String) -> [NamedRow] {
@@ -416,8 +420,8 @@ struct Dashboard: Sendable {
                 chrome: Chrome(title: Self.label(link), csrf: session.csrfToken, section: "links"), id: link.id, code: link.shortCode,
                 title: Self.label(link), shortURL: shortURL, status: LinkCommands.status(link, now: now), destination: link.originalURL,
                 toggleAction: link.isActive ? "deactivate" : "activate", toggleLabel: link.isActive ? "Deactivate" : "Activate", days: days,
-                totalClicks: clicks.total, uniqueClicks: clicks.unique, clickWord: clicks.total == 1 ? "click" : "clicks",
-                addressWord: clicks.unique == 1 ? "address" : "addresses", chart: ClickChart.svg(clicks.byDay, endingAt: now, days: days),
+                totalClicks: clicks.total, clickWord: clicks.total == 1 ? "click" : "clicks",
+                chart: ClickChart.svg(clicks.byDay.map { (day: Int($0.name ?? "") ?? 0, clicks: $0.count) }, endingAt: now, days: days),
                 breakdowns: [
                     Breakdown(key: "platform", heading: "By platform", column: "Platform", rows: rows(clicks.byPlatform, unknown: "unknown")),
                     Breakdown(key: "country", heading: "By country", column: "Country", rows: rows(clicks.byCountry, unknown: "unknown")),

@@ -149,6 +149,7 @@ extension SQLStore {
         let deleted = try await engine.transaction { connection in
             _ = try await connection.run("DELETE FROM click_tokens WHERE link_id = \(id)")
             _ = try await connection.run("DELETE FROM clicks WHERE link_id = \(id)")
+            _ = try await connection.run("DELETE FROM click_days WHERE link_id = \(id)")
             return try await connection.run("DELETE FROM links WHERE id = \(id) AND project_id = \(project) RETURNING id")
         }
         guard !deleted.isEmpty else { return false }
@@ -336,5 +337,50 @@ extension SQLStore {
         return try await engine.select(
             "\(sql: Self.installColumns) WHERE project_id = \(project) \(sql: after) ORDER BY installed_at, id LIMIT \(min(max(limit, 0), 10_000))"
         ).map(Self.install)
+    }
+}
+
+/// What `click_days` says of a project's (or one link's) clicks over whole UTC days: what the
+/// dashboard's pages show, read from a row per day and value instead of every click.
+package struct DailyClicks: Sendable, Hashable {
+    package var total: Int
+    /// Clicks per day (days since 1970), oldest first; days without clicks left out.
+    package var byDay: [NamedCount]
+    package var byPlatform: [NamedCount]
+    package var byCountry: [NamedCount]
+    package var byReferrer: [NamedCount]
+    package var byUTMSource: [NamedCount]
+    /// For a project: its most tapped links (their ids), at most 10.
+    package var topLinks: [NamedCount]
+}
+
+extension SQLStore {
+    package func dailyClicks(project: String, link: String?, fromDay: Int, toDay: Int) async throws -> DailyClicks {
+        let scope: SQLStatement = """
+            FROM click_days WHERE project_id = \(project) \(sql: link.map { "AND link_id = \($0)" } ?? "") AND day >= \(fromDay) AND day <= \(toDay)
+            """
+        let days = try await engine.select("SELECT day, CAST(SUM(clicks) AS BIGINT) AS clicks \(sql: scope) AND dimension = 'total' GROUP BY day ORDER BY day")
+        let byDay = try days.map { NamedCount(name: String(try $0["day"] as Int), count: try $0["clicks"]) }
+        func breakdown(_ dimension: String) async throws -> [NamedCount] {
+            try await engine.select(
+                """
+                SELECT value, CAST(SUM(clicks) AS BIGINT) AS clicks \(sql: scope) AND dimension = \(dimension) GROUP BY value
+                ORDER BY clicks DESC, value LIMIT \(ClickSummary.topValues)
+                """
+            ).map { row in
+                let value: String = try row["value"]
+                return NamedCount(name: value.isEmpty ? nil : value, count: try row["clicks"])
+            }
+        }
+        var top: [NamedCount] = []
+        if link == nil {
+            top = try await engine.select(
+                "SELECT link_id, CAST(SUM(clicks) AS BIGINT) AS clicks \(sql: scope) AND dimension = 'total' GROUP BY link_id ORDER BY clicks DESC, link_id LIMIT 10"
+            ).map { NamedCount(name: try $0["link_id"], count: try $0["clicks"]) }
+        }
+        return DailyClicks(
+            total: byDay.reduce(0) { $0 + $1.count }, byDay: byDay, byPlatform: try await breakdown("platform"),
+            byCountry: try await breakdown("country"), byReferrer: try await breakdown("referrer"), byUTMSource: try await breakdown("utm"),
+            topLinks: top)
     }
 }

@@ -182,11 +182,34 @@ extension SQLStore {
                 return try eventOutcome(event, inserted: try database.run(eventInsert(event))) { try database.run(earlierEvent(event)) }
             }
         }
-        if batch.count == 1 { return [Result { try perform(batch[0]) }] }
+        // A click's daily counts go in with it, in its transaction.
+        func counts(_ writes: [DurableWrite]) throws {
+            let clicks = writes.compactMap { write -> ClickRecord? in
+                if case .click(let click) = write { return click }
+                return nil
+            }
+            for statement in clickDayUpserts(clicks) { try database.run(statement) }
+        }
+        // One install or event is one statement, atomic alone; a click is more, with its counts.
+        var clickInBatch = false
+        for write in batch { if case .click = write { clickInBatch = true } }
+        if batch.count == 1, !clickInBatch { return [Result { try perform(batch[0]) }] }
         do {
-            return try database.transaction { try batch.map { .success(try perform($0)) } }
+            return try database.transaction {
+                let results = try batch.map { Result<DurableWritten, any Error>.success(try perform($0)) }
+                try counts(batch)
+                return results
+            }
         } catch {
-            return batch.map { write in Result { try database.transaction { try perform(write) } } }
+            return batch.map { write in
+                Result {
+                    try database.transaction {
+                        let written = try perform(write)
+                        try counts([write])
+                        return written
+                    }
+                }
+            }
         }
     }
 

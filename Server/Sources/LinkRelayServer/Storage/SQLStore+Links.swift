@@ -173,6 +173,44 @@ extension SQLStore {
     /// `unnest` (the same text whatever the count, so it stays prepared).
     static func insertClicks(_ clicks: [ClickRecord], on connection: any SQLConnection, dialect: SQLDialect) async throws {
         try await insertRows(clicks, on: connection, dialect: dialect, each: clickInsert, batch: clickBatch, perStatement: clicksPerStatement)
+        // PostgreSQL's statement counted them itself (``clickBatch(_:)``).
+        if dialect == .sqlite { try await connection.runEach(clickDayUpserts(clicks)) }
+    }
+
+    /// A day's count of clicks of one link with one value of one dimension (``Migration/countedDimensions``).
+    struct ClickDayKey: Hashable, Comparable {
+        var linkID: String
+        var projectID: String
+        var day: Int
+        var dimension: String
+        var value: String
+
+        static func < (a: Self, b: Self) -> Bool {
+            (a.linkID, a.day, a.dimension, a.value) < (b.linkID, b.day, b.dimension, b.value)
+        }
+    }
+
+    /// SQLite's statements adding `clicks` (bots left out) to `click_days`, to run in the
+    /// transaction that stores them: one per link, day, dimension and value the clicks hold.
+    static func clickDayUpserts(_ clicks: [ClickRecord]) -> [SQLStatement] {
+        var counts: [ClickDayKey: Int] = [:]
+        for click in clicks where !click.isBot {
+            let day = Int((click.clickedAt.timeIntervalSince1970 / 86_400).rounded(.down))
+            let values = [
+                ("total", ""), ("platform", click.platform?.rawValue ?? ""), ("country", click.source.country ?? ""),
+                ("referrer", click.source.referrerHost ?? ""), ("utm", click.source.utmSource ?? ""),
+            ]
+            for (dimension, value) in values {
+                counts[ClickDayKey(linkID: click.linkID, projectID: click.projectID, day: day, dimension: dimension, value: value), default: 0] += 1
+            }
+        }
+        return counts.sorted { $0.key < $1.key }.map { key, count in
+            """
+            INSERT INTO click_days (link_id, project_id, day, dimension, value, clicks)
+            VALUES (\(key.linkID), \(key.projectID), \(key.day), \(key.dimension), \(key.value), \(count))
+            ON CONFLICT (link_id, day, dimension, value) DO UPDATE SET clicks = click_days.clicks + excluded.clicks
+            """
+        }
     }
 
     /// `rows` stored on `connection`: SQLite, `each` row's statement, all in one trip; PostgreSQL,
@@ -200,7 +238,10 @@ extension SQLStore {
     static func clickBatch(_ clicks: ArraySlice<ClickRecord>) -> SQLStatement {
         func texts(_ value: (ClickRecord) -> String?) -> String { PostgresArrayLiteral.texts(clicks.map(value)) }
         func integers(_ value: (ClickRecord) -> Int?) -> String { PostgresArrayLiteral.integers(clicks.map(value)) }
+        // The clicks and their daily counts in one statement: atomic alone, one round trip.
+        let counted = Migration.countingSelect(from: "inserted")
         let statement: SQLStatement = """
+            WITH inserted AS (
             INSERT INTO clicks (id, link_id, project_id, clicked_at, \(sql: deviceColumns), platform, is_bot, referrer_host, country, utm_source)
             SELECT * FROM unnest(\(texts { $0.id })::text[], \(texts { $0.linkID })::text[], \(texts { $0.projectID })::text[],
                 \(integers { SQLTime.milliseconds($0.clickedAt) })::bigint[], \(texts(\.device.ip))::text[],
@@ -209,6 +250,9 @@ extension SQLStore {
                 \(integers(\.device.screenHeight))::integer[], \(texts { $0.platform?.rawValue })::text[],
                 \(integers { $0.isBot ? 1 : 0 })::integer[], \(texts(\.source.referrerHost))::text[], \(texts(\.source.country))::text[],
                 \(texts(\.source.utmSource))::text[])
+            RETURNING link_id, project_id, clicked_at, platform, is_bot, referrer_host, country, utm_source)
+            INSERT INTO click_days (link_id, project_id, day, dimension, value, clicks) \(trusted: counted)
+            ON CONFLICT (link_id, day, dimension, value) DO UPDATE SET clicks = click_days.clicks + excluded.clicks
             """
         return statement.prepared(HotStatement.Clicks.self)
     }

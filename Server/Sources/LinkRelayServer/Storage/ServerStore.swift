@@ -112,6 +112,10 @@ package protocol ServerStore: Service {
     /// `project`'s installs in time order after `cursor`, at most `limit` (at most 10,000).
     func installs(project: String, after cursor: TimeCursor?, limit: Int) async throws -> [InstallRecord]
 
+    /// What `project`'s clicks (`link`'s only, when given) add up to over the UTC days
+    /// `fromDay`…`toDay` (days since 1970), from the daily counts kept as clicks are written.
+    func dailyClicks(project: String, link: String?, fromDay: Int, toDay: Int) async throws -> DailyClicks
+
     // MARK: The dashboard's sessions
 
     /// Stores a signed-in browser's session.

@@ -1,0 +1,96 @@
+import Foundation
+import LinkRelay
+import Testing
+
+@testable import LinkRelayServer
+
+/// The daily counts the dashboard reads (`click_days`): kept as clicks are written, through every
+/// path a click is stored by, equal to counting the clicks themselves; the clicks a database held
+/// before are counted when it is brought to version 13.
+@Suite("Clicks counted per link, day and source")
+struct DailyClicksTests {
+    static let day = 20_500
+
+    /// Clicks over four days, of two links, from every source, some of them bots'.
+    static func clicks(_ spring: LinkRecord, _ summer: LinkRecord) -> [ClickRecord] {
+        var clicks: [ClickRecord] = []
+        let platforms: [DevicePlatform?] = [.ios, .android, .web, nil]
+        for index in 0..<400 {
+            let link = index % 3 == 0 ? summer : spring
+            let date = Date(timeIntervalSince1970: Double(day - index % 4) * 86_400 + Double(index * 97 % 86_400))
+            clicks.append(
+                ClickRecord(
+                    linkID: link.id, projectID: link.projectID, clickedAt: date, device: DeviceSignals(ip: "203.0.113.\(index % 50)"),
+                    platform: platforms[index % 4], isBot: index % 11 == 0,
+                    source: ClickSource(
+                        referrerHost: index % 5 == 0 ? nil : "site\(index % 3).example", country: index % 2 == 0 ? "DE" : nil,
+                        utmSource: ["mail", "ads", nil][index % 3])))
+        }
+        return clicks
+    }
+
+    /// `daily` and `raw` agree: totals, days, and every breakdown.
+    static func agree(_ daily: DailyClicks, _ raw: ClickSummary) {
+        #expect(daily.total == raw.total)
+        #expect(daily.byDay.map { Int($0.name ?? "") ?? -1 } == raw.byDay.map(\.day) && daily.byDay.map(\.count) == raw.byDay.map(\.clicks))
+        #expect(Set(daily.byPlatform) == Set(raw.byPlatform) && Set(daily.byCountry) == Set(raw.byCountry))
+        #expect(Set(daily.byReferrer) == Set(raw.byReferrer) && Set(daily.byUTMSource) == Set(raw.byUTMSource))
+    }
+
+    @Test("written one by one, in batches and by an import, the daily counts are what counting the clicks gives; a deleted link's go with it", arguments: TestEngine.available)
+    func equalToCounting(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let spring = try await world.link("spring")
+            let summer = try await world.link("summer")
+            let clicks = Self.clicks(spring, summer)
+            // A third through the group commit one at a time, the rest imported in one batch.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for click in clicks.prefix(130) { group.addTask { try await world.store.recordClick(click) } }
+                try await group.waitForAll()
+            }
+            try await world.store.importClicks(Array(clicks.dropFirst(130)))
+            let from = Date(timeIntervalSince1970: Double(Self.day - 3) * 86_400)
+            let to = Date(timeIntervalSince1970: Double(Self.day + 1) * 86_400 - 0.001)
+            for link in [spring.id, summer.id, nil] as [String?] {
+                let daily = try await world.store.dailyClicks(project: world.project.id, link: link, fromDay: Self.day - 3, toDay: Self.day)
+                let raw = try await world.store.clickSummary(project: world.project.id, link: link, from: from, to: to)
+                Self.agree(daily, raw)
+                if link == nil {
+                    #expect(daily.topLinks.map(\.name) == raw.topLinks.map(\.linkID) && daily.topLinks.map(\.count) == raw.topLinks.map(\.clicks))
+                }
+            }
+            // Two days only.
+            let recent = try await world.store.dailyClicks(project: world.project.id, link: nil, fromDay: Self.day - 1, toDay: Self.day)
+            #expect(recent.total == clicks.filter { !$0.isBot && $0.clickedAt >= Date(timeIntervalSince1970: Double(Self.day - 1) * 86_400) }.count)
+            // Another project sees none of them.
+            #expect(try await world.store.dailyClicks(project: world.otherProject.id, link: nil, fromDay: 0, toDay: Self.day + 1).total == 0)
+            #expect(try await world.store.deleteLink(project: world.project.id, id: summer.id))
+            let after = try await world.store.dailyClicks(project: world.project.id, link: nil, fromDay: 0, toDay: Self.day + 1)
+            #expect(after.topLinks.map(\.name) == [spring.id])
+        }
+    }
+
+    @Test("a version-12 database's clicks are counted when it is brought to version 13", arguments: TestEngine.available)
+    func backfilled(_ engine: TestEngine) async throws {
+        try await StorageTests.withStore(engine) { store, reopen async throws in
+            #expect(try await store.migrate(upTo: 12) == Array(1...12))
+            let project = try await store.createProject(name: "acme", at: Date())
+            let spring = LinkRecord(projectID: project.id, shortCode: "spring", originalURL: "https://acme.example", createdAt: Date())
+            let summer = LinkRecord(projectID: project.id, shortCode: "summer", originalURL: "https://acme.example", createdAt: Date())
+            try await store.insertLink(spring)
+            try await store.insertLink(summer)
+            let clicks = Self.clicks(spring, summer)
+            // As version 12 stored them: the clicks alone.
+            try await store.engine.transaction { connection in try await connection.runEach(clicks.map(SQLStore.clickInsert)) }
+            try await store.close()
+            try await reopen { reopened async throws in
+                #expect(try await reopened.migrate() == Array(13...Migration.latestVersion))
+                let daily = try await reopened.dailyClicks(project: project.id, link: nil, fromDay: Self.day - 3, toDay: Self.day)
+                let raw = try await reopened.clickSummary(
+                    project: project.id, link: nil, from: Date(timeIntervalSince1970: Double(Self.day - 3) * 86_400),
+                    to: Date(timeIntervalSince1970: Double(Self.day + 1) * 86_400 - 0.001))
+                Self.agree(daily, raw)
+            }
+        }
+    }
+}
