@@ -12,6 +12,7 @@ import Synchronization
 //       [--installs 3000] [--postgres URL] [--population bench|dense-households|sparse-households|
 //       carrier-heavy|ipv6-households|all] [--explore] [--smoke]
 //   linkrelay-server-bench stuffed [--clicks 10000] [--installs 200] [--postgres URL]
+//   linkrelay-server-bench dashboard [--clicks 1000000] [--links 100] [--requests 200] [--postgres URL]
 //
 // Prints one table per population and engine: recall and wrong attributions for LinkRelay
 // Server (through its real install endpoint over HTTP on loopback), for the two reference
@@ -298,6 +299,10 @@ if CommandLine.arguments.count > 3, CommandLine.arguments[1] == "seed" {
 
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "stuffed" {
     exit(try await StuffedNetwork.run(CommandLine.arguments.dropFirst(2)) ? 0 : 1)
+}
+
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "dashboard" {
+    exit(try await DashboardTiming.run(CommandLine.arguments.dropFirst(2)) ? 0 : 1)
 }
 
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "retention" {

@@ -338,6 +338,28 @@ struct DashboardTests {
         #expect(CSV.field("plain") == "plain" && CSV.field("-1") == "'-1" && CSV.field("@x") == "'@x" && CSV.field("a,b") == "\"a,b\"")
     }
 
+    @Test("installs: attributed and organic by method over 30 days, the newest with why they matched")
+    func installsPage() async throws {
+        try await ServerWorld.with { world in
+            let link = try await world.link("spring")
+            for (method, factors) in [(AttributionMethod.fingerprint, ["address", "user_agent"]), (.none, [])] {
+                try await world.store.recordInstall(
+                    InstallRecord(
+                        projectID: world.project.id, linkID: method == .none ? nil : link.id, clickID: nil, confidence: method == .none ? 0 : 85,
+                        matchedFactors: factors, method: method, installedAt: world.clock.date, device: DeviceSignals(), platform: .ios,
+                        platformVersion: "17.4", deviceID: nil, fingerprintHash: "h", attributionWindowHours: nil, deepLinkData: [:]))
+            }
+            try await world.app().test(.live) { client in
+                let browser = Browser()
+                _ = try await Self.signIn(browser, client, key: world.adminKey)
+                let html = String(buffer: try await browser.get(client, "/dashboard/installs").body)
+                #expect(html.contains("<span id=\"attributed\">1</span> attributed, <span id=\"organic\">1</span> organic"))
+                #expect(html.contains("<tr><td>fingerprint</td><td>1</td></tr>") && html.contains("<tr><td>organic</td><td>1</td></tr>"))
+                #expect(html.contains(">spring</a>") && html.contains("the same address and the same device and OS version"))
+            }
+        }
+    }
+
     @Test("the session cookie is Secure when the public URL is https")
     func secureCookie() async throws {
         try await ServerWorld.with { world in

@@ -335,14 +335,7 @@ struct Dashboard: Sendable {
 
     func duplicate(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
         let (session, _) = try await checkedForm(request, context)
-        let original = try await ownLink(id, session)
-        var copy = original
-        copy.id = UUID().uuidString.lowercased()
-        copy.shortCode = LinkCreation.randomCode()
-        copy.createdAt = clock().storedPrecision
-        copy.title = original.title.map { String("\($0) (Copy)".prefix(512)) }
-        copy.dedupeKey = nil
-        let stored = try await LinkCreation.insert(copy, customCode: false, into: store)
+        let stored = try await LinkCreation.duplicate(try await ownLink(id, session), at: clock(), into: store)
         return Self.redirect("/dashboard/links/\(stored.id)")
     }
 
@@ -467,14 +460,7 @@ struct Dashboard: Sendable {
         let link = try await ownLink(id, session)
         let url = LinkCreation(store: store, configuration: configuration, clock: clock).shareURL(link, request: request).absoluteString
         guard let code = try? QRCode(text: url, level: .medium) else { throw DashboardError(.unprocessableContent, "The link's URL is too long for a QR code.") }
-        let download = AdminQuery(request).raw("download") == "1"
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: "image/svg+xml", .cacheControl: "private, max-age=300",
-                .contentDisposition: "\(download ? "attachment" : "inline"); filename=\"\(link.shortCode).svg\"",
-            ],
-            body: .init(byteBuffer: ByteBuffer(string: code.svg(pixels: 400))))
+        return LinkAdmin.svg(code, pixels: 400, filename: "\(link.shortCode).svg", download: AdminQuery(request).raw("download") == "1")
     }
 
     // MARK: Installs
@@ -483,6 +469,15 @@ struct Dashboard: Sendable {
         let chrome: Chrome
         let rows: [Row]
         let hasRows: Bool
+        /// The last 30 days' installs by method, attributed and organic.
+        let methods: [Method]
+        let attributed: Int
+        let organic: Int
+
+        struct Method {
+            let method: String
+            let installs: Int
+        }
 
         struct Row {
             let when: String
@@ -497,6 +492,9 @@ struct Dashboard: Sendable {
     func installs(_ context: ServerContext) async throws -> Response {
         let session = try context.requireSession()
         let installs = try await store.installs(project: session.projectID, link: nil, limit: 100)
+        let now = clock()
+        let methods = try await store.installSummary(project: session.projectID, link: nil, from: now.addingTimeInterval(-30 * 86_400), to: now)
+        let organic = methods.filter { $0.name == AttributionMethod.none.rawValue }.reduce(0) { $0 + $1.count }
         var codes: [String: String] = [:]
         for id in Set(installs.compactMap(\.linkID)) { codes[id] = try await store.link(id: id)?.shortCode }
         return pages.page(
@@ -508,7 +506,9 @@ struct Dashboard: Sendable {
                         when: ServerApplication.timestamp($0.installedAt), method: Self.methodName($0.method), confidence: $0.confidence,
                         why: $0.method == .none ? "" : Self.whyItMatched($0.matchedFactors), link: $0.linkID.flatMap { codes[$0] },
                         linkID: $0.linkID.flatMap { codes[$0] == nil ? nil : $0 })
-                }, hasRows: !installs.isEmpty))
+                }, hasRows: !installs.isEmpty,
+                methods: methods.map { InstallsView.Method(method: Self.methodName(AttributionMethod(rawValue: $0.name ?? "") ?? .none), installs: $0.count) },
+                attributed: methods.reduce(0) { $0 + $1.count } - organic, organic: organic))
     }
 }
 

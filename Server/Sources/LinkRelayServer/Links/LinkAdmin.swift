@@ -92,15 +92,7 @@ struct LinkAdmin: Sendable {
     /// `POST /api/links/:id/duplicate`: a new link with the same destinations and settings, a
     /// new random code, the title with ` (Copy)` (as Core), no clicks; `201` with its row.
     func duplicate(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
-        let original = try await ownLink(id, context)
-        var copy = original
-        copy.id = UUID().uuidString.lowercased()
-        copy.shortCode = LinkCreation.randomCode()
-        copy.createdAt = clock().storedPrecision
-        copy.title = original.title.map { String("\($0) (Copy)".prefix(512)) }
-        // A copy is never the answer to a repeated SDK request.
-        copy.dedupeKey = nil
-        let stored = try await LinkCreation.insert(copy, customCode: false, into: store)
+        let stored = try await LinkCreation.duplicate(try await ownLink(id, context), at: clock(), into: store)
         return ServerApplication.json(LinkCreation.row(stored), status: .created)
     }
 
@@ -121,13 +113,18 @@ struct LinkAdmin: Sendable {
         } catch {
             throw APIError(.unprocessableContent, "The link's URL (\(error.bytes) bytes) is longer than a QR code at level \(level.rawValue) holds (\(error.capacity)).", field: "level")
         }
-        return Response(
+        return Self.svg(code, pixels: size, filename: "\(link.shortCode).svg", download: false)
+    }
+
+    /// A QR code as an SVG answer, shown in place or (`download`) saved as `filename`.
+    static func svg(_ code: QRCode, pixels: Int, filename: String, download: Bool) -> Response {
+        Response(
             status: .ok,
             headers: [
                 .contentType: "image/svg+xml", .cacheControl: "private, max-age=300",
-                .contentDisposition: "inline; filename=\"\(link.shortCode).svg\"",
+                .contentDisposition: "\(download ? "attachment" : "inline"); filename=\"\(filename)\"",
             ],
-            body: .init(byteBuffer: ByteBuffer(string: code.svg(pixels: size))))
+            body: .init(byteBuffer: ByteBuffer(string: code.svg(pixels: pixels))))
     }
 
     /// `GET /api/analytics/overview?days=30`: the project's clicks in the last `days` days

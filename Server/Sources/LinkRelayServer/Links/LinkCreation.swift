@@ -144,6 +144,18 @@ struct LinkCreation: Sendable {
         return (try await Self.insert(link, customCode: customCode != nil, into: store), false)
     }
 
+    /// A copy of `original` stored: the same destinations and settings, a new random code, the
+    /// title with ` (Copy)` (as Core), made at `date`; never the answer to a repeated SDK request.
+    static func duplicate(_ original: LinkRecord, at date: Date, into store: any ServerStore) async throws -> LinkRecord {
+        var copy = original
+        copy.id = UUID().uuidString.lowercased()
+        copy.shortCode = randomCode()
+        copy.createdAt = date.storedPrecision
+        copy.title = original.title.map { String("\($0) (Copy)".prefix(512)) }
+        copy.dedupeKey = nil
+        return try await insert(copy, customCode: false, into: store)
+    }
+
     /// Stores `link`; with a code of its own (`customCode`) a taken code is a `409`, else up to
     /// ten random codes are tried. Returns the link as stored.
     static func insert(_ link: LinkRecord, customCode: Bool, into store: any ServerStore) async throws -> LinkRecord {
