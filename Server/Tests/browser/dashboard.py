@@ -24,7 +24,7 @@ import urllib.error
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -111,14 +111,16 @@ def main():
     desk = browser()
     phone = browser(IPHONE_SAFARI, "390,844")
     try:
-        wait = WebDriverWait(desk, 10)
+        # Every wait reads the page again when it was replaced under it (a form's answer loading).
+        moving = [StaleElementReferenceException, NoSuchElementException]
+        wait = WebDriverWait(desk, 10, ignored_exceptions=moving)
         desk.get(server + "/dashboard/links")
         check(desk.current_url.endswith("/dashboard/sign-in"), "signed out, a page goes to the sign-in")
         check(desk.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en", "the page has a language")
         shot(desk, "sign-in")
         desk.find_element(By.ID, "key").send_keys("lr_admin_00000000_" + "x" * 32)
         desk.find_element(By.CSS_SELECTOR, "form.form button[type=submit]").click()
-        check("not an admin key" in desk.find_element(By.CSS_SELECTOR, ".problem").text, "a wrong key is refused in one sentence")
+        check("not an admin key" in wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".problem")).text, "a wrong key is refused in one sentence")
         desk.find_element(By.ID, "key").send_keys(arguments.admin_key)
         desk.find_element(By.CSS_SELECTOR, "form.form button[type=submit]").click()
         wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "Overview")
@@ -153,7 +155,7 @@ def main():
 
         # Follow it as an iPhone's Safari: the fingerprint page, then the click, then the destination.
         phone.get(server + "/autumn")
-        WebDriverWait(phone, 10).until(lambda d: d.current_url.startswith(other + "/dest"))
+        WebDriverWait(phone, 10, ignored_exceptions=moving).until(lambda d: d.current_url.startswith(other + "/dest"))
         check(any(path.startswith("/dest") for path in Elsewhere.visits), "the phone reached the destination")
 
         desk.get(link_page)
@@ -176,14 +178,14 @@ def main():
         check(len(rows) == 1 and rows[0]["platform"] == "ios" and rows[0]["utm_source"] == "newsletter" and rows[0]["bot"] == "no",
               "the downloaded CSV holds the click: %s" % rows)
         qr = desk.find_element(By.CSS_SELECTOR, "section img")
-        check(desk.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", qr), "the QR code image loads")
+        check(wait.until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", qr)), "the QR code image loads")
 
         # Create a key, see it once, use it, revoke it.
         desk.get(server + "/dashboard/keys")
         desk.find_element(By.ID, "key-name").send_keys("browser <i>key</i>")
         desk.find_element(By.CSS_SELECTOR, "#key-scope option[value=admin]").click()
         desk.find_element(By.CSS_SELECTOR, "section form.form button[type=submit]").click()
-        secret = desk.find_element(By.ID, "new-secret").text
+        secret = wait.until(lambda d: d.find_element(By.ID, "new-secret")).text
         check(secret.startswith("lr_admin_"), "the new key is shown once")
         check(api(server, "/api/links/" + link_id, secret)["id"] == link_id, "the new key works against the API")
         shot(desk, "keys")
@@ -192,7 +194,7 @@ def main():
         row = [r for r in desk.find_elements(By.CSS_SELECTOR, "table.keys tbody tr") if secret.startswith(r.get_attribute("data-prefix"))]
         check(len(row) == 1 and "browser <i>key</i>" in row[0].text, "listed by its prefix, its name as text")
         row[0].find_element(By.CSS_SELECTOR, "button").click()
-        WebDriverWait(desk, 10).until(lambda d: any(
+        wait.until(lambda d: any(
             secret.startswith(r.get_attribute("data-prefix")) and "revoked" in r.find_element(By.CSS_SELECTOR, "td.status").text
             for r in d.find_elements(By.CSS_SELECTOR, "table.keys tbody tr")))
         try:
@@ -217,7 +219,7 @@ def main():
         # Another site posts a form to the dashboard, without the form's token.
         Elsewhere.target = server + "/dashboard/links/%s/deactivate" % link_id
         desk.get(other + "/attack")
-        WebDriverWait(desk, 10).until(lambda d: d.current_url.startswith(server))
+        wait.until(lambda d: d.current_url.startswith(server))
         refused = "/deactivate" in desk.current_url and ("not signed in" in desk.page_source or "token is missing" in desk.page_source)
         check(refused, "the cross-site form is refused")
         check(api(server, "/api/links/" + link_id, arguments.admin_key)["is_active"] is True, "and the link is still active")
