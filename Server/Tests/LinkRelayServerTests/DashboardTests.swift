@@ -108,9 +108,9 @@ struct DashboardTests {
         }
     }
 
-    @Test("a form without the session's token is refused and changes nothing; a revoked key or an expired session ends the session")
-    func forms() async throws {
-        try await ServerWorld.with { world in
+    @Test("a form without the session's token is refused and changes nothing; a revoked key or an expired session ends the session", arguments: TestEngine.available)
+    func forms(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             let link = try await world.link("spring")
             try await world.app().test(.live) { client in
                 let browser = Browser()
@@ -136,9 +136,9 @@ struct DashboardTests {
         }
     }
 
-    @Test("ten failed sign-ins from one address in 15 minutes stop its attempts, the right key too; another address is not stopped")
-    func signInLimit() async throws {
-        try await ServerWorld.with { world in
+    @Test("ten failed sign-ins from one address in 15 minutes stop its attempts, the right key too; another address is not stopped", arguments: TestEngine.available)
+    func signInLimit(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let browser = Browser()
                 for _ in 0..<SignInLimiter.limit {
@@ -156,9 +156,9 @@ struct DashboardTests {
         #expect(limiter.wait("203.0.113.7", at: now) != nil && limiter.wait("198.51.100.1", at: now) == nil)
     }
 
-    @Test("the link form: created through the same checks as the API, a wrong field shown next to it; hostile text shown as text")
-    func linkForm() async throws {
-        try await ServerWorld.with { world in
+    @Test("the link form: created through the same checks as the API, a wrong field shown next to it; hostile text shown as text", arguments: TestEngine.available)
+    func linkForm(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let browser = Browser()
                 _ = try await Self.signIn(browser, client, key: world.adminKey)
@@ -209,9 +209,9 @@ struct DashboardTests {
         }
     }
 
-    @Test("keys: one made with a scope is shown once and works; listed by prefix only; revoked, it is refused at once")
-    func keys() async throws {
-        try await ServerWorld.with { world in
+    @Test("keys: one made with a scope is shown once and works; listed by prefix only; revoked, it is refused at once", arguments: TestEngine.available)
+    func keys(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let browser = Browser()
                 _ = try await Self.signIn(browser, client, key: world.adminKey)
@@ -269,9 +269,9 @@ struct DashboardTests {
         }
     }
 
-    @Test("apps: the association files as served, with the doctor's verdict on a link of the project")
-    func apps() async throws {
-        try await ServerWorld.with { world in
+    @Test("apps: the association files as served, with the doctor's verdict on a link of the project", arguments: TestEngine.available)
+    func apps(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             try await world.link("spring")
             for app in [
                 AppRecord(projectID: world.project.id, platform: .ios, identifier: "ABCDE12345.com.acme.shop", paths: ["/*"], createdAt: world.clock.date),
@@ -338,9 +338,9 @@ struct DashboardTests {
         #expect(CSV.field("plain") == "plain" && CSV.field("-1") == "'-1" && CSV.field("@x") == "'@x" && CSV.field("a,b") == "\"a,b\"")
     }
 
-    @Test("installs: attributed and organic by method over 30 days, the newest with why they matched")
-    func installsPage() async throws {
-        try await ServerWorld.with { world in
+    @Test("installs: attributed and organic by method over 30 days, the newest with why they matched", arguments: TestEngine.available)
+    func installsPage(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
             let link = try await world.link("spring")
             for (method, factors) in [(AttributionMethod.fingerprint, ["address", "user_agent"]), (.none, [])] {
                 try await world.store.recordInstall(
