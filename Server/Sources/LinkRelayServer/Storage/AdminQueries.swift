@@ -120,7 +120,8 @@ extension SQLStore {
         let active: SQLStatement = filter.active.map { "AND is_active = \($0)" } ?? ""
         let template: SQLStatement = filter.templateSlug.map { "AND template_slug = \($0)" } ?? ""
         let after: SQLStatement =
-            cursor.map { "AND (created_at < \($0.createdAt) OR (created_at = \($0.createdAt) AND id < \($0.id)))" } ?? ""
+            // The first bound gives the index its range; the second only settles ties.
+            cursor.map { "AND created_at <= \($0.createdAt) AND (created_at < \($0.createdAt) OR id < \($0.id))" } ?? ""
         return try await engine.select(
             """
             \(sql: Self.linkColumns) WHERE project_id = \(project) \(sql: searched) \(sql: active) \(sql: template) \(sql: after)
@@ -326,14 +327,15 @@ package struct TimeCursor: Sendable, Hashable {
 
 extension SQLStore {
     package func clicks(link: String, after cursor: TimeCursor?, limit: Int) async throws -> [ClickRecord] {
-        let after: SQLStatement = cursor.map { "AND (clicked_at > \($0.date) OR (clicked_at = \($0.date) AND id > \($0.id)))" } ?? ""
+        // The first bound gives the index its range (an OR alone made each page read from the start).
+        let after: SQLStatement = cursor.map { "AND clicked_at >= \($0.date) AND (clicked_at > \($0.date) OR id > \($0.id))" } ?? ""
         return try await engine.select(
             "\(sql: Self.clickColumns) WHERE link_id = \(link) \(sql: after) ORDER BY clicked_at, id LIMIT \(min(max(limit, 0), 10_000))"
         ).map(Self.click)
     }
 
     package func installs(project: String, after cursor: TimeCursor?, limit: Int) async throws -> [InstallRecord] {
-        let after: SQLStatement = cursor.map { "AND (installed_at > \($0.date) OR (installed_at = \($0.date) AND id > \($0.id)))" } ?? ""
+        let after: SQLStatement = cursor.map { "AND installed_at >= \($0.date) AND (installed_at > \($0.date) OR id > \($0.id))" } ?? ""
         return try await engine.select(
             "\(sql: Self.installColumns) WHERE project_id = \(project) \(sql: after) ORDER BY installed_at, id LIMIT \(min(max(limit, 0), 10_000))"
         ).map(Self.install)
