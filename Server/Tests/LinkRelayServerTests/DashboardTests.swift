@@ -94,6 +94,12 @@ struct DashboardTests {
                 #expect(try await world.store.session(hash: sha256Hex(token), at: world.clock.date) != nil)
                 #expect(try await world.store.session(hash: token, at: world.clock.date) == nil)
 
+                for path in ["/dashboard/nope", "/dashboard/links/x/y/z"] {
+                    let missing = try await browser.get(client, path)
+                    #expect(missing.status == .notFound && missing.headers[.contentType] == "text/html; charset=utf-8", "\(path)")
+                    #expect(String(buffer: missing.body).contains("There is no such page in the dashboard."))
+                }
+                #expect(try await browser.get(client, "/dashboard/static/style.css").status == .ok)
                 let overview = try await browser.get(client, "/dashboard")
                 #expect(overview.status == .ok && String(buffer: overview.body).contains("<h1>Overview</h1>"))
                 #expect(try await browser.get(client, "/dashboard/sign-in").status == .seeOther, "signed in already")

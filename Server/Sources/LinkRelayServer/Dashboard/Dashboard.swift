@@ -24,6 +24,8 @@ struct Dashboard: Sendable {
         open.get("static/app.js") { _, _ in staticFile(pages.script, type: "text/javascript; charset=utf-8") }
         open.get("sign-in") { request, context in try await signInPage(request, context) }
         open.post("sign-in") { request, context in try await signIn(request, context) }
+        // Any other address under /dashboard: a page that says so (the router's own 404 is JSON).
+        open.get("**") { _, _ -> Response in throw DashboardError(.notFound, "There is no such page in the dashboard.") }
 
         let signedIn = open.group().add(middleware: DashboardSessionMiddleware(store: store, clock: clock))
         signedIn.get("") { request, context in try await overview(context) }
