@@ -131,10 +131,16 @@ extension SQLStore {
     }
 
     package func clickCounts(links: [String]) async throws -> [String: Int] {
-        var counts: [String: Int] = [:]
-        for id in links {
-            let rows = try await engine.select("SELECT COUNT(*) AS clicks FROM clicks WHERE link_id = \(id) AND is_bot = 0")
-            counts[id] = try rows.first?["clicks"] ?? 0
+        guard !links.isEmpty else { return [:] }
+        // One read of the daily totals for the page's links (a count of each link's clicks read
+        // every click of it: 500,000 index entries for a busy link, per link, per page).
+        var list: SQLStatement = "\(links[0])"
+        for id in links.dropFirst() { list = "\(sql: list), \(id)" }
+        var counts = Dictionary(uniqueKeysWithValues: links.map { ($0, 0) })
+        for row in try await engine.select(
+            "SELECT link_id, CAST(SUM(clicks) AS BIGINT) AS clicks FROM click_days WHERE dimension = 'total' AND link_id IN (\(sql: list)) GROUP BY link_id")
+        {
+            counts[try row["link_id"]] = try row["clicks"]
         }
         return counts
     }

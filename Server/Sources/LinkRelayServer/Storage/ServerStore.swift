@@ -84,7 +84,8 @@ package protocol ServerStore: Service {
     /// `project`'s links that `filter` lets through, newest first, after `cursor` when given, at
     /// most `limit` (at most 1,000).
     func links(project: String, filter: LinkFilter, after cursor: LinkCursor?, limit: Int) async throws -> [LinkRecord]
-    /// How many clicks each of `links` has, bots left out.
+    /// How many clicks each of `links` has had, bots left out: the daily counts' sum, so clicks
+    /// the retention deleted still count (one read for all of them).
     func clickCounts(links: [String]) async throws -> [String: Int]
     /// Deletes `project`'s link `id` with its clicks and click tokens (installs and events keep
     /// the link's id); `false` when there is none. Once this returns, its code answers 404 on this
