@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // The system's SQLite, through a thin wrapper of the server's own (Storage/SQLiteDatabase.swift):
@@ -46,6 +48,8 @@ let package = Package(
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "LinkRelayDoctor", package: "LinkRelay"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // The dashboard's templates and its stylesheet and script, read at start.
             resources: [.copy("Dashboard/Templates"), .copy("Dashboard/Static")]

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
-import LinkRelay
+@_spi(Backend) import LinkRelay
 import LinkRelayServer
 import Logging
 
@@ -11,6 +11,8 @@ struct LinkRelayServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "linkrelay-server",
         abstract: "The LinkRelay Server: links, deferred matches and events, on SQLite or PostgreSQL.",
+        // The SDK's version: the server and the SDK are released together, from one source.
+        version: LinkRelayVersion.string,
         subcommands: [Serve.self, Migrate.self, Keys.self, Links.self, Stats.self],
         defaultSubcommand: Serve.self)
 }
@@ -109,6 +111,12 @@ struct Serve: AsyncParsableCommand {
     var countryHeader: String?
     @Flag(inversion: .prefixedNo, help: "The web dashboard at /dashboard (sign-in with an admin key). Default: on when listening on loopback, off otherwise.")
     var dashboard: Bool?
+    @Option(name: .long, help: "Serve Prometheus metrics at /metrics on this port, a listener apart from the API's (0: any free port). Default: no metrics.")
+    var metricsPort: Int?
+    @Option(name: .long, help: "The address the metrics listener binds (with --metrics-port).")
+    var metricsHost = "127.0.0.1"
+    @Option(name: .long, help: "How log lines are written on standard error: text, or json (one object per line, the access lines too).")
+    var logFormat: LogFormat = .text
 
     func validate() throws {
         if let publicURL {
@@ -120,6 +128,10 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--trusted-proxy takes a network such as 10.0.0.0/8 or fd00::/8, not \(network).")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port takes 0…65535.") }
+        if let metricsPort {
+            guard (0...65535).contains(metricsPort) else { throw ValidationError("--metrics-port takes 0…65535.") }
+            guard metricsPort == 0 || metricsPort != port else { throw ValidationError("--metrics-port needs a port of its own, not --port's.") }
+        }
         guard sharedNetworkDevices >= 2 else { throw ValidationError("--shared-network-devices takes 2 or more.") }
         guard sprayerDevices >= 2 else { throw ValidationError("--sprayer-devices takes 2 or more.") }
         guard (1...2160).contains(fingerprintWindowHours) else { throw ValidationError("--fingerprint-window-hours takes 1…2160.") }
@@ -138,6 +150,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if logFormat == .json { LoggingSystem.bootstrap { JSONLogHandler(label: $0) } }
         var logger = Logger(label: "linkrelay.server")
         logger.logLevel = .info
         let providedKey = ProcessInfo.processInfo.environment["LINKRELAY_ADMIN_KEY"]
@@ -171,7 +184,8 @@ struct Serve: AsyncParsableCommand {
             idleTimeout: .seconds(idleTimeout), accessLog: accessLog,
             maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit)), bodyTimeout: .seconds(bodyTimeout),
             clicksPerAddressPerMinute: clicksPerAddress, countryHeader: countryHeader.flatMap(ServerConfiguration.headerName),
-            dashboard: dashboard ?? ServerConfiguration.isLoopback(host))
+            dashboard: dashboard ?? ServerConfiguration.isLoopback(host), metrics: metricsPort == nil ? .off : .prometheus(),
+            metricsAddress: metricsPort.map { (metricsHost, $0) }, logFormat: logFormat)
         if configuration.dashboard {
             logger.info("The dashboard is at /dashboard (sign in with an admin key).")
         } else if dashboard == nil {
@@ -371,3 +385,5 @@ extension KeyScope: ExpressibleByArgument {}
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
+
+extension LogFormat: ExpressibleByArgument {}

@@ -1,6 +1,7 @@
 import Foundation
 import LinkRelay
 import LinkRelayTesting
+import Logging
 import Synchronization
 import Testing
 
@@ -75,6 +76,56 @@ struct AccessLogTests {
             try await group.waitForAll()
         }
         #expect(written.all.count == 2 && written.all[1].hasSuffix(" two\n"), "written as it stopped")
+    }
+
+    @Test("a request's line as text: client, key prefix, method and route, status, bytes, milliseconds; what is missing is a dash")
+    func textLine() {
+        let written = Written()
+        let log = AccessLog(clock: ManualClock(date: Date(timeIntervalSince1970: 1_800_000_000.123)), output: written.output)
+        log.record(AccessEntry(client: "203.0.113.7", keyPrefix: "lr_sdk_0badbeef", method: "GET", route: "/{code}", status: 302, bytes: nil, duration: .microseconds(1_450)))
+        log.record(AccessEntry(client: nil, keyPrefix: nil, method: "POST", route: "/api/sdk/v1/install", status: 200, bytes: 431, duration: .seconds(2)))
+        log.flush()
+        #expect(written.all == [
+            "2027-01-15T08:00:00.123Z ACCESS 203.0.113.7 lr_sdk_0badbeef \"GET /{code}\" 302 - 1.5 ms\n"
+                + "2027-01-15T08:00:00.123Z ACCESS - - \"POST /api/sdk/v1/install\" 200 431 2000.0 ms\n"
+        ])
+    }
+
+    @Test("JSON lines: one object per line with every field; text from a client is escaped and cannot end the line or the object")
+    func jsonLines() throws {
+        let written = Written()
+        let log = AccessLog(format: .json, clock: ManualClock(date: Date(timeIntervalSince1970: 1_800_000_000.123)), output: written.output)
+        log.record(AccessEntry(client: "203.0.113.7", keyPrefix: "lr_sdk_0badbeef", method: "GET", route: "/{code}", status: 302, bytes: nil, duration: .microseconds(1_450)))
+        log.record(AccessEntry(client: "a\"b\nc\\", keyPrefix: nil, method: "POST", route: "(unmatched)", status: 404, bytes: 57, duration: .zero))
+        log.flush()
+        let lines = written.all.joined().split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 3 && lines[2].isEmpty)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(first["time"] as? String == "2027-01-15T08:00:00.123Z" && first["type"] as? String == "access")
+        #expect(first["client"] as? String == "203.0.113.7" && first["key"] as? String == "lr_sdk_0badbeef")
+        #expect(first["method"] as? String == "GET" && first["route"] as? String == "/{code}" && first["status"] as? Int == 302)
+        #expect(first["bytes"] is NSNull && (first["ms"] as? Double) == 1.5)
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
+        #expect(second["client"] as? String == "a\"b\nc\\" && second["key"] is NSNull && second["bytes"] as? Int == 57 && (second["ms"] as? Double) == 0)
+    }
+
+    @Test("the server's other log lines as JSON: one object per line, its level, label, message and metadata; a newline in a message stays inside it")
+    func jsonLogHandler() throws {
+        let written = Written()
+        var logger = Logger(label: "linkrelay.server") {
+            JSONLogHandler(label: $0, now: { Date(timeIntervalSince1970: 1_800_000_000.5) }, output: written.output)
+        }
+        logger[metadataKey: "engine"] = "sqlite"
+        logger.info("Applied schema versions 12, 13.")
+        logger.debug("not at the default level")
+        logger.error("two\nlines \"quoted\"", metadata: ["pass": "retention"])
+        #expect(written.all.count == 2 && written.all.allSatisfy { $0.hasSuffix("}\n") && $0.dropLast().firstIndex(of: "\n") == nil })
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(written.all[0].utf8)) as? [String: Any])
+        #expect(first["time"] as? String == "2027-01-15T08:00:00.500Z" && first["type"] as? String == "log" && first["level"] as? String == "info")
+        #expect(first["label"] as? String == "linkrelay.server" && first["message"] as? String == "Applied schema versions 12, 13.")
+        #expect(first["metadata"] as? [String: String] == ["engine": "sqlite"])
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(written.all[1].utf8)) as? [String: Any])
+        #expect(second["message"] as? String == "two\nlines \"quoted\"" && second["metadata"] as? [String: String] == ["engine": "sqlite", "pass": "retention"])
     }
 
     @Test("an interval or a block size out of range is clamped")

@@ -179,7 +179,7 @@ struct HardeningTests {
         }
     }
 
-    @Test("the access log: one line per request (a 401, a 404, an attributed install), never the key, never the query", arguments: TestEngine.available)
+    @Test("the access log: one line per request (a 401, a 404, an attributed install) with the route's pattern and the key's prefix, never the key, the code or the query", arguments: TestEngine.available)
     func accessLog(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
@@ -189,7 +189,7 @@ struct HardeningTests {
                 router: ServerApplication.router(store: world.store, configuration: world.configuration(), clock: world.clock.function, accessLog: accessLog),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await app.test(.live) { client in
-                try await client.execute(uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: "lr_sdk_00000000_x", json: true)) { _ in }
+                try await client.execute(uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: "lr_sdk_0badbeef_" + String(repeating: "x", count: 32), json: true)) { _ in }
                 try await client.execute(uri: "/no/such/route", method: .get) { _ in }
                 try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari) { _ in }
                 try await client.execute(
@@ -202,11 +202,15 @@ struct HardeningTests {
             // Each line after its time: `2027-01-15T08:00:00.000Z ACCESS …`.
             let logged = String(decoding: written.withLock { $0 }, as: UTF8.self).split(separator: "\n").map { String($0.dropFirst(25)) }
             #expect(logged.count == 4, "\(logged)")
-            #expect(logged[0].hasPrefix("ACCESS 127.0.0.1 \"POST /api/sdk/v1/install\" 401 "))
-            #expect(logged[1].hasPrefix("ACCESS 127.0.0.1 \"GET /no/such/route\" 404 "))
-            #expect(logged[2].hasPrefix("ACCESS 203.0.113.7 \"GET /Xk9_2bQz\" 200 "))
-            #expect(logged[3].hasPrefix("ACCESS 203.0.113.99 \"POST /api/sdk/v1/install\" 200 ") && logged[3].hasSuffix(" ms"))
-            #expect(!logged.joined().contains(world.sdkKey) && !logged.joined().contains("fp_tz"))
+            // The route's pattern, not the path with its code; the key's public prefix (an
+            // unknown key's too), never its secret part.
+            #expect(logged[0].hasPrefix("ACCESS 127.0.0.1 lr_sdk_0badbeef \"POST /api/sdk/v1/install\" 401 "))
+            #expect(logged[1].hasPrefix("ACCESS 127.0.0.1 - \"GET (unmatched)\" 404 "))
+            #expect(logged[2].hasPrefix("ACCESS 203.0.113.7 - \"GET /{code}\" 200 "))
+            let sdkPrefix = try #require(APIKeys.prefix(of: world.sdkKey))
+            #expect(logged[3].hasPrefix("ACCESS 203.0.113.99 \(sdkPrefix) \"POST /api/sdk/v1/install\" 200 ") && logged[3].hasSuffix(" ms"))
+            #expect(!logged.joined().contains(world.sdkKey) && !logged.joined().contains("fp_tz") && !logged.joined().contains("Xk9_2bQz"))
+            #expect(!logged.joined().contains(String(repeating: "x", count: 32)))
         }
     }
 }

@@ -178,15 +178,21 @@ enum RawHTTP {
         return socket
     }
 
-    /// `GET path` on a new connection; the answer's first bytes, or "" on failure.
+    /// `GET path` on a new connection; the answer (up to 1 MiB), or "" on failure.
     static func get(_ path: String, port: Int) -> String {
         guard let socket = connect(port: port) else { return "" }
         defer { close(socket) }
         let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
         guard send(socket, request, request.count, 0) == request.count else { return "" }
+        // Until the server closes the connection (at most 1 MiB).
+        var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(socket, &buffer, buffer.count, 0)
-        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
+        while answer.count < 1 << 20 {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
     }
 }
 
@@ -313,14 +319,22 @@ final class RunningServer: Sendable {
     /// The port from `LinkRelay Server listening on http://host:PORT`, once printed.
     /// - Throws: when the process ends without printing it.
     func port() async throws -> Int {
-        for await _ in changes {
-            if let line = output.split(separator: "\n").first(where: { $0.hasPrefix("LinkRelay Server listening on http://") }),
-                let port = line.split(separator: ":").dropFirst(2).first?.prefix(while: \.isNumber), let number = Int(port)
-            {
-                return number
-            }
+        try await printed { output, _ in
+            guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("LinkRelay Server listening on http://") }),
+                let port = line.split(separator: ":").dropFirst(2).first?.prefix(while: \.isNumber)
+            else { return nil }
+            return Int(port)
         }
-        throw StartupError("the server ended without listening: \(error)")
+    }
+
+    /// What `found` reads in the output and the error printed so far, once it reads something.
+    /// - Throws: when the process ends before.
+    func printed<T>(_ found: (_ output: String, _ error: String) -> T?) async throws -> T {
+        if let value = found(output, error) { return value }
+        for await _ in changes {
+            if let value = found(output, error) { return value }
+        }
+        throw StartupError("the server ended before printing what was expected: \(error)")
     }
 
     /// Sends SIGTERM and waits for the exit status.

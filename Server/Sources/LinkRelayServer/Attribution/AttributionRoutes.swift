@@ -27,7 +27,9 @@ struct AttributionRoutes: Sendable {
         let key = try context.requireAPIKey()
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let report = try InstallReport(body, clientAddress: context.clientAddress, matchPrivateNetworks: configuration.matchPrivateNetworks)
-        return try await AttributionService(store: store, matcher: configuration.matcher).attribute(report, project: key.projectID, at: clock())
+        let attribution = try await AttributionService(store: store, matcher: configuration.matcher).attribute(report, project: key.projectID, at: clock())
+        configuration.metrics.install(method: attribution.install.method.rawValue)
+        return attribution
     }
 
     /// Core's `deepLinkData` (§3.4), plus `linkId`, `clickId`, `deepLinkPath` and `appScheme`.

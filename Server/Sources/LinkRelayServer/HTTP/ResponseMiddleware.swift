@@ -10,9 +10,9 @@ import Hummingbird
 /// the answer set its own (the redirect's pages do, with a nonce for their one script),
 /// `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'`.
 ///
-/// The access log's line (``AccessLog``): `ACCESS <client> "<METHOD> <path>" <status> <bytes> <ms> ms`
-/// after the time. The path without its query (a tap's query holds the phone's signals; a key is
-/// never in a URL), cut at 200 bytes; the client as the deferred match sees it.
+/// The access log's line (``AccessLog``, ``AccessEntry``): the client as the deferred match sees
+/// it, the key's public prefix, the method and the route's pattern (never the path: it holds a
+/// link's code, and a tap's query the phone's signals), the status, the bytes and the time taken.
 struct ResponseMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
@@ -35,13 +35,35 @@ struct ResponseMiddleware: RouterMiddleware {
         response.headers[.init("X-Frame-Options")!] = "DENY"
         response.headers[.init("Referrer-Policy")!] = "no-referrer"
         if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.defaultPolicy }
-        if let accessLog {
-            let client = context.clientAddress ?? "-"
-            accessLog.record(
-                "ACCESS \(client) \"\(request.method.rawValue) \(Self.loggedPath(request.uri.path))\" \(response.status.code) \(response.body.contentLength.map(String.init) ?? "-") \(Self.milliseconds(ContinuousClock.now - start)) ms"
-            )
+        let metrics = configuration.metrics
+        if accessLog != nil || metrics.isEnabled {
+            let duration = ContinuousClock.now - start
+            let route = Self.route(of: context)
+            metrics.request(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
+            accessLog?.record(
+                AccessEntry(
+                    client: context.clientAddress, keyPrefix: Self.keyPrefix(of: request), method: request.method.rawValue,
+                    route: route, status: response.status.code, bytes: response.body.contentLength, duration: duration))
         }
         return response
+    }
+
+    /// The pattern of the route that answered (`/{code}`, `/api/links/{id}`), as the router
+    /// matched it; `(unmatched)` when none did.
+    static func route(of context: ServerContext) -> String {
+        guard let path = context.endpointPath, path != "NotFound" else { return "(unmatched)" }
+        return path
+    }
+
+    /// The public prefix of the API key the request carries (`lr_sdk_1a2b3c4d`), whether or not
+    /// the server knows it; `nil` without one or when it is not shaped like a key (its eight
+    /// characters hex). The secret part is never read out.
+    static func keyPrefix(of request: Request) -> String? {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
+        guard let prefix = APIKeys.prefix(of: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)),
+            prefix.utf8.suffix(8).allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+        else { return nil }
+        return prefix
     }
 
     /// `elapsed` in milliseconds with one decimal (`12.3`), without Foundation's `String(format:)`

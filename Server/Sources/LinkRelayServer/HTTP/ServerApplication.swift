@@ -64,6 +64,14 @@ package struct ServerConfiguration: Sendable {
     /// `linkrelay-server serve` turns it on when it listens on loopback, off elsewhere unless
     /// `--dashboard` says so.
     package var dashboard: Bool
+    /// Where the server's metrics are recorded (``ServerMetrics``). Default: nowhere (``ServerMetrics/off``).
+    package var metrics: ServerMetrics
+    /// The address (host and port) of the separate listener serving `GET /metrics` in
+    /// Prometheus's format (``MetricsEndpoint``); `nil` (the default): none. The API's port never
+    /// serves metrics.
+    package var metricsAddress: (host: String, port: Int)?
+    /// The access log's format (and, through `linkrelay-server serve`, every log line's).
+    package var logFormat: LogFormat
 
     /// A configuration; see each property.
     package init(
@@ -72,8 +80,12 @@ package struct ServerConfiguration: Sendable {
         matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
         clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30), accessLog: Bool = true,
         maximumConnections: Int? = nil, bodyTimeout: Duration = .seconds(10), clicksPerAddressPerMinute: Int = 120,
-        countryHeader: HTTPField.Name? = nil, dashboard: Bool = true
+        countryHeader: HTTPField.Name? = nil, dashboard: Bool = true, metrics: ServerMetrics = .off,
+        metricsAddress: (host: String, port: Int)? = nil, logFormat: LogFormat = .text
     ) {
+        self.metrics = metrics
+        self.metricsAddress = metricsAddress
+        self.logFormat = logFormat
         self.countryHeader = countryHeader
         self.dashboard = dashboard
         self.clicksPerAddressPerMinute = max(clicksPerAddressPerMinute, 0)
@@ -127,7 +139,8 @@ package enum ServerApplication {
         let router = Router(context: ServerContext.self)
         router.middlewares.add(ResponseMiddleware(accessLog: accessLog, configuration: configuration))
         // Before every route: a middleware applies to the routes added after it.
-        router.middlewares.add(JSONErrorMiddleware())
+        router.middlewares.add(JSONErrorMiddleware(metrics: configuration.metrics))
+        store.report(to: configuration.metrics)
         // Healthy only when the database takes a write: a server whose every write fails (a
         // read-only file, a full disk, a deleted file) answers 503 with the reason, so a load
         // balancer sends its traffic elsewhere.
@@ -220,9 +233,16 @@ package enum ServerApplication {
     ) -> some ApplicationProtocol {
         let (ready, readying) = AsyncStream.makeStream(of: Void.self)
         // Also when clicks are kept forever: the pass makes PostgreSQL's day partitions.
-        let retention = ClickRetention(store: store, retention: configuration.clickRetention, after: ready, logger: logger)
-        let accessLog = configuration.accessLog ? AccessLog() : nil
-        let services: [any Service] = (runningStore ? [store] : []) + [retention] + (accessLog.map { [$0] } ?? [])
+        let retention = ClickRetention(
+            store: store, retention: configuration.clickRetention, after: ready, logger: logger, metrics: configuration.metrics)
+        let accessLog = configuration.accessLog ? AccessLog(format: configuration.logFormat) : nil
+        // The metrics' own listener, beside the API's: a service of the same group, so it
+        // starts and stops with the server.
+        let metricsEndpoint = configuration.metricsAddress.map {
+            MetricsEndpoint.application(metrics: configuration.metrics, host: $0.host, port: $0.port, logger: logger)
+        }
+        let services: [any Service] =
+            (runningStore ? [store] : []) + [retention] + (accessLog.map { [$0] } ?? []) + (metricsEndpoint.map { [$0] } ?? [])
         var application = Application(
             router: router(store: store, configuration: configuration, accessLog: accessLog),
             server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
@@ -287,6 +307,9 @@ struct Health: ResponseEncodable, Decodable {
 struct JSONErrorMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
+    /// Where a database's failure is counted.
+    let metrics: ServerMetrics
+
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -303,6 +326,7 @@ struct JSONErrorMiddleware: RouterMiddleware {
                 }
             throw APIError(error.status, message)
         } catch {
+            if PostgresEngine.isDatabaseError(error) { metrics.databaseError(operation: "request") }
             context.logger.error("A request failed: \(String(describing: error))")
             throw APIError(.internalServerError, "Internal error")
         }

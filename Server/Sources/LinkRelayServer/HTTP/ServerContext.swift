@@ -20,6 +20,12 @@ package struct ServerContext: RequestContext, RemoteAddressRequestContext {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
     }
+    /// Names the route that answers (`/{templateSlug}/{code}`) for the access log and the
+    /// metrics, where the router's own pattern cannot (it needs one name for a first segment
+    /// that is a code in one route and a template's slug in another).
+    func name(route: String) {
+        coreContext.endpointPath.value = route
+    }
 }
 
 /// An error answered as JSON, `{"error": "…"}`, with its status: never a stack trace, SQL or a

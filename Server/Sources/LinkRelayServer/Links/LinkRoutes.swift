@@ -15,10 +15,12 @@ struct LinkRoutes: Sendable {
     /// both forms (a short code alone, or a template slug before the code).
     func register(on groups: RouteGroups) {
         groups.sdk.get("api/sdk/v1/resolve/:first") { request, context in
-            try await resolve(request, context, code: context.parameters.require("first"), templateSlug: nil)
+            context.name(route: "/api/sdk/v1/resolve/{code}")
+            return try await resolve(request, context, code: context.parameters.require("first"), templateSlug: nil)
         }
         groups.sdk.get("api/sdk/v1/resolve/:first/:second") { request, context in
-            try await resolve(request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
+            context.name(route: "/api/sdk/v1/resolve/{templateSlug}/{code}")
+            return try await resolve(request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
         }
     }
 

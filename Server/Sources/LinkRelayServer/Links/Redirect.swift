@@ -31,11 +31,15 @@ struct Redirect: Sendable {
 
     /// `GET /{code}` and `GET /{templateSlug}/{code}`, open.
     func register(on groups: RouteGroups) {
+        // The router needs one name for a first segment: each route says its own pattern for the
+        // log and the metrics.
         groups.open.get(":first") { request, context in
-            try await follow(request, context, code: context.parameters.require("first"), templateSlug: nil)
+            context.name(route: "/{code}")
+            return try await follow(request, context, code: context.parameters.require("first"), templateSlug: nil)
         }
         groups.open.get(":first/:second") { request, context in
-            try await follow(request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
+            context.name(route: "/{templateSlug}/{code}")
+            return try await follow(request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
         }
     }
 

@@ -19,13 +19,17 @@ package struct ClickRetention: Service {
     let batch: Int
     /// Finished when the server is set up (its migrations applied): the first pass waits for it.
     let ready: AsyncStream<Void>?
+    /// Where each pass is counted.
+    let metrics: ServerMetrics
 
     /// Deletes clicks older than `retention` (at least the longest window, 90 days; `nil` or
     /// infinity: never, NaN: 90 days) every `interval`, `batch` at a time.
     package init(
         store: any ServerStore, retention: TimeInterval? = DeferredMatcher.lookback, interval: Duration = .seconds(3600),
-        batch: Int = 10_000, clock: @escaping @Sendable () -> Date = Date.init, after ready: AsyncStream<Void>? = nil, logger: Logger
+        batch: Int = 10_000, clock: @escaping @Sendable () -> Date = Date.init, after ready: AsyncStream<Void>? = nil, logger: Logger,
+        metrics: ServerMetrics = .off
     ) {
+        self.metrics = metrics
         self.ready = ready
         self.batch = max(batch, 1)
         self.store = store
@@ -60,6 +64,16 @@ package struct ClickRetention: Service {
         return total
     }
 
+    /// One pass (``sweep()``) as the server runs it: counted in the metrics, a failure logged.
+    package func pass() async {
+        do {
+            metrics.retentionPass(completed: true, clicksDeleted: try await sweep())
+        } catch {
+            metrics.retentionPass(completed: false, clicksDeleted: 0)
+            logger.error("The click retention pass failed: \(String(describing: error))")
+        }
+    }
+
     /// A pass once `ready` has finished (at once without it), then one every `interval`, until
     /// the server shuts down.
     package func run() async throws {
@@ -70,11 +84,7 @@ package struct ClickRetention: Service {
                     try Task.checkCancellation()
                 }
                 while true {
-                    do {
-                        try await sweep()
-                    } catch {
-                        logger.error("The click retention pass failed: \(String(describing: error))")
-                    }
+                    await pass()
                     try await Task.sleep(for: interval)
                 }
             }

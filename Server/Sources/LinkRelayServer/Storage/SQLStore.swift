@@ -31,6 +31,8 @@ package final class SQLStore: ServerStore {
     /// Projects' landing page settings, for an iPhone's tap: kept as long as links (this
     /// process's changes forgotten at once, another process's through its notice).
     let landingPages = TimedCache<LandingPageSettings>(ttl: .seconds(60), missTTL: .seconds(1))
+    /// Where group commits are reported (``report(to:)``).
+    private let metrics: ReportedMetrics
     /// ``onForget``.
     private let forgetHook = Mutex<(@Sendable (String) -> Void)?>(nil)
 
@@ -45,14 +47,35 @@ package final class SQLStore: ServerStore {
     init(engine: any SQLEngine) {
         self.engine = engine
         let outcomes = lastWrite
+        let metrics = ReportedMetrics()
+        self.metrics = metrics
         writes = GroupCommit { batch in
+            let start = ContinuousClock.now
             // On a nearly full disk the journal is given back before each write, so it cannot
             // take the last of the space (or what the operator freed).
             await engine.reclaimSpaceIfLow()
             let results = await Self.commit(batch, engine: engine)
-            outcomes.note(results)
+            let failures = outcomes.note(results)
+            let reported = metrics.current
+            if reported.isEnabled {
+                var clicks = 0
+                var events = 0
+                for (write, result) in zip(batch, results) {
+                    guard case .success = result else { continue }
+                    switch write {
+                    case .click: clicks += 1
+                    case .event: events += 1
+                    case .install: break
+                    }
+                }
+                reported.groupCommit(size: batch.count, duration: ContinuousClock.now - start, clicks: clicks, events: events, failures: failures)
+            }
             return results
         }
+    }
+
+    package func report(to metrics: ServerMetrics) {
+        self.metrics.current = metrics
     }
 
     package func writeProblem(at date: Date) async -> String? {
@@ -281,6 +304,16 @@ package final class SQLStore: ServerStore {
     }
 }
 
+/// Where a store reports its group commits: set once the server is configured, read per batch.
+final class ReportedMetrics: Sendable {
+    private let value = Mutex(ServerMetrics.off)
+
+    var current: ServerMetrics {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+}
+
 /// Whether the newest durable write failed, and how long ago (a conflict is the request's
 /// fault, not the database's, and does not count). A failure counts for ``window`` (30 seconds)
 /// or until a write succeeds: a server with no traffic left after a failure is then judged by
@@ -300,14 +333,19 @@ final class WriteOutcomes: Sendable {
         }
     }
 
-    func note<Written>(_ results: [Result<Written, any Error>]) {
+    /// Notes a batch's results; returns how many failed (a conflict is not a failure).
+    @discardableResult
+    func note<Written>(_ results: [Result<Written, any Error>]) -> Int {
         var failure: String?
         var succeeded = false
+        var failures = 0
         for result in results {
             switch result {
             case .success: succeeded = true
             case .failure(let error as StoreError) where error.kind == .conflict: succeeded = true
-            case .failure(let error): failure = "the newest write failed: \(error)"
+            case .failure(let error):
+                failure = "the newest write failed: \(error)"
+                failures += 1
             }
         }
         state.withLock { state in
@@ -317,6 +355,7 @@ final class WriteOutcomes: Sendable {
                 state = nil
             }
         }
+        return failures
     }
 }
 
@@ -349,7 +388,7 @@ enum JSONText {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func write(_ value: JSONValue, into bytes: inout [UInt8]) {
+    static func write(_ value: JSONValue, into bytes: inout [UInt8]) {
         switch value {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
@@ -376,7 +415,7 @@ enum JSONText {
     }
 
     /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`.
-    private static func write(_ text: String, into bytes: inout [UInt8]) {
+    static func write(_ text: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {

@@ -71,6 +71,9 @@ package protocol ServerStore: Service {
     /// How long a link read by its code may be kept in this process (``TimedCache``): 60 s
     /// unless set, `0` for none. A store without a cache ignores it.
     func setLinkCacheTTL(_ ttl: Duration)
+    /// Where the store reports its group commits (size, time, clicks and events stored) and its
+    /// failed writes (``ServerMetrics``); nowhere unless set. A store without them ignores it.
+    func report(to metrics: ServerMetrics)
     /// The link of `project` made by the same request before (``LinkRecord/dedupeKey``).
     func link(project: String, dedupeKey: String) async throws -> LinkRecord?
     /// The link with `id`, as stored now.
@@ -284,4 +287,5 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
 extension ServerStore {
     package func setLinkCacheTTL(_ ttl: Duration) {}
+    package func report(to metrics: ServerMetrics) {}
 }

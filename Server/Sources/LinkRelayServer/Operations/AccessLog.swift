@@ -9,14 +9,19 @@ import Synchronization
 /// ``interval``, and when the server stops. Through swift-log's stream handler each line was a
 /// `write` of its own, a time-zone lookup and a lock: 15 % of the redirect's requests per second.
 ///
-/// A line: `2026-11-28T19:02:03.123Z ACCESS 203.0.113.7 "GET /spring" 302 0 1.4 ms` (UTC,
-/// milliseconds; the rest as ``ResponseMiddleware`` says). A process that is killed loses at
-/// most the last ``interval`` of lines; one that stops gracefully loses none.
+/// A line (``AccessEntry``), as text:
+/// `2026-11-28T19:02:03.123Z ACCESS 203.0.113.7 lr_sdk_1a2b3c4d "GET /{code}" 302 0 1.4 ms`
+/// (UTC, milliseconds; a dash for what is missing), or as JSON (``LogFormat/json``), one object
+/// per line: `{"time":"…","type":"access","client":"203.0.113.7","key":"lr_sdk_1a2b3c4d",
+/// "method":"GET","route":"/{code}","status":302,"bytes":0,"ms":1.4}`. A process that is killed
+/// loses at most the last ``interval`` of lines; one that stops gracefully loses none.
 package final class AccessLog: Service, Sendable {
     /// How often the lines gathered are written, at most.
     package let interval: TimeInterval
     /// The bytes gathered that make a write at once.
     package let blockSize: Int
+    /// Text lines or JSON lines.
+    package let format: LogFormat
     private let clock: any LinkRelayClock
     private let output: @Sendable ([UInt8]) -> Void
     private let state = Mutex(State())
@@ -31,19 +36,53 @@ package final class AccessLog: Service, Sendable {
     /// - Parameters:
     ///   - interval: seconds between writes of what gathered (clamped to 0.01…60; not finite: 1).
     ///   - blockSize: bytes that make a write at once (clamped to 1…1 MiB).
+    ///   - format: text lines (the default) or JSON lines.
     ///   - clock: the time of each line and of the writes.
     ///   - output: where a block of lines goes; standard error unless given.
     package init(
-        interval: TimeInterval = 0.2, blockSize: Int = 16 * 1024, clock: any LinkRelayClock = SystemClock(),
+        interval: TimeInterval = 0.2, blockSize: Int = 16 * 1024, format: LogFormat = .text, clock: any LinkRelayClock = SystemClock(),
         output: (@Sendable ([UInt8]) -> Void)? = nil
     ) {
+        self.format = format
         self.interval = interval.isFinite ? min(max(interval, 0.01), 60) : 1
         self.blockSize = min(max(blockSize, 1), 1 << 20)
         self.clock = clock
         self.output = output ?? Self.standardError
     }
 
-    /// Adds the line `message` at the clock's time; writes the block when it is full.
+    /// Adds a request's line at the clock's time, in ``format``; writes the block when it is full.
+    package func record(_ entry: AccessEntry) {
+        switch format {
+        case .text:
+            // Every field but the client's and the key's is the server's own text (a method is
+            // an HTTP token, a route a pattern); those two are shown only when they are plain.
+            let client = entry.client.flatMap { AccessEntry.isPlain($0) ? $0 : nil } ?? "-"
+            let key = entry.keyPrefix.flatMap { AccessEntry.isPlain($0) ? $0 : nil } ?? "-"
+            let bytes = entry.bytes.map(String.init) ?? "-"
+            record(
+                "ACCESS \(client) \(key) \"\(entry.method) \(entry.route)\" \(entry.status) \(bytes) \(ResponseMiddleware.milliseconds(entry.duration)) ms")
+        case .json:
+            let date = clock.currentDate
+            state.withLock { state in
+                state.buffer.append(contentsOf: #"{"time":""#.utf8)
+                appendTime(date, to: &state)
+                state.buffer.append(contentsOf: #"","type":"access","client":"#.utf8)
+                JSONText.write(entry.client.map(JSONValue.string) ?? .null, into: &state.buffer)
+                state.buffer.append(contentsOf: #","key":"#.utf8)
+                JSONText.write(entry.keyPrefix.map(JSONValue.string) ?? .null, into: &state.buffer)
+                state.buffer.append(contentsOf: #","method":"#.utf8)
+                JSONText.write(entry.method, into: &state.buffer)
+                state.buffer.append(contentsOf: #","route":"#.utf8)
+                JSONText.write(entry.route, into: &state.buffer)
+                state.buffer.append(contentsOf: ",\"status\":\(entry.status),\"bytes\":\(entry.bytes.map(String.init) ?? "null"),\"ms\":".utf8)
+                state.buffer.append(contentsOf: ResponseMiddleware.milliseconds(entry.duration).utf8)
+                state.buffer.append(contentsOf: "}\n".utf8)
+                if state.buffer.count >= blockSize { flush(&state) }
+            }
+        }
+    }
+
+    /// Adds the text line `message` after the clock's time; writes the block when it is full.
     package func record(_ message: String) {
         let date = clock.currentDate
         state.withLock { state in
@@ -123,5 +162,49 @@ package final class AccessLog: Service, Sendable {
                 }
             }
         }
+    }
+}
+
+/// How the server's log lines are written: text (the default) or one JSON object per line
+/// (`--log-format json`), for a collector that reads fields rather than lines.
+package enum LogFormat: String, Sendable, CaseIterable {
+    case text
+    case json
+}
+
+/// One request as the access log keeps it: never its path (a link's code, a tap's query), its
+/// body or a key's secret part.
+package struct AccessEntry: Sendable {
+    /// The client's address as the deferred match sees it (``ClientAddress``), or `nil`.
+    package var client: String?
+    /// The public prefix of the key the request carried (`lr_sdk_1a2b3c4d`), known or not, or `nil`.
+    package var keyPrefix: String?
+    /// The HTTP method.
+    package var method: String
+    /// The route's pattern (`/{code}`, `/api/links/{id}`), `(unmatched)` for no route.
+    package var route: String
+    /// The answer's status.
+    package var status: Int
+    /// The answer's length in bytes, when known before it is sent.
+    package var bytes: Int?
+    /// From the request's arrival to its answer.
+    package var duration: Duration
+
+    /// An entry; see each property.
+    package init(client: String?, keyPrefix: String?, method: String, route: String, status: Int, bytes: Int?, duration: Duration) {
+        self.client = client
+        self.keyPrefix = keyPrefix
+        self.method = method
+        self.route = route
+        self.status = status
+        self.bytes = bytes
+        self.duration = duration
+    }
+
+    /// Whether `text` can stand in a text line as it is: 1…100 printable ASCII bytes, no space,
+    /// quote or backslash.
+    static func isPlain(_ text: String) -> Bool {
+        text.utf8.count <= 100 && !text.isEmpty
+            && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
     }
 }

@@ -1,0 +1,53 @@
+import Foundation
+@_spi(Backend) import LinkRelay
+import Testing
+
+@testable import LinkRelayServer
+
+/// The `linkrelay-server` binary as an operator runs it in production: its version, its logs
+/// as JSON lines, and its metrics on a listener of their own.
+@Suite("Operating the server")
+struct OperatingTests {
+    @Test("--version prints the version the SDK reports to providers: one source for both")
+    func version() async throws {
+        let folder = try Scratch()
+        let result = try await Binary.run(["--version"], in: folder.path)
+        #expect(result.status == 0)
+        #expect(result.output == LinkRelayVersion.string + "\n")
+        #expect(try folder.files() == [], "no database made")
+    }
+
+    @Test("--log-format json: every line on standard error is one JSON object, access lines with the route's pattern; --metrics-port serves /metrics apart from the API, whose port has none")
+    func jsonLogsAndMetrics() async throws {
+        let folder = try Scratch()
+        let server = try await Binary.start(["serve", "--port", "0", "--metrics-port", "0", "--log-format", "json"], in: folder.path)
+        let port = try await server.port()
+        let metricsPort = try await server.printed { _, error -> Int? in
+            guard let range = error.range(of: "Metrics at http://127.0.0.1:") else { return nil }
+            return Int(error[range.upperBound...].prefix(while: \.isNumber))
+        }
+        #expect(metricsPort != port)
+        #expect(RawHTTP.get("/api/sdk/v1/health", port: port).hasPrefix("HTTP/1.1 200"))
+        #expect(RawHTTP.get("/spring?fp_tz=Europe/Berlin", port: port).hasPrefix("HTTP/1.1 404"))
+        // The API's port answers /metrics as it answers any unknown code: no metrics there.
+        let onAPI = RawHTTP.get("/metrics", port: port)
+        #expect(onAPI.hasPrefix("HTTP/1.1 404") && !onAPI.contains("linkrelay_"))
+        let scraped = RawHTTP.get("/metrics", port: metricsPort)
+        #expect(scraped.hasPrefix("HTTP/1.1 200"))
+        #expect(scraped.lowercased().contains("content-type: text/plain; version=0.0.4; charset=utf-8"))
+        #expect(scraped.contains(#"linkrelay_http_requests_total{method="GET",route="/api/sdk/v1/health",status="200"} 1"#))
+        #expect(scraped.contains(#"linkrelay_http_requests_total{method="GET",route="/{code}",status="404"} 2"#))
+        #expect(!scraped.contains("spring") && !scraped.contains("127.0.0.1") && !scraped.contains("Europe"))
+        #expect(await server.stop() == 0)
+
+        let lines = server.error.split(separator: "\n")
+        let objects = try lines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+        }
+        #expect(objects.allSatisfy { $0["time"] is String && ["log", "access"].contains($0["type"] as? String) })
+        let access = objects.filter { $0["type"] as? String == "access" }
+        #expect(access.map { $0["route"] as? String } == ["/api/sdk/v1/health", "/{code}", "/{code}"])
+        #expect(access.allSatisfy { $0["client"] as? String == "127.0.0.1" && $0["key"] is NSNull })
+        #expect(!server.error.contains("spring") && !server.error.contains("Europe"))
+    }
+}
