@@ -52,7 +52,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // The dashboard's templates and its stylesheet and script, read at start.
-            resources: [.copy("Dashboard/Templates"), .copy("Dashboard/Static")]
+            // The HTTP API's OpenAPI description, served at /openapi.json.
+            resources: [.copy("Dashboard/Templates"), .copy("Dashboard/Static"), .copy("Operations/openapi.json")]
         ),
         .executableTarget(
             name: "linkrelay-server",

@@ -74,7 +74,9 @@ struct JSONBody {
         }
         guard case .string(let text) = value else { throw APIError.field(name, "must be a string") }
         if required, text.isEmpty { throw APIError.field(name, "must not be empty") }
-        guard text.utf8.count <= maxLength else { throw APIError.field(name, "is longer than \(maxLength) bytes (UTF-8)") }
+        // Characters as JSON Schema counts them (Unicode scalars), so the API's description says
+        // the limit exactly.
+        guard text.unicodeScalars.count <= maxLength else { throw APIError.field(name, "is longer than \(maxLength) characters") }
         return text
     }
 
@@ -108,8 +110,8 @@ struct JSONBody {
         for (key, value) in object {
             if let keys, !keys.contains(key) { throw APIError.field(name, "has an unknown key '\(key.prefix(40))' (allowed: \(keys.sorted().joined(separator: ", ")))") }
             if value == .null { continue }
-            guard case .string(let text) = value, text.utf8.count <= maxLength else {
-                throw APIError.field(name, "must hold strings of at most \(maxLength) bytes")
+            guard case .string(let text) = value, text.unicodeScalars.count <= maxLength else {
+                throw APIError.field(name, "must hold strings of at most \(maxLength) characters")
             }
             result[key] = text
         }
@@ -123,10 +125,23 @@ struct JSONBody {
         return flag
     }
 
+    /// Whether `byte` may stand in a URI (RFC 3986: unreserved, reserved and `%`).
+    static func isURICharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(byte)
+        }
+    }
+
     /// An absolute `http`/`https` URL of at most 2,048 characters.
     func webURL(_ name: String, required: Bool = false) throws -> String? {
         guard let text = try string(name, required: required, maxLength: 2048) else { return nil }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+        // A URI's characters only (RFC 3986): a raw non-ASCII host or a space would make a
+        // `Location` header no client reads; an international one is written in punycode and
+        // percent-encoding.
+        guard text.utf8.allSatisfy(Self.isURICharacter), let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme), url.host != nil
+        else {
             throw APIError.field(name, "must be an absolute http or https URL")
         }
         return text

@@ -139,7 +139,8 @@ package enum ServerApplication {
         let router = Router(context: ServerContext.self)
         router.middlewares.add(ResponseMiddleware(accessLog: accessLog, configuration: configuration))
         // Before every route: a middleware applies to the routes added after it.
-        router.middlewares.add(JSONErrorMiddleware(metrics: configuration.metrics))
+        let routeTable = RouteTable()
+        router.middlewares.add(JSONErrorMiddleware(metrics: configuration.metrics, routes: routeTable))
         store.report(to: configuration.metrics)
         // Healthy only when the database takes a write: a server whose every write fails (a
         // read-only file, a full disk, a deleted file) answers 503 with the reason, so a load
@@ -172,7 +173,9 @@ package enum ServerApplication {
                 router.get("dashboard/**") { _, _ -> Response in throw APIError(.serviceUnavailable, error.description) }
             }
         }
+        APIDescription.register(on: router)
         Redirect(store: store, configuration: configuration, clock: clock, limiter: limiter).register(on: groups)
+        routeTable.load(router.routes)
         return router
     }
 
@@ -274,9 +277,26 @@ package enum ServerApplication {
         Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)).formatted(wholeSeconds)
     }
 
-    /// An ISO 8601 date and time, with or without a fraction of a second, `Z` or an offset.
+    /// An ISO 8601 date and time, with or without a fraction of a second, `Z` or an offset of
+    /// RFC 3339's range (`±HH:MM`, hours 0…23; Foundation's parser stops at 18).
     static func parseTimestamp(_ text: String) -> Date? {
-        (try? withMilliseconds.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
+        if let date = (try? withMilliseconds.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) { return date }
+        // `…±HH:MM`: the time read as UTC, then the offset taken off.
+        let utf8 = Array(text.utf8)
+        guard utf8.count > 6 else { return nil }
+        let offset = utf8[(utf8.count - 6)...]
+        let sign = offset[offset.startIndex]
+        guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"), offset[offset.startIndex + 3] == UInt8(ascii: ":") else { return nil }
+        let digits = [1, 2, 4, 5].map { offset[offset.startIndex + $0] }
+        guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        let values = digits.map { Int($0 - UInt8(ascii: "0")) }
+        let hours = values[0] * 10 + values[1]
+        let minutes = values[2] * 10 + values[3]
+        guard hours < 24, minutes < 60 else { return nil }
+        let local = String(decoding: utf8[..<(utf8.count - 6)], as: UTF8.self) + "Z"
+        guard let date = (try? withMilliseconds.parse(local)) ?? (try? Date.ISO8601FormatStyle().parse(local)) else { return nil }
+        let seconds = TimeInterval(hours * 3600 + minutes * 60)
+        return date.addingTimeInterval(sign == UInt8(ascii: "+") ? -seconds : seconds)
     }
 
     /// Made once (Sendable values), not a formatter per request.
@@ -309,6 +329,8 @@ struct JSONErrorMiddleware: RouterMiddleware {
 
     /// Where a database's failure is counted.
     let metrics: ServerMetrics
+    /// Which methods a known path takes, for a `405`.
+    let routes: RouteTable
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         do {
@@ -316,6 +338,17 @@ struct JSONErrorMiddleware: RouterMiddleware {
         } catch let error as APIError {
             throw error
         } catch let error as any HTTPResponseError {
+            // A path the router knows, asked with another method: 405 and the methods it takes.
+            if error.status == .notFound, context.endpointPath == "NotFound" {
+                let allowed = routes.methods(for: request.uri.path)
+                if !allowed.isEmpty {
+                    let list = allowed.joined(separator: ", ")
+                    var refusal = APIError(
+                        .methodNotAllowed, "\(request.method.rawValue) is not allowed on \(ResponseMiddleware.loggedPath(request.uri.path)) (allowed: \(list)).")
+                    refusal.headers[.allow] = list
+                    throw refusal
+                }
+            }
             let message =
                 switch error.status {
                 // Core's wording; the path cut at 200 bytes and escaped (it is the client's own text).

@@ -36,6 +36,8 @@ package struct APIError: HTTPResponseError, Sendable {
     package let message: String
     /// The request field at fault, for a `400`.
     package let field: String?
+    /// Headers the answer carries besides its JSON (`Allow` on a `405`).
+    package var headers: HTTPFields = [:]
 
     /// An error with `status` saying `message`, about `field` when given.
     package init(_ status: HTTPResponse.Status, _ message: String, field: String? = nil) {
@@ -47,7 +49,9 @@ package struct APIError: HTTPResponseError, Sendable {
     package func response(from request: Request, context: some RequestContext) throws -> Response {
         var body = ["error": message]
         if let field { body["field"] = field }
-        return ServerApplication.json(body, status: status)
+        var response = ServerApplication.json(body, status: status)
+        response.headers.append(contentsOf: headers)
+        return response
     }
 
     /// 401: no key, an unknown or revoked one, or one whose scope does not allow the call.

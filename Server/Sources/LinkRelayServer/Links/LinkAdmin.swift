@@ -230,22 +230,26 @@ struct AdminQuery {
         items.last { $0.name == name }?.value.flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// Text of at most `maxLength` characters (Unicode scalars, as JSON Schema counts them);
+    /// empty is absent.
     func text(_ name: String, maxLength: Int) throws -> String? {
         guard let value = raw(name) else { return nil }
-        guard value.count <= maxLength else { throw APIError.field(name, "is longer than \(maxLength) characters") }
+        guard value.unicodeScalars.count <= maxLength else { throw APIError.field(name, "is longer than \(maxLength) characters") }
         return value
     }
 
+    /// A whole number within `range`; present but empty (`?days=`) is not one.
     func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let value = raw(name) else { return nil }
+        guard let value = items.last(where: { $0.name == name }).map({ $0.value ?? "" }) else { return nil }
         guard let number = Int(value), range.contains(number) else {
             throw APIError.field(name, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }
 
+    /// `true` or `false`; present but empty is neither.
     func bool(_ name: String) throws -> Bool? {
-        switch raw(name) {
+        switch items.last(where: { $0.name == name }).map({ $0.value ?? "" }) {
         case nil: return nil
         case "true": return true
         case "false": return false

@@ -92,8 +92,10 @@ struct LinkCreation: Sendable {
             template = found
         }
         if let slug = try body.string("templateSlug", maxLength: 64) {
+            // Both given: the one template with that id and that slug, or none (404, as a slug
+            // or an id alone that names no template).
             if let template, template.slug != slug {
-                throw APIError.field("templateSlug", "is not the slug of templateId's template")
+                throw APIError(.notFound, "templateId and templateSlug name no one template of this project.", field: "templateSlug")
             }
             if template == nil {
                 guard let found = try await store.template(project: key.projectID, slug: slug) else {
