@@ -50,6 +50,12 @@ func using<T>(_ location: DatabaseLocation, create: Bool, logger: Logger, _ body
     try await location.open(create: create, logger: logger).withRunning { try await body($0) }
 }
 
+/// A failure before serving, said as it is (``failingInOneLine(_:)``).
+struct StartupFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
 /// Runs `body`; an error it throws (other than the argument parser's own) is printed as one line,
 /// `linkrelay-server: <what is wrong>`, on standard error, and the command exits with status 1.
 /// No backtrace, no type names: the line says what to change.
@@ -153,8 +159,8 @@ struct Serve: AsyncParsableCommand {
         if logFormat == .json { LoggingSystem.bootstrap { JSONLogHandler(label: $0) } }
         var logger = Logger(label: "linkrelay.server")
         logger.logLevel = .info
-        let providedKey = ProcessInfo.processInfo.environment["LINKRELAY_ADMIN_KEY"]
         try await failingInOneLine {
+            let (providedKey, source) = try Self.providedKey(ProcessInfo.processInfo.environment)
             // Everything that can be checked before a file is made or a row written is.
             if let providedKey { try Bootstrap.validate(providedKey) }
             let location = try database.location()
@@ -162,14 +168,31 @@ struct Serve: AsyncParsableCommand {
             // The store is a service of the application's group: it opens here, runs with the
             // group and closes after the HTTP server and the retention job.
             let store = try await location.open(create: true, serving: true, logger: logger)
-            try await serve(store: store, location: location, providedKey: providedKey, logger: logger)
+            try await serve(store: store, location: location, providedKey: providedKey, keySource: source, logger: logger)
         }
     }
 
     /// Locks an SQLite file (one serving process per file) and serves until SIGTERM or SIGINT:
     /// the store, the retention job and the HTTP server are the services of one group; before
     /// the first request the schema is migrated and the first start's project and key are made.
-    private func serve(store: any ServerStore, location: DatabaseLocation, providedKey: String?, logger: Logger) async throws {
+    /// The first start's admin key: `LINKRELAY_ADMIN_KEY`, or the file `LINKRELAY_ADMIN_KEY_FILE`
+    /// names (a systemd credential, a container's secret; its last newline dropped), and which
+    /// variable gave it. Both set is an error, as is a file that cannot be read.
+    static func providedKey(_ environment: [String: String]) throws -> (key: String?, source: String) {
+        let direct = environment["LINKRELAY_ADMIN_KEY"]
+        guard let path = environment["LINKRELAY_ADMIN_KEY_FILE"] else { return (direct, "LINKRELAY_ADMIN_KEY") }
+        guard direct == nil else { throw StartupFailure("LINKRELAY_ADMIN_KEY and LINKRELAY_ADMIN_KEY_FILE are both set: set one.") }
+        // A key is 58 bytes; a file far larger is not one (and is not read whole).
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.read(upToCount: 4096) ?? Data() else {
+            throw StartupFailure("LINKRELAY_ADMIN_KEY_FILE names \(path), which cannot be read.")
+        }
+        try? handle.close()
+        var text = String(decoding: data, as: UTF8.self)
+        while text.last == "\n" || text.last == "\r" { text.removeLast() }
+        return (text, "LINKRELAY_ADMIN_KEY_FILE")
+    }
+
+    private func serve(store: any ServerStore, location: DatabaseLocation, providedKey: String?, keySource: String, logger: Logger) async throws {
         let lock: DatabaseLock?
         if case .sqlite(let path) = location, path != ":memory:" { lock = try DatabaseLock(sqlitePath: path) } else { lock = nil }
         defer { withExtendedLifetime(lock) {} }
@@ -195,7 +218,7 @@ struct Serve: AsyncParsableCommand {
         let linkCache = Duration.seconds(linkCacheSeconds)
         let app = ServerApplication.application(
             store: store, configuration: configuration, logger: logger, runningStore: true,
-            setUp: { try await Self.setUp(store, providedKey: providedKey, linkCache: linkCache, logger: logger) }
+            setUp: { try await Self.setUp(store, providedKey: providedKey, keySource: keySource, linkCache: linkCache, logger: logger) }
         ) { channel in
             say("LinkRelay Server listening on http://\(host):\(channel.localAddress?.port ?? port) (\(location))")
         }
@@ -208,7 +231,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// Migrates, makes the first start's project and key, and checks the database takes a write.
-    private static func setUp(_ store: any ServerStore, providedKey: String?, linkCache: Duration, logger: Logger) async throws {
+    private static func setUp(_ store: any ServerStore, providedKey: String?, keySource: String, linkCache: Duration, logger: Logger) async throws {
         let applied = try await store.migrate()
         store.setLinkCacheTTL(linkCache)
         if !applied.isEmpty { logger.info("Applied schema versions \(applied.map(String.init).joined(separator: ", ")).") }
@@ -222,7 +245,7 @@ struct Serve: AsyncParsableCommand {
             if let secret {
                 say("First start: made project \(project.id) and its admin key (shown once, store it now):\n  \(secret)")
             } else {
-                say("First start: made project \(project.id) with the admin key from LINKRELAY_ADMIN_KEY (\(key.prefix)…).")
+                say("First start: made project \(project.id) with the admin key from \(keySource) (\(key.prefix)…).")
             }
         }
         if let problem = await store.writeProblem(at: Date()) {

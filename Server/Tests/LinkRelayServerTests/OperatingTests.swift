@@ -50,4 +50,29 @@ struct OperatingTests {
         #expect(access.allSatisfy { $0["client"] as? String == "127.0.0.1" && $0["key"] is NSNull })
         #expect(!server.error.contains("spring") && !server.error.contains("Europe"))
     }
+
+    @Test("LINKRELAY_ADMIN_KEY_FILE (a systemd credential, a container secret): the key read from the file, its last newline dropped; a file that cannot be read, or both variables, is one line and exit 1")
+    func adminKeyFile() async throws {
+        let folder = try Scratch()
+        let key = try await Binary.run(["keys", "generate"], in: folder.path).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let file = folder.path + "/admin-key"
+        try (key + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let server = try await Binary.start(["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY_FILE": file], in: folder.path)
+        let port = try await server.port()
+        #expect(server.output.contains("with the admin key from LINKRELAY_ADMIN_KEY_FILE (\(try #require(APIKeys.prefix(of: key)))…)"))
+        let answer = RawHTTP.get("/api/destination-hosts", port: port, authorization: "Bearer \(key)")
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+        #expect(await server.stop() == 0)
+        #expect(!server.output.contains(key) && !server.error.contains(key))
+
+        let fresh = try Scratch()
+        let missing = try await Binary.run(["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY_FILE": fresh.path + "/nowhere"], in: fresh.path)
+        #expect(missing.status == 1)
+        #expect(missing.errorLines == ["linkrelay-server: LINKRELAY_ADMIN_KEY_FILE names \(fresh.path)/nowhere, which cannot be read."])
+        let both = try await Binary.run(
+            ["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY_FILE": file, "LINKRELAY_ADMIN_KEY": key], in: fresh.path)
+        #expect(both.status == 1)
+        #expect(both.errorLines == ["linkrelay-server: LINKRELAY_ADMIN_KEY and LINKRELAY_ADMIN_KEY_FILE are both set: set one."])
+        #expect(try fresh.files() == [], "no database made")
+    }
 }

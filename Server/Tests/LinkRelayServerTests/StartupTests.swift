@@ -179,10 +179,11 @@ enum RawHTTP {
     }
 
     /// `GET path` on a new connection; the answer (up to 1 MiB), or "" on failure.
-    static func get(_ path: String, port: Int) -> String {
+    static func get(_ path: String, port: Int, authorization: String? = nil) -> String {
         guard let socket = connect(port: port) else { return "" }
         defer { close(socket) }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        let header = authorization.map { "Authorization: \($0)\r\n" } ?? ""
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(header)Connection: close\r\n\r\n".utf8)
         guard send(socket, request, request.count, 0) == request.count else { return "" }
         // Until the server closes the connection (at most 1 MiB).
         var answer: [UInt8] = []
