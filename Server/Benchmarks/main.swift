@@ -305,6 +305,10 @@ if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "dashboard" {
     exit(try await DashboardTiming.run(CommandLine.arguments.dropFirst(2)) ? 0 : 1)
 }
 
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "metrics-cost" {
+    exit(MetricsCost.run(CommandLine.arguments.dropFirst(2)) ? 0 : 1)
+}
+
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "retention" {
     exit(try await RetentionRun.run(CommandLine.arguments.dropFirst(2)) ? 0 : 1)
 }

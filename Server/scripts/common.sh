@@ -30,7 +30,8 @@ wait_for() {  # a log file, the line that says it is up
 serve() {  # database, port, log: a server in the background, its pid last in pids
   # The load comes from a few addresses at thousands of clicks a second: no per-address limit,
   # so every 302 has its stored click to check.
-  LINKRELAY_ADMIN_KEY=$admin "$bin/linkrelay-server" serve --database "$1" --port "$2" --trust-proxy --clicks-per-address 0 >> "$3" 2>&1 &
+  LINKRELAY_ADMIN_KEY=$admin "$bin/linkrelay-server" serve --database "$1" --port "$2" --trust-proxy --clicks-per-address 0 \
+    ${serve_options[@]+"${serve_options[@]}"} >> "$3" 2>&1 &
   pids+=($!)
   wait_for "$3" "LinkRelay Server listening on"
 }

@@ -75,4 +75,48 @@ struct OperatingTests {
         #expect(both.errorLines == ["linkrelay-server: LINKRELAY_ADMIN_KEY and LINKRELAY_ADMIN_KEY_FILE are both set: set one."])
         #expect(try fresh.files() == [], "no database made")
     }
+
+    /// The repository's root, from this file's place in it.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test("the version in the source is the CHANGELOG's newest release; the README's installation line and the getting-started article name it")
+    func versionsAgree() throws {
+        let changelog = try String(contentsOf: Self.root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let releases = changelog.split(separator: "\n").filter { $0.hasPrefix("## [") && !$0.hasPrefix("## [Unreleased]") }
+        let newest = try #require(releases.first)
+        #expect(newest.hasPrefix("## [\(LinkRelayVersion.string)] - 20"), "\(newest)")
+        #expect(changelog.contains("## [Unreleased]") && changelog.range(of: "## [Unreleased]")!.lowerBound < changelog.range(of: String(newest))!.lowerBound)
+        for file in ["README.md", "Sources/LinkRelay/LinkRelay.docc/GettingStarted.md"] {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
+            #expect(text.contains(#"from: "\#(LinkRelayVersion.string)")"#), "\(file)")
+        }
+    }
+
+    @Test("every schema step has its upgrade note, once, in the release that brought it, newest releases first")
+    func upgradeNotes() throws {
+        let changelog = try String(contentsOf: Self.root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        // Each release's section, and the schema steps its "Upgrading" part names ("- **Schema 11**").
+        var steps: [(release: String, step: Int)] = []
+        var release = ""
+        for line in changelog.split(separator: "\n") {
+            if line.hasPrefix("## [") { release = String(line) }
+            if line.hasPrefix("- **Schema "), let number = Int(line.dropFirst("- **Schema ".count).prefix(while: \.isNumber)) {
+                steps.append((release, number))
+            }
+        }
+        #expect(steps.map(\.step).sorted() == Array(1...Migration.latestVersion), "each step once")
+        // Newest release first, so its steps are above those of every release after it.
+        #expect(Self.descendingByRelease(steps))
+    }
+
+    /// Whether releases come newest first: every step of a release is above every step of the
+    /// releases after it in the file.
+    static func descendingByRelease(_ steps: [(release: String, step: Int)]) -> Bool {
+        var releases: [String] = []
+        for step in steps where releases.last != step.release { releases.append(step.release) }
+        let highest = releases.map { release in steps.filter { $0.release == release }.map(\.step).max() ?? 0 }
+        let lowest = releases.map { release in steps.filter { $0.release == release }.map(\.step).min() ?? 0 }
+        return zip(lowest, highest.dropFirst()).allSatisfy { $0 > $1 }
+    }
 }
