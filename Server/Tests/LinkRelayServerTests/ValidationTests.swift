@@ -99,16 +99,20 @@ struct ValidationTests {
         }
     }
 
-    @Test("unknown routes and methods: a JSON 404 naming the route, as Core words it", arguments: TestEngine.available)
+    @Test("unknown routes: a JSON 404 naming the route, as Core words it; a known path with another method: a JSON 405 with Allow", arguments: TestEngine.available)
     func unknownRoutes(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
-                for (path, method) in [
-                    ("/api/sdk/v1/nothing", HTTPRequest.Method.post), ("/a/b/c", .get), ("/api/sdk/v1/install", .get), ("/spring", .post),
-                ] {
+                for (path, method) in [("/api/sdk/v1/nothing", HTTPRequest.Method.post), ("/a/b/c", .get)] {
                     try await client.execute(uri: path, method: method, headers: HTTPTest.headers(key: world.sdkKey)) { response async throws in
                         #expect(response.status == .notFound, "\(method) \(path)")
                         #expect(try HTTPTest.object(response.body) == ["error": .string("Route \(method.rawValue):\(path) not found")])
+                    }
+                }
+                for (path, method, allow) in [("/api/sdk/v1/install", HTTPRequest.Method.get, "POST"), ("/spring", .post, "GET")] {
+                    try await client.execute(uri: path, method: method, headers: HTTPTest.headers(key: world.sdkKey)) { response async throws in
+                        #expect(response.status == .methodNotAllowed && response.headers[.allow] == allow, "\(method) \(path)")
+                        #expect(try HTTPTest.object(response.body) == ["error": .string("\(method.rawValue) is not allowed on \(path) (allowed: \(allow)).")])
                     }
                 }
             }

@@ -128,7 +128,8 @@ def main():
         shot(desk, "overview")
 
         # Create a link: a title that is a script, a destination with quotes.
-        destination = other + "/dest?q=\"quoted\"&x='y'"
+        # (A URL's double quote is percent-encoded: the API takes RFC 3986's characters only.)
+        destination = other + "/dest?q=%22quoted%22&x='y'"
         desk.get(server + "/dashboard/links/new")
         shot(desk, "new-link")
         desk.find_element(By.ID, "f-originalUrl").send_keys(destination)

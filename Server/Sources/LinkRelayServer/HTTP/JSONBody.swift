@@ -139,9 +139,10 @@ struct JSONBody {
         // A URI's characters only (RFC 3986): a raw non-ASCII host or a space would make a
         // `Location` header no client reads; an international one is written in punycode and
         // percent-encoding.
-        guard text.utf8.allSatisfy(Self.isURICharacter), let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-            ["http", "https"].contains(scheme), url.host != nil
-        else {
+        guard text.utf8.allSatisfy(Self.isURICharacter) else {
+            throw APIError.field(name, "must be a URL of RFC 3986's characters: percent-encode spaces, quotes and other characters (a host in punycode)")
+        }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
             throw APIError.field(name, "must be an absolute http or https URL")
         }
         return text
