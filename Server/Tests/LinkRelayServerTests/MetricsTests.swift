@@ -16,11 +16,7 @@ struct MetricsTests {
         try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
             let metrics = ServerMetrics.prometheus()
-            var configuration = world.configuration()
-            configuration.metrics = metrics
-            let app = Application(
-                router: ServerApplication.router(store: world.store, configuration: configuration, clock: world.clock.function),
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            let app = Self.app(world, metrics: metrics)
             let methods = try await app.test(.live) { client in
                 try await client.execute(uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: "lr_sdk_0badbeef_" + String(repeating: "x", count: 32), json: true)) {
                     #expect($0.status == .unauthorized)
@@ -84,11 +80,7 @@ struct MetricsTests {
         try await ServerWorld.with(.sqlite) { world in
             try await world.link("Xk9_2bQz")
             let metrics = ServerMetrics.prometheus()
-            var configuration = world.configuration()
-            configuration.metrics = metrics
-            let app = Application(
-                router: ServerApplication.router(store: world.store, configuration: configuration, clock: world.clock.function),
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            let app = Self.app(world, metrics: metrics)
             try await app.test(.live) { client in
                 // The link is read (and kept) before the clicks' table goes away.
                 try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: HTTPTest.safari) { #expect($0.status == .ok) }
@@ -109,6 +101,15 @@ struct MetricsTests {
         #expect(!ServerMetrics.off.isEnabled && ServerMetrics.off.exposition().isEmpty)
         ServerMetrics.off.request(method: "GET", route: "/{code}", status: 200, duration: .milliseconds(1))
         #expect(ServerMetrics.off.exposition().isEmpty)
+    }
+
+    /// The server's routes over `world`, recording into `metrics`, on a port of its own.
+    static func app(_ world: ServerWorld, metrics: ServerMetrics) -> some ApplicationProtocol {
+        var configuration = world.configuration()
+        configuration.metrics = metrics
+        return Application(
+            router: ServerApplication.router(store: world.store, configuration: configuration, clock: world.clock.function),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
     /// `GET /metrics` from the endpoint's own listener: Prometheus's content type, the text.

@@ -73,6 +73,13 @@ struct OperatingTests {
             ["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY_FILE": file, "LINKRELAY_ADMIN_KEY": key], in: fresh.path)
         #expect(both.status == 1)
         #expect(both.errorLines == ["linkrelay-server: LINKRELAY_ADMIN_KEY and LINKRELAY_ADMIN_KEY_FILE are both set: set one."])
+        try "mysecret123\n".write(toFile: fresh.path + "/wrong", atomically: true, encoding: .utf8)
+        let wrong = try await Binary.run(["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY_FILE": fresh.path + "/wrong"], in: fresh.path)
+        #expect(wrong.status == 1 && !wrong.error.contains("mysecret123"))
+        #expect(wrong.errorLines == [
+            "linkrelay-server: The key in the file LINKRELAY_ADMIN_KEY_FILE names is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`)."
+        ])
+        try FileManager.default.removeItem(atPath: fresh.path + "/wrong")
         #expect(try fresh.files() == [], "no database made")
     }
 

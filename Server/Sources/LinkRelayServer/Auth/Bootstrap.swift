@@ -39,10 +39,11 @@ extension Bootstrap {
     /// Checks that `providedKey` (`LINKRELAY_ADMIN_KEY`) is shaped like an admin key, before
     /// anything is opened or written.
     /// - Throws: ``BootstrapError`` saying the shape it must have (never the value).
-    package static func validate(_ providedKey: String) throws {
+    /// - Parameter source: where the key came from, as the message names it.
+    package static func validate(_ providedKey: String, from source: String = "LINKRELAY_ADMIN_KEY") throws {
         guard let prefix = APIKeys.prefix(of: providedKey), prefix.hasPrefix("lr_admin_") else {
             throw BootstrapError(
-                "LINKRELAY_ADMIN_KEY is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`).")
+                "\(source) is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`).")
         }
     }
 

@@ -68,7 +68,7 @@ package struct ServerConfiguration: Sendable {
     package var metrics: ServerMetrics
     /// The address (host and port) of the separate listener serving `GET /metrics` in
     /// Prometheus's format (``MetricsEndpoint``); `nil` (the default): none. The API's port never
-    /// serves metrics.
+    /// serves metrics. Given with ``metrics`` off, metrics are recorded (in a registry of their own).
     package var metricsAddress: (host: String, port: Int)?
     /// The access log's format (and, through `linkrelay-server serve`, every log line's).
     package var logFormat: LogFormat
@@ -83,7 +83,7 @@ package struct ServerConfiguration: Sendable {
         countryHeader: HTTPField.Name? = nil, dashboard: Bool = true, metrics: ServerMetrics = .off,
         metricsAddress: (host: String, port: Int)? = nil, logFormat: LogFormat = .text
     ) {
-        self.metrics = metrics
+        self.metrics = metricsAddress != nil && !metrics.isEnabled ? .prometheus() : metrics
         self.metricsAddress = metricsAddress
         self.logFormat = logFormat
         self.countryHeader = countryHeader
