@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import LinkRelay
+@_spi(Backend) import LinkRelay
 import Logging
 import Testing
 
@@ -68,6 +68,7 @@ struct MetricsTests {
             #expect(samples["linkrelay_group_commit_duration_seconds_count"] == batches)
             #expect(samples[#"linkrelay_retention_passes_total{outcome="completed"}"#] == 1)
             #expect(samples["linkrelay_retention_clicks_deleted_total"] == 0)
+            #expect(samples["linkrelay_build_info{version=\"\(LinkRelayVersion.string)\"}"] == 1, "which version answers")
             #expect(samples.keys.allSatisfy { !$0.contains("database_errors") }, "no database failed")
             for secret in [world.sdkKey, "lr_sdk_0badbeef", "203.0.113", "198.51.100", "Xk9_2bQz", "America/New_York"] {
                 #expect(!scraped.contains(secret), "\(secret)")

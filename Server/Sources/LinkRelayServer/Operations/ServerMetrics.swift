@@ -1,4 +1,5 @@
 import CoreMetrics
+@_spi(Backend) import LinkRelay
 import Prometheus
 import Synchronization
 
@@ -19,6 +20,7 @@ import Synchronization
 /// | `linkrelay_database_errors_total` | counter | `operation` (`write`: a durable write; `request`: a read or write a request made) |
 /// | `linkrelay_retention_passes_total` | counter | `outcome` (`completed`, `failed`) |
 /// | `linkrelay_retention_clicks_deleted_total` | counter | |
+/// | `linkrelay_build_info` | gauge, always 1 | `version` (``LinkRelayVersion/string``) |
 ///
 /// Without metrics (``off``, the default) nothing is recorded and nothing is allocated.
 package final class ServerMetrics: Sendable {
@@ -56,6 +58,11 @@ package final class ServerMetrics: Sendable {
         ]
         // A batch holds 1…512 writes (``GroupCommit``).
         factory.valueHistogramBuckets["linkrelay_group_commit_batch_size"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+        // Which version answers (a rolling restart shows both for a while).
+        registry.makeGauge(
+            descriptor: MetricNameDescriptor(namespace: "linkrelay", metricName: "build", unitName: "info", helpText: "The server's version."),
+            labels: [("version", LinkRelayVersion.string)]
+        ).set(to: 1)
         return ServerMetrics(factory: factory, registry: registry)
     }
 
