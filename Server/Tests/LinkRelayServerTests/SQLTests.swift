@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import PostgresNIO
 import Synchronization
 import Testing
 
@@ -114,8 +115,10 @@ struct SQLTests {
 
     @Test("a prepared name given another text is refused, not run as the wrong statement")
     func preparedNameKeepsItsText() throws {
-        enum Probe: PreparedStatementName {
+        struct Probe: PreparedStatementName {
             static let template: SQLStatement = "SELECT \(0)"
+            static let name = "lr_Probe", sql = template.text(for: .postgres), bindingDataTypes = postgresTypes(template)
+            let bindings: PostgresBindings
         }
         try HotStatement.check("SELECT \(1)", as: Probe.self)
         try HotStatement.check("SELECT \(7)", as: Probe.self)

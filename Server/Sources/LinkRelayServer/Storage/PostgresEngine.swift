@@ -197,7 +197,6 @@ final class PostgresEngine: SQLEngine {
 
         func query(_ statement: SQLStatement) async throws -> [SQLRow] {
             sent.add()
-            let text = statement.text(for: .postgres)
             var bindings = PostgresBindings(capacity: statement.binds.count)
             for value in statement.binds {
                 switch value {
@@ -211,13 +210,15 @@ final class PostgresEngine: SQLEngine {
                     return try await prepared(name, statement: statement, bindings: bindings)
                 }
                 // The text is the store's own, its values bound: nothing from a request is in it.
-                return try await Self.rows(try await connection.query(PostgresQuery(unsafeSQL: text, binds: bindings), logger: logger))
+                return try await Self.rows(
+                    try await connection.query(PostgresQuery(unsafeSQL: statement.text(for: .postgres), binds: bindings), logger: logger))
             } catch let error as StoreError {
                 throw error
             } catch {
                 let conflict = (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
                 throw StoreError(
-                    conflict ? .conflict : .failed, "A database statement failed (\(statementVerb(text))): \(PostgresEngine.reason(error)).")
+                    conflict ? .conflict : .failed,
+                    "A database statement failed (\(statementVerb(statement.text(for: .postgres)))): \(PostgresEngine.reason(error)).")
             }
         }
 
@@ -227,7 +228,7 @@ final class PostgresEngine: SQLEngine {
             _ name: Name.Type, statement: SQLStatement, bindings: PostgresBindings
         ) async throws -> [SQLRow] {
             try HotStatement.check(statement, as: Name.self)
-            let rows = try await connection.execute(Prepared<Name>(bindings: bindings), logger: logger)
+            let rows = try await connection.execute(Name(bindings: bindings), logger: logger)
             var result: [SQLRow] = []
             var columns: SQLColumns?
             for try await row in rows { result.append(Self.row(row, columns: &columns)) }
@@ -267,22 +268,59 @@ final class PostgresEngine: SQLEngine {
     }
 }
 
-/// A hot statement as postgres-nio prepares it: once per connection, under `Name`'s name, with
-/// its template's text and its parameters typed by their Swift types (text, `int8`; an integer
-/// column takes an `int8` by assignment). postgres-nio's protocol asks for these as `static`
-/// properties; they are computed from `Name`'s immutable template, nothing kept.
-private struct Prepared<Name: PreparedStatementName>: PostgresPreparedStatement {
-    typealias Row = PostgresRow
-
-    static var name: String { "lr_" + String(describing: Name.self) }
-    static var sql: String { Name.template.text(for: .postgres) }
-    static var bindingDataTypes: [PostgresDataType] { Name.template.kinds.map { $0 == .text ? .text : .int8 } }
-
-    let bindings: PostgresBindings
-
+/// Each hot statement as postgres-nio prepares it: once per connection, under `lr_` and its
+/// type's name (`pg_prepared_statements` lists them), with its template's text and its
+/// parameters typed by their Swift types (text, `int8`; an integer column takes an `int8` by
+/// assignment). postgres-nio reads the three on every execution, so each is kept, made once.
+extension PreparedStatementName {
     func makeBindings() -> PostgresBindings { bindings }
 
     func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
+
+    /// The parameters' types of `template`.
+    static func postgresTypes(_ template: SQLStatement) -> [PostgresDataType] {
+        template.kinds.map { $0 == .text ? .text : .int8 }
+    }
+}
+
+extension HotStatement.Key {
+    static let name = "lr_Key", sql = template.text(for: .postgres), bindingDataTypes = postgresTypes(template)
+}
+
+extension HotStatement.LinkByCode {
+    static let name = "lr_LinkByCode", sql = template.text(for: .postgres), bindingDataTypes = postgresTypes(template)
+}
+
+extension HotStatement.LinkByID {
+    static let name = "lr_LinkByID", sql = template.text(for: .postgres), bindingDataTypes = postgresTypes(template)
+}
+
+extension HotStatement.CandidatesByAddress {
+    static let name = "lr_CandidatesByAddress", sql = template.text(for: .postgres), bindingDataTypes = postgresTypes(template)
+}
+
+extension HotStatement.CandidatesByNetwork {
+    static let name = "lr_CandidatesByNetwork", sql = template.text(for: .postgres), bindingDataTypes = postgresTypes(template)
+}
+
+extension HotStatement.Crowd {
+    static let name = "lr_Crowd", sql = template.text(for: .postgres), bindingDataTypes = postgresTypes(template)
+}
+
+extension HotStatement.Clicks {
+    static let name = "lr_Clicks", sql = template.text(for: .postgres), bindingDataTypes = postgresTypes(template)
+}
+
+extension HotStatement.Install {
+    static let name = "lr_Install", sql = template.text(for: .postgres), bindingDataTypes = postgresTypes(template)
+}
+
+extension HotStatement.Installs {
+    static let name = "lr_Installs", sql = template.text(for: .postgres), bindingDataTypes = postgresTypes(template)
+}
+
+extension HotStatement.Event {
+    static let name = "lr_Event", sql = template.text(for: .postgres), bindingDataTypes = postgresTypes(template)
 }
 
 /// Closed until opened once; ``wait()`` returns at once when open, or when it opens.

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import PostgresNIO
 
 /// A statement with its values bound where they appear in the text:
 ///
@@ -43,6 +44,12 @@ struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
         placeholders = stringInterpolation.placeholders
         binds = stringInterpolation.binds
         kinds = stringInterpolation.kinds
+    }
+
+    /// Whether `other` is the same statement but for its values: the same text and value kinds
+    /// (compared as written, without rendering either).
+    func hasSameForm(as other: SQLStatement) -> Bool {
+        sqliteText == other.sqliteText && kinds == other.kinds
     }
 
     /// The text for `dialect`: `?` for each value on SQLite, `$n` on PostgreSQL.
@@ -143,12 +150,17 @@ struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
     }
 }
 
-/// Names a statement kept prepared on every PostgreSQL connection: postgres-nio keeps one
-/// prepared statement per Swift type, so each hot statement has a caseless enum of its own
-/// (``HotStatement``), holding its statement built with placeholder values.
-protocol PreparedStatementName: Sendable {
+/// A statement kept prepared on every PostgreSQL connection: postgres-nio keeps one prepared
+/// statement per Swift type, so each hot statement has a type of its own (``HotStatement``),
+/// holding its statement built with placeholder values, and, as postgres-nio runs it, its
+/// values. Its name, text and parameter types are worked out once per statement
+/// (PostgresEngine.swift): postgres-nio reads all three on every execution.
+protocol PreparedStatementName: PostgresPreparedStatement where Row == PostgresRow {
     /// The statement with placeholder values: its text and value kinds.
     static var template: SQLStatement { get }
+    /// One execution's values.
+    var bindings: PostgresBindings { get }
+    init(bindings: PostgresBindings)
 }
 
 /// A value kept as JSON text (keys sorted), bound as text.
@@ -305,41 +317,49 @@ extension AttributionMethod: SQLDecodable {}
 extension AppRecord.Platform: SQLDecodable {}
 
 /// The statements kept prepared on every PostgreSQL connection: those each request runs. Each
-/// name's template is its statement built with placeholder values: the text is the same
+/// type's template is its statement built with placeholder values: the text is the same
 /// whatever the values, and postgres-nio reads a prepared statement's text from its type.
 enum HotStatement {
     /// An API key by its prefix (every authenticated request, when not kept).
-    enum Key: PreparedStatementName {
+    struct Key: PreparedStatementName {
+        let bindings: PostgresBindings
         static let template = SQLStore.key(prefix: "")
     }
     /// A link by its code (the redirect and the resolve, when not kept).
-    enum LinkByCode: PreparedStatementName {
+    struct LinkByCode: PreparedStatementName {
+        let bindings: PostgresBindings
         static let template = SQLStore.linkByCode(project: nil, shortCode: "", templateSlug: nil)
     }
     /// A link by its id (a candidate's window, the deferred link, when not kept).
-    enum LinkByID: PreparedStatementName {
+    struct LinkByID: PreparedStatementName {
+        let bindings: PostgresBindings
         static let template = SQLStore.linkByID("")
     }
     /// The clicks from one address (every install).
-    enum CandidatesByAddress: PreparedStatementName {
+    struct CandidatesByAddress: PreparedStatementName {
+        let bindings: PostgresBindings
         static let template = SQLStore.candidates(project: "", address: "", since: Date(timeIntervalSince1970: 0), limit: 0)
     }
     /// The clicks from one network (an IPv6 install, or the /24 on request).
-    enum CandidatesByNetwork: PreparedStatementName {
+    struct CandidatesByNetwork: PreparedStatementName {
+        let bindings: PostgresBindings
         static let template = SQLStore.candidates(project: "", networkPrefix: "", since: Date(timeIntervalSince1970: 0), limit: 0)
     }
     /// The devices seen on one network (an install whose network is scored).
-    enum Crowd: PreparedStatementName {
+    struct Crowd: PreparedStatementName {
+        let bindings: PostgresBindings
         static let template = SQLStore.crowd(
             project: "", networkPrefix: "", at: Date(timeIntervalSince1970: 0), since: Date(timeIntervalSince1970: 0), limit: 0,
             dialect: .postgres)
     }
     /// A batch of clicks, as arrays (``SQLStore/insertClicks(_:on:dialect:)``).
-    enum Clicks: PreparedStatementName {
+    struct Clicks: PreparedStatementName {
+        let bindings: PostgresBindings
         static let template = SQLStore.clickBatch([])
     }
     /// One install.
-    enum Install: PreparedStatementName {
+    struct Install: PreparedStatementName {
+        let bindings: PostgresBindings
         static let template = SQLStore.installInsert(
             InstallRecord(
                 projectID: "", linkID: nil, clickID: nil, confidence: 0, matchedFactors: [], method: .none,
@@ -347,11 +367,13 @@ enum HotStatement {
                 fingerprintHash: "", attributionWindowHours: nil, deepLinkData: [:]))
     }
     /// A batch of installs, as arrays (``SQLStore/insertInstalls(_:on:dialect:)``).
-    enum Installs: PreparedStatementName {
+    struct Installs: PreparedStatementName {
+        let bindings: PostgresBindings
         static let template = SQLStore.installBatch([])
     }
     /// One event.
-    enum Event: PreparedStatementName {
+    struct Event: PreparedStatementName {
+        let bindings: PostgresBindings
         static let template = SQLStore.eventInsert(
             EventRecord(
                 projectID: "", installID: "", name: "", properties: [:], occurredAt: Date(timeIntervalSince1970: 0),
@@ -362,7 +384,7 @@ enum HotStatement {
     /// - Throws: ``StoreError`` when it is not (a mistake in the store, refused rather than run
     ///   as another statement).
     static func check<Name: PreparedStatementName>(_ statement: SQLStatement, as name: Name.Type) throws {
-        guard statement.text(for: .postgres) == Name.template.text(for: .postgres), statement.kinds == Name.template.kinds else {
+        guard statement.hasSameForm(as: Name.template) else {
             throw StoreError(.failed, "The prepared statement \(Name.self) was given another text.")
         }
     }
