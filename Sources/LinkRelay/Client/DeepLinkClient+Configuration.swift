@@ -170,6 +170,11 @@ extension DeepLinkClient {
         /// iOS (iOS 16 and later have the record); `nil` elsewhere and to turn it off.
         public var appStoreInstall: AppStoreInstallCheck? = AppStoreInstallCheck.platformDefault
 
+        /// Whether the device's protected data can be read (``ProtectedDataAvailability``): the
+        /// launch is decided, and the first-launch work runs, only once it can. Default:
+        /// `SystemProtectedData` on iOS, tvOS and visionOS; `nil` (always available) elsewhere.
+        public var protectedData: (any ProtectedDataAvailability)? = ProtectedDataDefault.platformDefault
+
         /// Which launch of the process this client runs in: clients made in the same process
         /// see the same launch. Tests set a new one to simulate the next launch in one process.
         package var processLaunch = AppLaunch.thisProcess

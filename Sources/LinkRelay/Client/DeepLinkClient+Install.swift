@@ -102,12 +102,43 @@ extension DeepLinkClient {
         return text.withUTF8 { DuplicateFilter.fnv1a($0) }
     }
 
-    /// The stored install record, read once.
+    /// The stored install record, read once (an empty one while it cannot be read, not kept).
     func loadInstallRecord() -> InstallRecord {
+        readInstallRecord() ?? InstallRecord()
+    }
+
+    /// The stored install record, read once; `nil` while it cannot be read (the device is
+    /// locked): never taken for an install not matched yet.
+    func readInstallRecord() -> InstallRecord? {
         if let record = firstLaunch.record { return record }
-        let record = store().load(InstallRecord.self, forKey: InstallRecord.key, logger: logger) ?? InstallRecord()
+        let record: InstallRecord
+        switch store().read(InstallRecord.self, forKey: InstallRecord.key, logger: logger) {
+        case .unreadable: return nil
+        case .absent: record = InstallRecord()
+        case .value(let stored): record = stored
+        }
         firstLaunch.remember(record)
         return record
+    }
+
+    /// The install record for the first-launch run: waits while it cannot be read because the
+    /// device is locked; `nil` when it still cannot be read with protected data available (the
+    /// outcome is then `.failed`, nothing is stored, and the next launch tries again) or the
+    /// run may no longer commit.
+    private func installRecordForRun(generation: UInt64) async -> InstallRecord? {
+        while mayCommit(generation) {
+            if let record = readInstallRecord() { return record }
+            if await protectedDataIsUnavailable() {
+                guard await protectedDataAvailable() else { return nil }
+                continue
+            }
+            let failure = DeepLinkError(
+                .storage, "The install record cannot be read; the install match waits for the next launch.", backend: backend.id)
+            logger.error("\(failure.message)")
+            decide(.failed(failure), publish: false)
+            return nil
+        }
+        return nil
     }
 
     func saveInstallRecord(_ record: InstallRecord) {
@@ -133,8 +164,7 @@ extension DeepLinkClient {
         let launch = await self.launch()
         guard mayCommit(generation) else { return }
         await conversionsAtLaunch()
-        guard mayCommit(generation) else { return }
-        var record = loadInstallRecord()
+        guard mayCommit(generation), var record = await installRecordForRun(generation: generation) else { return }
         if let matched = record.matched {
             logger.debug("Install already matched on an earlier launch; restoring the outcome.")
             decide(matched, publish: false)

@@ -16,60 +16,118 @@ extension DeepLinkClient {
     /// if case .update(let from) = await client.launch().kind { showWhatsNew(since: from) }
     /// ```
     ///
+    /// While the device's protected data is unavailable (``Configuration/protectedData``: before
+    /// the first unlock after a restart, in a prewarmed or background launch) nothing stored can
+    /// be read, and this waits until it can: the launch is never taken for a first install
+    /// because its history was locked. If the history still cannot be read once protected data
+    /// is available (a failing store), the launch counts as a relaunch with `launchCount` 0 and
+    /// nothing is stored.
+    ///
     /// After ``shutdown()`` it returns the launch decided before, or decides one without
-    /// storing anything.
+    /// storing anything (a relaunch with `launchCount` 0 if it was waiting for protected data).
     public func launch() async -> AppLaunch {
         if let decided = firstLaunch.launch { return decided }
         let version = AppVersion(of: await deviceInfo())
         // Another caller may have decided while the device information was collected.
         if let decided = firstLaunch.launch { return decided }
         let historyStore = launchHistoryStore()
-        // With no history, the App Store's record may tell a reinstall (bounded wait).
-        var stored = historyStore.load(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger)
-        var appStoreKind: AppLaunch.Kind?
-        if stored == nil, let record = await appStoreInstall() {
-            // Another caller, or another client of this launch, may have decided meanwhile.
+        while true {
+            // Nothing is decided while the device is locked: what is stored exists but cannot be
+            // read, and must not look like a first install.
+            guard await protectedDataAvailable() else { return firstLaunch.launch ?? undecidedLaunch(version) }
             if let decided = firstLaunch.launch { return decided }
+            switch await decideLaunch(version: version, historyStore: historyStore) {
+            case .decided(let launch): return launch
+            case .locked: continue
+            }
+        }
+    }
+
+    private enum LaunchAttempt {
+        case decided(AppLaunch)
+        /// Something stored could not be read and protected data is unavailable again: wait.
+        case locked
+    }
+
+    /// One attempt at deciding the launch from what is stored.
+    private func decideLaunch(version: AppVersion, historyStore: any PersistentStore) async -> LaunchAttempt {
+        var stored = historyStore.read(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger)
+        let checked = historyStore.read(CheckedSDKs.self, forKey: CheckedSDKs.key, logger: logger)
+        if stored.isUnreadable || checked.isUnreadable {
+            if await protectedDataIsUnavailable() { return .locked }
+            // Readable data would have been read by now: the store is failing. The history is
+            // there (a store that throws has something to read), so this is no first launch;
+            // nothing is written, and the next launch tries again.
+            logger.error("The launch history cannot be read although protected data is available; this launch counts as a relaunch and nothing is stored.")
+            let launch = undecidedLaunch(version)
+            guard !isShutDown else { return .decided(launch) }
+            firstLaunch.launch = launch
+            return .decided(launch)
+        }
+        // With no history, the App Store's record may tell a reinstall (bounded wait).
+        var appStoreKind: AppLaunch.Kind?
+        if case .absent = stored, let record = await appStoreInstall() {
+            // Another caller, or another client of this launch, may have decided meanwhile.
+            if let decided = firstLaunch.launch { return .decided(decided) }
             appStoreKind = configuration.appStoreInstall?.kind(for: record, now: clock.currentDate)
-            stored = historyStore.load(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger)
+            stored = historyStore.read(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger)
+            if stored.isUnreadable { return .locked }
         }
         let marker = configuration.installMarker
-        // The marker's store (the Keychain) is asked at most once per launch.
-        var markerPresent: Bool?
-        func isMarkerPresent() -> Bool {
-            if let markerPresent { return markerPresent }
-            let present = marker?.isPresent() ?? false
-            markerPresent = present
-            return present
+        // The marker's store (the Keychain) is asked at most once per attempt.
+        var markerState: InstallMarkerState?
+        func readMarker() -> InstallMarkerState {
+            if let markerState { return markerState }
+            let state = marker?.state() ?? .absent
+            markerState = state
+            return state
+        }
+        if stored.value == nil, appStoreKind == nil, readMarker() == .unreadable {
+            if await protectedDataIsUnavailable() { return .locked }
+            logger.warning("The install marker cannot be read although protected data is available; it is taken as absent, and not placed again.")
         }
         let canTakeEvents = eventTracker != nil
         let decision = LaunchDecision(
-            stored: stored,
-            checked: historyStore.load(CheckedSDKs.self, forKey: CheckedSDKs.key, logger: logger) ?? CheckedSDKs(),
+            stored: stored.value,
+            checked: checked.value ?? CheckedSDKs(),
             processLaunch: configuration.processLaunch, version: version, backend: backend.id, now: clock.currentDate,
-            appStore: appStoreKind, markerPresent: isMarkerPresent, importers: backend.previousSDKImporters + configuration.previousSDKs,
+            appStore: appStoreKind, markerPresent: { readMarker() == .present },
+            importers: backend.previousSDKImporters + configuration.previousSDKs,
             storage: configuration.previousSDKStorage,
             eventsTaken: { [backend, configuration] found in
                 canTakeEvents && found.sdk.provider == backend.id ? configuration.eventQueueCapacity : 0
             })
         let launch = decision.history.launch(for: backend.id)
-        guard !isShutDown else { return launch }
+        guard !isShutDown else { return .decided(launch) }
         // The history first: should the process die before the imports are applied, they are
         // not applied twice (an imported event is sent at most once). Only what changed is
         // written: another client of the same launch writes nothing.
         if decision.checkedChanged { historyStore.save(decision.checked, forKey: CheckedSDKs.key, logger: logger) }
         if decision.historyChanged { historyStore.save(decision.history, forKey: LaunchHistory.key, logger: logger) }
-        if let marker, decision.historyChanged, !isMarkerPresent() { marker.place() }
+        // Placed only where it is known to be missing: an unreadable one may be there.
+        if let marker, decision.historyChanged, readMarker() == .absent { marker.place() }
         for found in decision.imports { apply(found) }
         firstLaunch.launch = launch
         logger.info("This launch: \(launch.kind), version \(launch.version).")
-        return launch
+        return .decided(launch)
+    }
+
+    /// The launch reported when the history exists but cannot be read (a store failing while
+    /// protected data is available, or a shutdown while the device was locked): a relaunch,
+    /// never a first install, with nothing known of earlier launches (`launchCount` 0).
+    private func undecidedLaunch(_ version: AppVersion) -> AppLaunch {
+        AppLaunch(
+            kind: .relaunch, version: version, firstSeen: clock.currentDate, launchCount: 0, backends: [backend.id],
+            isExistingUser: false)
     }
 
     /// Device information, collected once, on first need.
     func deviceInfo() async -> DeviceInfo {
         if let known = session.device { return known }
         let collected = await configuration.deviceInfo.deviceInfo()
+        // `identifierForVendor` is nil until the first unlock after a restart: a device
+        // collected then is used once, not kept, so the install match sees the real one.
+        if collected.vendorID == nil, await protectedDataIsUnavailable() { return session.device ?? collected }
         // Another caller may have collected it meanwhile: the first one kept wins.
         return session.keep(device: collected)
     }

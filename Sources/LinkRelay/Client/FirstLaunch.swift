@@ -27,6 +27,9 @@ struct FirstLaunch: Sendable {
     private var waiters: [(id: UInt64, continuation: CheckedContinuation<InstallOutcome, Never>)] = []
     private var nextWaiter: UInt64 = 0
     private(set) var generation: UInt64 = 0
+    /// The waits for protected data under way (``DeepLinkClient/launch()`` on a locked device),
+    /// cancelled at shutdown.
+    private var protectedDataWaits: [(id: UInt64, task: Task<Void, Never>)] = []
 
     /// Whether work started in `generation` may still commit.
     func isCurrent(_ generation: UInt64) -> Bool { generation == self.generation }
@@ -101,6 +104,17 @@ struct FirstLaunch: Sendable {
         appleAdsToken = nil
     }
 
+    /// Keeps a wait for protected data, to cancel at shutdown; returns its id.
+    mutating func addProtectedDataWait(_ task: Task<Void, Never>) -> UInt64 {
+        let id = newWaiterID()
+        protectedDataWaits.append((id, task))
+        return id
+    }
+
+    mutating func removeProtectedDataWait(_ id: UInt64) {
+        protectedDataWaits.removeAll { $0.id == id }
+    }
+
     /// Takes every waiter, to resume at shutdown.
     mutating func takeWaiters() -> [CheckedContinuation<InstallOutcome, Never>] {
         let taken = waiters.map(\.continuation)
@@ -111,6 +125,8 @@ struct FirstLaunch: Sendable {
     /// At shutdown: the waiters, each with the outcome it gets (the one decided, else
     /// `undecided`).
     mutating func close(undecided: @autoclosure () -> InstallOutcome) -> (outcome: InstallOutcome, waiters: [CheckedContinuation<InstallOutcome, Never>]) {
-        (outcome ?? undecided(), takeWaiters())
+        for wait in protectedDataWaits { wait.task.cancel() }
+        protectedDataWaits.removeAll()
+        return (outcome ?? undecided(), takeWaiters())
     }
 }
