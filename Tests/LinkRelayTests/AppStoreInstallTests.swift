@@ -75,14 +75,23 @@ struct AppStoreInstallTests {
             (0.0, 0.0, "100", nil, AppStoreInstall.Environment.production, false, AppLaunch.Kind.firstInstall),
             (0.5, 0.0, "100", nil, .production, false, .firstInstall),  // a slow download: within a day
             (30, 0, "100", nil, .production, false, .reinstall),  // the Keychain lost: a new or erased device
-            (30, nil, "100", nil, .production, false, .reinstall),  // install date unknown: compared with now
+            (30, nil, "100", nil, .production, false, .firstInstall),  // install date unknown: the marker decides
+            (30, nil, "100", nil, .production, true, .reinstall),
+            (30, -2, "100", nil, .production, false, .firstInstall),  // installed "in the future": unknown
+            (400, 200, "100", nil, .production, false, .firstInstall),  // the account's old purchase, a 200-day-old copy
+            (400, 200, "100", nil, .production, true, .reinstall),  // …the marker still tells a reinstall
+            (400, 200, "100", "500", .production, false, unknown),  // the update that adds LinkRelay: an existing user
+            (400, 200, "100", "500", .production, true, unknown),
+            (400, 200, "520", "500", .production, false, .firstInstall),
+            (400, 0, "100", nil, .production, false, .reinstall),  // a second phone, or a reinstall today
+            (400, 0.5, "100", "500", .production, false, .reinstall),
             (30, 30, "100", nil, .production, false, .firstInstall),  // installed long ago, first opened now
             (30, 30, "100", nil, .production, true, .reinstall),  // …the marker still tells a reinstall
             (30, 30, "100", "500", .production, false, unknown),  // updated into LinkRelay: an existing user
             (30, 30, "100", "500", .production, true, unknown),  // the record comes first
             (30, 30, "520", "500", .production, false, .firstInstall),  // first got a build with LinkRelay
             (30, 0.5, "100", "500", .production, false, .reinstall),  // a pre-LinkRelay user reinstalling now
-            (30, nil, "100", "500", .production, false, .reinstall),  // cannot tell an update: matched, link kept
+            (30, nil, "100", "500", .production, false, .firstInstall),  // cannot tell an update: matched, link kept
             (30, 0, "100", nil, .sandbox, false, .firstInstall),  // TestFlight: the record decides nothing
             (30, 0, "100", nil, .xcode, true, .reinstall),
             (30, 0, "100", nil, .other("future"), false, .firstInstall),
@@ -174,6 +183,32 @@ struct AppStoreInstallTests {
         let source = ScriptedSource(clock: clock, Self.record(clock, purchasedDaysAgo: 30, installedDaysAgo: 0))
         #expect(await client(clock: clock, source: source, timeout: 0).launch().kind == .firstInstall)
         #expect(source.asked.withLock { $0 } == 0)
+    }
+
+    @Test("an install date at or before 1970, or later than now, is unknown")
+    func installDates() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(AppStoreInstall.knownInstallDate(nil, now: now) == nil)
+        #expect(AppStoreInstall.knownInstallDate(Date(timeIntervalSince1970: 0), now: now) == nil)
+        #expect(AppStoreInstall.knownInstallDate(Date(timeIntervalSince1970: -86_400), now: now) == nil)
+        #expect(AppStoreInstall.knownInstallDate(now + 1, now: now) == nil)
+        #expect(AppStoreInstall.knownInstallDate(now, now: now) == now)
+        #expect(AppStoreInstall.knownInstallDate(Date(timeIntervalSince1970: 1), now: now) == Date(timeIntervalSince1970: 1))
+        // A record whose date is 1970 decides nothing: the marker does.
+        let check = AppStoreInstallCheck(source: ScriptedSource(clock: ManualClock(), .unavailable(reason: "")))
+        let epoch = AppStoreInstall(
+            environment: .production, originalPurchaseDate: now - 400 * Self.day, originalAppVersion: "1",
+            installedOnDevice: Date(timeIntervalSince1970: 0))
+        #expect(check.kind(for: epoch, now: now) == nil)
+    }
+
+    @Test("StoreKit is not asked in a simulator, a debug build or a sandbox (TestFlight) build")
+    func notAskedInDevelopment() {
+        #expect(AppStoreInstallCheck.asksSystem(receiptName: "receipt", isSimulator: false, isDebugBuild: false))
+        #expect(AppStoreInstallCheck.asksSystem(receiptName: nil, isSimulator: false, isDebugBuild: false))
+        #expect(!AppStoreInstallCheck.asksSystem(receiptName: "sandboxReceipt", isSimulator: false, isDebugBuild: false))
+        #expect(!AppStoreInstallCheck.asksSystem(receiptName: "receipt", isSimulator: true, isDebugBuild: false))
+        #expect(!AppStoreInstallCheck.asksSystem(receiptName: "receipt", isSimulator: false, isDebugBuild: true))
     }
 
     @Test("builds compare as dot-separated numbers; anything else does not compare")

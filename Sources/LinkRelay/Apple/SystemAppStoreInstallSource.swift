@@ -3,11 +3,14 @@
     import StoreKit
 
     /// StoreKit 2's `AppTransaction.shared` as an ``AppStoreInstallSource``, with the creation
-    /// date of the app's data container as the date this copy was installed. On iOS 15 there
-    /// is no `AppTransaction`: the answer is `.unavailable`. This only translates; the rule is
+    /// date of the app's `Library` folder (`Documents` where there is none) as the date this
+    /// copy was installed. On iOS 15 there is no `AppTransaction`: the answer is `.unavailable`.
+    /// In a simulator, a debug build, or a build with a sandbox receipt (TestFlight,
+    /// development) StoreKit is not asked at all: it can show an Apple Account sign-in there,
+    /// and its record would decide nothing. This only translates; the rule is
     /// ``AppStoreInstallCheck``'s.
     ///
-    /// Reading the container's creation date is a file-timestamp API: LinkRelay's privacy
+    /// Reading the folder's creation date is a file-timestamp API: LinkRelay's privacy
     /// manifest declares it with reason C617.1 (inside the app's own container).
     public struct SystemAppStoreInstallSource: AppStoreInstallSource {
         /// The system's record.
@@ -15,6 +18,11 @@
 
         public func appStoreInstall() async -> AppStoreInstallResult {
             guard #available(iOS 16, *) else { return .unavailable(reason: "AppTransaction needs iOS 16") }
+            guard
+                AppStoreInstallCheck.asksSystem(
+                    receiptName: Bundle.main.appStoreReceiptURL?.lastPathComponent, isSimulator: Self.isSimulator,
+                    isDebugBuild: Self.isDebugBuild)
+            else { return .unavailable(reason: "not asked in a simulator, a debug build or a sandbox (TestFlight) build") }
             let result: VerificationResult<AppTransaction>
             do {
                 result = try await AppTransaction.shared
@@ -44,12 +52,33 @@
             }
         }
 
-        /// The creation date of the app's data container (its home folder), which an update
-        /// keeps and a reinstall makes anew.
+        /// The creation date of the app's `Library` folder (as Branch's SDK reads it; the
+        /// container's root can be recreated by the system), `Documents` where there is no
+        /// `Library`: an update keeps it, a reinstall makes it anew.
         private static func containerCreated() -> Date? {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: NSHomeDirectory())
-            return attributes?[.creationDate] as? Date
+            let manager = FileManager.default
+            let folder =
+                manager.urls(for: .libraryDirectory, in: .userDomainMask).first
+                ?? manager.urls(for: .documentDirectory, in: .userDomainMask).first
+            guard let folder, let attributes = try? manager.attributesOfItem(atPath: folder.path) else { return nil }
+            return attributes[.creationDate] as? Date
         }
+
+        private static let isSimulator: Bool = {
+            #if targetEnvironment(simulator)
+                return true
+            #else
+                return false
+            #endif
+        }()
+
+        private static let isDebugBuild: Bool = {
+            #if DEBUG
+                return true
+            #else
+                return false
+            #endif
+        }()
     }
 
     extension AppStoreInstallCheck {

@@ -28,8 +28,9 @@ public struct AppStoreInstall: Sendable, Hashable {
     /// its marketing version.
     public var originalAppVersion: String
     /// When this copy of the app was installed on this device, where the system says (the
-    /// creation date of the app's data container, which an update keeps and a reinstall
-    /// replaces); `nil` when unknown.
+    /// creation date of the app's `Library` folder, which an update keeps and a reinstall
+    /// makes anew); `nil` when unknown. A date at or before 1970, or later than now, counts as
+    /// unknown.
     public var installedOnDevice: Date?
 
     /// A record as described.
@@ -38,6 +39,15 @@ public struct AppStoreInstall: Sendable, Hashable {
         self.originalPurchaseDate = originalPurchaseDate
         self.originalAppVersion = originalAppVersion
         self.installedOnDevice = installedOnDevice
+    }
+}
+
+extension AppStoreInstall {
+    /// `date` as an install date: `nil` when unknown, at or before 1970 (a file system that
+    /// reports no date), or later than `now` (a clock set wrong).
+    static func knownInstallDate(_ date: Date?, now: Date) -> Date? {
+        guard let date, date.timeIntervalSince1970 > 0, date <= now else { return nil }
+        return date
     }
 }
 
@@ -65,18 +75,23 @@ public protocol AppStoreInstallSource: Sendable {
 /// The launch kind from the App Store's own record of the app (``DeepLinkClient/Configuration/appStoreInstall``).
 ///
 /// On the first launch LinkRelay sees on a device (no launch history), the client asks the
-/// source once, waiting at most ``timeout`` on its clock, and decides:
+/// source once, waiting at most ``timeout`` on its clock. The record's original purchase belongs
+/// to the Apple account, not to the device (a second phone, a reinstall a year ago), so the age
+/// of this copy's container decides first:
 ///
-/// - the account got the app at least a day (``redownloadMargin``) before this copy was
-///   installed (before now, when the install date is unknown): ``AppLaunch/Kind/reinstall``,
-///   whatever the Keychain says (it is lost on a new or erased device);
-/// - ``firstBuildWithLinkRelay`` is set, the account first got an older build, and this copy
-///   was installed at least a day ago: the app was updated into its first build with LinkRelay,
+/// - this copy was installed more than a day (``redownloadMargin``) ago: the app was on this
+///   device before LinkRelay first ran (an update into LinkRelay, or an app installed long ago
+///   and opened now), never a reinstall by the record. With ``firstBuildWithLinkRelay`` set
+///   and the account's first build older than it, it is an update into LinkRelay,
 ///   ``AppLaunch/Kind/update(from:)`` from an unknown version, and the user counts as an
-///   existing one (``DeepLinkClient/Configuration/existingUsers``);
-/// - otherwise, or with no verified App Store record (iOS 15, Xcode, the sandbox and
-///   TestFlight, a failed verification, a late answer): the ``InstallMarker`` decides, as
-///   without this check.
+///   existing one (``DeepLinkClient/Configuration/existingUsers``); otherwise the
+///   ``InstallMarker`` decides;
+/// - this copy was installed within the last day and the account got the app at least a day
+///   before it: ``AppLaunch/Kind/reinstall``, whatever the Keychain says (it is lost on a new
+///   or erased device);
+/// - otherwise, with an unknown install date, or with no verified App Store record (iOS 15,
+///   Xcode, the sandbox and TestFlight, a failed verification, a late answer): the marker
+///   decides, as without this check.
 ///
 /// A reinstall is matched as a first install is, so a deferred link is never lost to this
 /// rule. Links never wait for it; only ``DeepLinkClient/launch()`` (and so
@@ -115,16 +130,27 @@ public struct AppStoreInstallCheck: Sendable {
     /// The kind of a launch with no history that `record` decides, or `nil` when the marker
     /// decides.
     func kind(for record: AppStoreInstall, now: Date) -> AppLaunch.Kind? {
-        guard record.environment == .production else { return nil }
-        let installed = min(record.installedOnDevice ?? now, now)
-        if record.originalPurchaseDate < installed - Self.redownloadMargin { return .reinstall }
-        if let first = firstBuildWithLinkRelay, let installedOnDevice = record.installedOnDevice,
-            installedOnDevice < now - Self.redownloadMargin,
-            Self.build(record.originalAppVersion, isBefore: first) == true
-        {
-            return .update(from: AppVersion(version: nil, build: nil))
+        guard record.environment == .production,
+            let installed = AppStoreInstall.knownInstallDate(record.installedOnDevice, now: now)
+        else { return nil }
+        if installed < now - Self.redownloadMargin {
+            // This copy was here before LinkRelay first ran: never a reinstall by the record,
+            // whatever the account did on other devices or earlier installs.
+            if let first = firstBuildWithLinkRelay, Self.build(record.originalAppVersion, isBefore: first) == true {
+                return .update(from: AppVersion(version: nil, build: nil))
+            }
+            return nil
         }
-        return nil
+        // A fresh container: a reinstall when the account had the app a day before it.
+        return record.originalPurchaseDate < installed - Self.redownloadMargin ? .reinstall : nil
+    }
+
+    /// Whether the system may be asked for the record in this build: not in a simulator, not in
+    /// a debug build, and not with a sandbox receipt (TestFlight, development), where
+    /// `AppTransaction.shared` can show an Apple Account sign-in and its answer (sandbox or
+    /// Xcode) decides nothing anyway.
+    static func asksSystem(receiptName: String?, isSimulator: Bool, isDebugBuild: Bool) -> Bool {
+        !isSimulator && !isDebugBuild && receiptName != "sandboxReceipt"
     }
 
     /// Whether build `a` comes before build `b`, comparing dot-separated numbers (a missing
