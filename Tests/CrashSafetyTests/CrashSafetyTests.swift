@@ -11,6 +11,9 @@ import XCTest
     import Darwin
 #endif
 
+// Processes exist on macOS and Linux only; the iOS Simulator run skips this target.
+#if os(macOS) || os(Linux)
+
 /// The event queue survives SIGKILL: a helper process tracks events into a `FileStore` in a
 /// loop and is killed at random moments, then started again on the same store. XCTest, not
 /// Swift Testing: the test blocks on pipes and processes, and XCTest runs it alone on its own
@@ -230,3 +233,5 @@ struct LineReader {
         }
     }
 }
+
+#endif

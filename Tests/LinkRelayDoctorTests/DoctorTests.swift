@@ -263,17 +263,21 @@ struct DoctorTests {
             let candidate = folder.appendingPathComponent("linkrelay")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { tool = candidate }
         }
-        let process = Process()
         guard let tool else { throw DoctorError("linkrelay is not built next to the tests") }
-        process.executableURL = tool
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        #if os(macOS) || os(Linux)
+            let process = Process()
+            process.executableURL = tool
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = Pipe()
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        #else
+            throw DoctorError("no processes on this platform: the command-line tests run on macOS and Linux")
+        #endif
     }
 }
 
