@@ -170,6 +170,8 @@ extension DeepLinkClient {
     /// The install's account: kept in memory after the first read; made on first need from the
     /// launch history (the first launch's date, and whether it was a new install).
     private func conversionAccount() async -> ConversionAccount? {
+        // An App Clip hands its link over and nothing more: its values would be the Clip's.
+        guard configuration.processKind != .appClip else { return nil }
         if let known = conversions.account { return known }
         let store = launchHistoryStore()
         if let stored = store.load(ConversionAccount.self, forKey: ConversionAccount.key, logger: logger) {

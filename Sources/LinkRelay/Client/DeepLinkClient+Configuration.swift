@@ -175,6 +175,11 @@ extension DeepLinkClient {
         /// `SystemProtectedData` on iOS, tvOS and visionOS; `nil` (always available) elsewhere.
         public var protectedData: (any ProtectedDataAvailability)? = ProtectedDataDefault.platformDefault
 
+        /// The kind of process the client runs in (``ProcessKind``): only the app decides the
+        /// install; an App Clip hands its links over, an extension reads the history without
+        /// writing it. Default: ``ProcessKind/current``, from the main bundle.
+        public var processKind = ProcessKind.current
+
         /// Which launch of the process this client runs in: clients made in the same process
         /// see the same launch. Tests set a new one to simulate the next launch in one process.
         package var processLaunch = AppLaunch.thisProcess

@@ -163,6 +163,10 @@ extension DeepLinkClient {
         guard mayCommit(generation) else { return }
         let launch = await self.launch()
         guard mayCommit(generation) else { return }
+        guard configuration.processKind.decidesInstall else {
+            await settleOutsideTheApp(generation: generation)
+            return
+        }
         await conversionsAtLaunch()
         guard mayCommit(generation), var record = await installRecordForRun(generation: generation) else { return }
         if let matched = record.matched {
@@ -241,6 +245,22 @@ extension DeepLinkClient {
                 await self?.apply(late, late: true, generation: generation)
             }
         }
+    }
+
+    /// In an App Clip or an extension: the outcome stored by the app, else `.failed` with code
+    /// `.unsupported`; no match, report, token or conversion value, and nothing stored.
+    private func settleOutsideTheApp(generation: UInt64) async {
+        guard let record = await installRecordForRun(generation: generation) else { return }
+        if let matched = record.matched {
+            decide(matched, publish: false)
+            return
+        }
+        let message =
+            configuration.processKind == .appClip
+            ? "An App Clip hands its link to the full app (AppClipHandoff); the install is decided there."
+            : "An app extension does not decide the install; the app does."
+        logger.info("\(message)")
+        decide(.failed(DeepLinkError(.unsupported, message, backend: backend.id)), publish: false)
     }
 
     /// `work`'s result, or `nil` when ``Configuration/installMatchTimeout`` passed first (the

@@ -99,13 +99,21 @@ extension DeepLinkClient {
             })
         let launch = decision.history.launch(for: backend.id)
         guard !isShutDown else { return .decided(launch) }
+        guard configuration.processKind != .appExtension else {
+            // Only the app writes the history: an extension that ran first would make the
+            // app's first launch a relaunch.
+            firstLaunch.launch = launch
+            logger.info("This launch (an app extension's; nothing stored): \(launch.kind), version \(launch.version).")
+            return .decided(launch)
+        }
         // The history first: should the process die before the imports are applied, they are
         // not applied twice (an imported event is sent at most once). Only what changed is
         // written: another client of the same launch writes nothing.
         if decision.checkedChanged { historyStore.save(decision.checked, forKey: CheckedSDKs.key, logger: logger) }
         if decision.historyChanged { historyStore.save(decision.history, forKey: LaunchHistory.key, logger: logger) }
         // Placed only where it is known to be missing: an unreadable one may be there.
-        if let marker, decision.historyChanged, readMarker() == .absent { marker.place() }
+        // Not in an App Clip: iOS carries the Clip's Keychain items over to the full app.
+        if let marker, decision.historyChanged, readMarker() == .absent, configuration.processKind == .app { marker.place() }
         for found in decision.imports { apply(found) }
         firstLaunch.launch = launch
         logger.info("This launch: \(launch.kind), version \(launch.version).")
