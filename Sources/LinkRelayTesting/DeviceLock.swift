@@ -76,7 +76,7 @@ public final class DeviceLock: ProtectedDataAvailability {
         GuardedStore(lock: self, store: store)
     }
 
-    /// `marker` as this device guards it: ``InstallMarkerState/unreadable`` while the device is
+    /// `marker` as this device guards it: ``/LinkRelay/InstallMarkerState/unreadable`` while the device is
     /// locked (the Keychain's `errSecInteractionNotAllowed`), and placing it does nothing then.
     public func guarding(_ marker: any InstallMarker) -> any InstallMarker {
         GuardedMarker(lock: self, marker: marker)

@@ -12,11 +12,12 @@
     @available(iOS 16.0, macOS 13.0, *)
     public struct LinkPasteButton: View {
         private let client: DeepLinkClient
-        private let onPaste: @Sendable (Bool) -> Void
+        private let onPaste: @MainActor @Sendable (Bool) -> Void
 
         /// A button that hands what is pasted to `client`; `onPaste` hears whether the client
-        /// took it (one of the backend's links, not delivered before).
-        public init(client: DeepLinkClient, onPaste: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        /// took it (one of the backend's links, not delivered before), on the main actor: UI
+        /// code belongs in it.
+        public init(client: DeepLinkClient, onPaste: @escaping @MainActor @Sendable (Bool) -> Void = { _ in }) {
             self.client = client
             self.onPaste = onPaste
         }
@@ -28,8 +29,8 @@
                 let client = self.client
                 let onPaste = self.onPaste
                 Task {
-                    guard let url else { return onPaste(false) }
-                    onPaste(await client.handlePastedLink(url))
+                    let taken = if let url { await client.handlePastedLink(url) } else { false }
+                    onPaste(taken)
                 }
             }
         }

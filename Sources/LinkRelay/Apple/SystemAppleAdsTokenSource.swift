@@ -2,14 +2,15 @@
     import AdServices
 
     /// AdServices' `AAAttribution.attributionToken()` as an ``AppleAdsTokenSource``. The call
-    /// blocks its thread (the client runs it on a detached task and waits at most
-    /// ``AppleAdsAttribution/timeout``). This only translates.
+    /// blocks its thread, so it runs on a queue of LinkRelay's own, never on Swift's
+    /// cooperative pool; the client waits for it at most ``AppleAdsAttribution/timeout``.
+    /// This only translates.
     public struct SystemAppleAdsTokenSource: AppleAdsTokenSource {
         /// The system's token.
         public init() {}
 
         public func attributionToken() async throws -> String {
-            try AAAttribution.attributionToken()
+            try await BlockingCall.run { try AAAttribution.attributionToken() }
         }
     }
 

@@ -21,6 +21,12 @@
         }
 
         public func readLink() async -> PastedLink? {
+            // The getters cannot return before the user answers "Allow Paste": on LinkRelay's
+            // own queue, never on Swift's cooperative pool.
+            await BlockingCall.run { Self.read() }
+        }
+
+        private static func read() -> PastedLink? {
             let pasteboard = UIPasteboard.general
             let changeCount = pasteboard.changeCount
             // One read of the contents (each may show the alert), chosen by the silent `has…`:
@@ -58,15 +64,15 @@
     @MainActor
     public final class LinkPasteControl: UIView {
         private let client: DeepLinkClient
-        private let onPaste: @Sendable (Bool) -> Void
+        private let onPaste: @MainActor @Sendable (Bool) -> Void
         /// The system control: style it through its `configuration`.
         public let control: UIPasteControl
 
         /// A control that hands what is pasted to `client`; `onPaste` hears whether the client
-        /// took it (one of the backend's links, not delivered before).
+        /// took it (one of the backend's links, not delivered before), on the main actor.
         public init(
             client: DeepLinkClient, configuration: UIPasteControl.Configuration = UIPasteControl.Configuration(),
-            onPaste: @escaping @Sendable (Bool) -> Void = { _ in }
+            onPaste: @escaping @MainActor @Sendable (Bool) -> Void = { _ in }
         ) {
             self.client = client
             self.onPaste = onPaste
@@ -102,10 +108,12 @@
             }
         }
 
-        private nonisolated static func hand(_ url: URL?, to client: DeepLinkClient, then onPaste: @escaping @Sendable (Bool) -> Void) {
+        private nonisolated static func hand(
+            _ url: URL?, to client: DeepLinkClient, then onPaste: @escaping @MainActor @Sendable (Bool) -> Void
+        ) {
             Task {
-                guard let url else { return onPaste(false) }
-                onPaste(await client.handlePastedLink(url))
+                let taken = if let url { await client.handlePastedLink(url) } else { false }
+                await onPaste(taken)
             }
         }
     }

@@ -74,14 +74,16 @@ extension DeepLinkClient {
             if stored.isUnreadable { return .locked }
         }
         let marker = configuration.installMarker
-        // The marker's store (the Keychain) is asked at most once per attempt.
-        var markerState: InstallMarkerState?
-        func readMarker() -> InstallMarkerState {
-            if let markerState { return markerState }
-            let state = marker?.state() ?? .absent
-            markerState = state
-            return state
+        // The marker's store (the Keychain) is asked once per process launch (not by other
+        // clients of the same launch), on LinkRelay's own queue: a Keychain query blocks its
+        // thread.
+        var markerState = InstallMarkerState.absent
+        if let marker, stored.value?.lastProcessLaunch != configuration.processLaunch {
+            markerState = await BlockingCall.run { marker.state() }
+            // Another caller may have decided meanwhile.
+            if let decided = firstLaunch.launch { return .decided(decided) }
         }
+        func readMarker() -> InstallMarkerState { markerState }
         if stored.value == nil, appStoreKind == nil, readMarker() == .unreadable {
             if await protectedDataIsUnavailable() { return .locked }
             logger.warning("The install marker cannot be read although protected data is available; it is taken as absent, and not placed again.")
@@ -113,7 +115,9 @@ extension DeepLinkClient {
         if decision.historyChanged { historyStore.save(decision.history, forKey: LaunchHistory.key, logger: logger) }
         // Placed only where it is known to be missing: an unreadable one may be there.
         // Not in an App Clip: iOS carries the Clip's Keychain items over to the full app.
-        if let marker, decision.historyChanged, readMarker() == .absent, configuration.processKind == .app { marker.place() }
+        if let marker, decision.historyChanged, readMarker() == .absent, configuration.processKind == .app {
+            await BlockingCall.run { marker.place() }
+        }
         for found in decision.imports { apply(found) }
         firstLaunch.launch = launch
         logger.info("This launch: \(launch.kind), version \(launch.version).")
