@@ -12,7 +12,7 @@ import Foundation
 /// ```
 ///
 /// A URL without a script resolves according to ``unscriptedLinks``.
-public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, LinkEventObservingBackend, Sendable {
+public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, LinkEventObservingBackend, LateAppleAdsTokenBackend, Sendable {
     /// What resolving a URL gives.
     public enum Resolution: Sendable {
         /// This link.
@@ -33,6 +33,8 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, L
         case send(ConversionEvent)
         /// ``createLink(_:context:)`` with this request.
         case createLink(LinkRequest)
+        /// ``addAppleAdsToken(_:toInstall:context:)``: a late Apple Ads token for this install.
+        case addAppleAdsToken(token: String, installID: String)
     }
 
     private struct Script: Sendable {
@@ -47,6 +49,7 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, L
         var installDelay: TimeInterval = 0
         var sendResult: Result<Void, DeepLinkError> = .success(())
         var linkCreationFailure: DeepLinkError?
+        var lateTokenResult: Result<Void, DeepLinkError> = .success(())
         var calls: [Call] = []
         var contexts: [BackendContext] = []
         var observed: [DeepLinkEvent] = []
@@ -66,23 +69,28 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, L
     /// Whether its install report takes the Apple Ads token
     /// (``/LinkRelay/BackendCapabilities/appleAdsToken``).
     public let acceptsAppleAdsToken: Bool
+    /// Whether it takes a token after the install report
+    /// (``/LinkRelay/BackendCapabilities/lateAppleAdsToken``, as LinkRelay Server does).
+    public let acceptsLateAppleAdsToken: Bool
     private let state = Locked(State())
     private let observationWaiters = ConditionWaiters()
 
     /// A backend claiming `schemes` and `hosts` (lower-cased). `secrets` are values the client
     /// must keep out of logs and errors; `needsInstallReport` makes it a backend that names the
     /// install only in its install report; `acceptsAppleAdsToken` one whose report takes the
-    /// Apple Ads token.
+    /// Apple Ads token, and `acceptsLateAppleAdsToken` one that also takes it after the report.
     public init(
         id: BackendID = "in-memory",
         schemes: Set<String> = ["myapp"],
         hosts: Set<String> = ["links.example.com"],
         secrets: [String] = [],
         needsInstallReport: Bool = false,
-        acceptsAppleAdsToken: Bool = false
+        acceptsAppleAdsToken: Bool = false,
+        acceptsLateAppleAdsToken: Bool = false
     ) {
         self.needsInstallReport = needsInstallReport
-        self.acceptsAppleAdsToken = acceptsAppleAdsToken
+        self.acceptsAppleAdsToken = acceptsAppleAdsToken || acceptsLateAppleAdsToken
+        self.acceptsLateAppleAdsToken = acceptsLateAppleAdsToken
         self.id = id
         self.appSchemes = Set(schemes.map { $0.lowercased() })
         self.hosts = Set(hosts.map { $0.lowercased() })
@@ -111,6 +119,11 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, L
     /// Link creation fails with `failure` from now on (`nil`: links are made again).
     public func scriptLinkCreation(_ failure: DeepLinkError?) {
         state.withLock { $0.linkCreationFailure = failure }
+    }
+
+    /// Adding a late Apple Ads token gives `result` from now on (``addAppleAdsToken(_:toInstall:context:)``).
+    public func scriptLateAppleAdsToken(_ result: Result<Void, DeepLinkError>) {
+        state.withLock { $0.lateTokenResult = result }
     }
 
     /// Sending an event gives `result` from now on.
@@ -155,16 +168,22 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, L
         calls.compactMap { if case .resolve(let url) = $0 { url } else { nil } }
     }
 
+    /// The late Apple Ads tokens the client added so far, in order, with the install each went to.
+    public var lateAppleAdsTokens: [(token: String, installID: String)] {
+        calls.compactMap { if case .addAppleAdsToken(let token, let installID) = $0 { (token, installID) } else { nil } }
+    }
+
     /// The events sent so far, in order.
     public var sentEvents: [ConversionEvent] {
         calls.compactMap { if case .send(let event) = $0 { event } else { nil } }
     }
 
     /// Links, deferred links, events and link creation; and the Apple Ads token when
-    /// ``acceptsAppleAdsToken``.
+    /// ``acceptsAppleAdsToken``, a late one when ``acceptsLateAppleAdsToken``.
     public var capabilities: BackendCapabilities {
         var capabilities: BackendCapabilities = [.linkResolution, .deferredLinks, .eventTracking, .linkCreation]
         if acceptsAppleAdsToken { capabilities.insert(.appleAdsToken) }
+        if acceptsLateAppleAdsToken { capabilities.insert(.lateAppleAdsToken) }
         return capabilities
     }
 
@@ -218,5 +237,16 @@ public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, L
             throw DeepLinkError(.invalidArgument, "The custom code cannot be part of a URL.", backend: id)
         }
         return CreatedLink(url: url, shortCode: code, linkID: code)
+    }
+
+    public func addAppleAdsToken(_ token: String, toInstall installID: String, context: BackendContext) async throws {
+        let result = state.withLock { state in
+            state.calls.append(.addAppleAdsToken(token: token, installID: installID))
+            state.contexts.append(context)
+            return acceptsLateAppleAdsToken
+                ? state.lateTokenResult
+                : .failure(DeepLinkError(.unsupported, "This backend takes no Apple Ads token after its install report.", backend: id))
+        }
+        try result.get()
     }
 }

@@ -110,6 +110,18 @@ struct AppStoreInstallTests {
         #expect(source.asked.withLock { $0 } == 1)
     }
 
+    @Test("on a Mac (Catalyst, an iPhone app on a Mac) the original version is the marketing version: never compared with the first LinkRelay build")
+    func onAMac() {
+        let check = AppStoreInstallCheck(source: ScriptedSource(clock: ManualClock(), .unavailable(reason: "")), firstBuildWithLinkRelay: "500")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        for (isBuild, expected) in [(true, Self.unknown), (false, nil)] as [(Bool, AppLaunch.Kind?)] {
+            let record = AppStoreInstall(
+                environment: .production, originalPurchaseDate: now - 400 * 86_400, originalAppVersion: "100",
+                installedOnDevice: now - 200 * 86_400, originalAppVersionIsBuild: isBuild)
+            #expect(check.kind(for: record, now: now) == expected, "\(isBuild)")
+        }
+    }
+
     @Test("an unverified, missing or late record leaves the decision to the Keychain marker, its fallback")
     func markerFallback() async {
         for result in [

@@ -54,6 +54,8 @@ struct ConversionValueTests {
         case event(String)
         case revenue(Decimal, String)
         case wait(days: Double)
+        /// The app launched again: a new process, a new client on the same store.
+        case relaunch
     }
 
     @Test(
@@ -79,21 +81,102 @@ struct ConversionValueTests {
              ["1:0/low", "1:63/high locked", "2:4/low"]),
             // After 35 days nothing is written.
             ([.wait(days: 35), .event("signup"), .revenue(30, "EUR")], ["1:0/low"]),
+            // Each later window gets its value at the first launch in it, once: without a
+            // write inside a window, its postback is never sent.
+            ([.wait(days: 3), .relaunch, .relaunch, .wait(days: 5), .relaunch], ["1:0/low", "2:0/low", "3:0/low"]),
+            // A value already written in the window is not written again at a launch.
+            ([.wait(days: 3), .event("share"), .relaunch, .event("share")], ["1:0/low", "2:2/high"]),
+            // After the last window, a launch writes nothing.
+            ([.wait(days: 36), .relaunch], ["1:0/low"]),
         ] as [([Step], [String])])
     func table(steps: [Step], expected: [String]) async throws {
         let clock = ManualClock()
         let writer = Writer()
-        let client = client(writer, clock: clock)
+        let store = InMemoryStore()
+        var client = client(writer, clock: clock, store: store)
         await client.start()
         for step in steps {
             switch step {
             case .event(let name): try await client.track(name)
             case .revenue(let amount, let currency): try await client.trackRevenue(amount: amount, currency: currency)
             case .wait(let days): clock.advance(by: days * Self.day)
+            case .relaunch:
+                await client.conversionWritesSettled()
+                await client.shutdown()
+                client = self.client(writer, clock: clock, store: store)
+                await client.start()
             }
         }
         await client.conversionWritesSettled()
         #expect(writer.values == expected)
+    }
+
+    @Test("the first value is written when the client is made, before start() (which waits for consent): it reaches no provider")
+    func registeredBeforeStart() async {
+        let clock = ManualClock()
+        let writer = Writer()
+        let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"])
+        let client = makeClient(backend, clock: clock) {
+            $0.processLaunch = UUID()
+            $0.conversionValues = ConversionValues(schema: Self.schema, writer: writer)
+        }
+        await client.conversionWritesSettled()
+        #expect(writer.values == ["1:0/low"])
+        #expect(backend.calls.isEmpty)
+        await client.start()
+        await client.conversionWritesSettled()
+        #expect(writer.values == ["1:0/low"], "start() does not write it again")
+    }
+
+    /// The system's side with two frameworks: `failing` ones refuse, the others take the value.
+    final class TwoFrameworks: ConversionValueWriter, Sendable {
+        let written = Locked<[(ConversionFramework, ConversionValue)]>([])
+        let failing: Locked<Set<ConversionFramework>>
+        init(failing: Set<ConversionFramework>) { self.failing = Locked(failing) }
+
+        func write(_ update: ConversionValueUpdate) async throws {
+            let failing = self.failing.withLock { $0 }
+            for framework in ConversionFramework.allCases where update.frameworks.contains(framework) {
+                written.withLock { $0.append((framework, update.value)) }
+            }
+            let failed = update.frameworks.intersection(failing)
+            if !failed.isEmpty { throw ConversionWriteFailure(failed: failed, reason: "SKANErrorDomain 10") }
+        }
+
+        var log: [String] { written.withLock { $0.map { "\($0.0.rawValue):\($0.1)" } } }
+    }
+
+    @Test("each framework answers on its own: one that refused is written again, the one that took the value is not")
+    func perFramework() async throws {
+        let clock = ManualClock()
+        let writer = TwoFrameworks(failing: [.skAdNetwork])
+        let client = makeClient(InMemoryBackend(), clock: clock) {
+            $0.processLaunch = UUID()
+            $0.conversionValues = ConversionValues(schema: Self.schema, writer: writer)
+        }
+        await client.start()
+        await client.conversionWritesSettled()
+        #expect(writer.log == ["adAttributionKit:0/low", "skAdNetwork:0/low"])
+        try await client.track("opened_settings")  // nothing new: the refused value again, to SKAdNetwork only
+        await client.conversionWritesSettled()
+        #expect(writer.log.dropFirst(2) == ["skAdNetwork:0/low"])
+        writer.failing.withLock { $0 = [] }
+        try await client.track("opened_settings")
+        await client.conversionWritesSettled()
+        try await client.track("opened_settings")  // accepted everywhere now: nothing more
+        await client.conversionWritesSettled()
+        #expect(writer.log.dropFirst(3) == ["skAdNetwork:0/low"])
+        try await client.track("signup")  // a new value goes to both
+        await client.conversionWritesSettled()
+        #expect(writer.log.dropFirst(4) == ["adAttributionKit:4/low", "skAdNetwork:4/low"])
+    }
+
+    @Test("before iOS 16.1 (one window, no coarse value): the first window's fine value only")
+    func singleWindow() {
+        for (window, expected) in [(PostbackWindow.first, 8 as Int?), (.second, nil), (.third, nil)] {
+            let update = ConversionValueUpdate(window: window, value: ConversionValue(fine: 8, coarse: .medium), locksWindow: false)
+            #expect(update.singleWindowFineValue == expected, "\(window)")
+        }
     }
 
     @Test("the account survives a relaunch and clearData: counts go on, the first launch's value is not written again")

@@ -15,7 +15,7 @@ import Testing
 struct CapabilitiesTests {
     static func backends() throws -> [(String, any DeepLinkBackend, BackendCapabilities)] {
         [
-            ("LinkForty", LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!)), [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .appleAdsToken]),
+            ("LinkForty", LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!)), [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .appleAdsToken, .lateAppleAdsToken]),
             ("LimeLink", LimeLinkBackend(try .init(apiKey: "lk")), [.linkResolution, .deferredLinks]),
             ("Dynalinks", DynalinksBackend(try .init(apiKey: "dyn", linkDomains: ["acme.dynalinks.app"])), [.linkResolution, .deferredLinks]),
             ("Paylisher", PaylisherBackend(try .init(apiKey: "phc", linkDomains: ["acme.example"])), [.linkResolution, .deferredLinks, .eventTracking, .eventBatching]),
@@ -37,7 +37,7 @@ struct CapabilitiesTests {
         let limeLink = LimeLinkBackend(try .init(apiKey: "lk"))
         let local = LocalBackend(.init(schemes: ["acme"]))
         let paylisher = PaylisherBackend(try .init(apiKey: "phc", linkDomains: ["acme.example"]))
-        #expect(RoutingBackend(linkForty, [limeLink]).capabilities == [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .appleAdsToken])
+        #expect(RoutingBackend(linkForty, [limeLink]).capabilities == [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .appleAdsToken, .lateAppleAdsToken])
         #expect(RoutingBackend(limeLink, [linkForty]).capabilities == [.linkResolution, .deferredLinks, .eventTracking])
         // Events go to the first member that tracks them, and travel as it sends them.
         #expect(RoutingBackend(limeLink, [paylisher, linkForty]).capabilities == [.linkResolution, .deferredLinks, .eventTracking, .eventBatching])

@@ -21,7 +21,7 @@ extension BackendID {
 /// with and without milliseconds; parameter values of any JSON type are kept; any 2xx to an
 /// event is success; the install is reported once per install, not on every launch (the client
 /// restores the outcome); transport failures are retried; a path prefix in the base URL is kept.
-public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
+public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend, LateAppleAdsTokenBackend {
     /// Where LinkForty is and how the backend talks to it.
     public let configuration: Configuration
 
@@ -61,9 +61,11 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
     public var needsInstallReport: Bool { true }
 
     /// Links, deferred links, events and link creation, and the Apple Ads token in the install
-    /// report (`appleAdsToken`: LinkRelay Server stores it; LinkForty Core strips the key).
+    /// report (`appleAdsToken`: LinkRelay Server stores it; LinkForty Core strips the key) and
+    /// after it (LinkRelay Server's `POST /api/sdk/v1/install/apple-ads-token`; Core answers
+    /// 404 and the late token is dropped).
     public var capabilities: BackendCapabilities {
-        [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .appleAdsToken]
+        [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .appleAdsToken, .lateAppleAdsToken]
     }
 
     public func canHandle(_ url: URL) -> Bool {
@@ -157,6 +159,22 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend {
             var link = link
             link.metadata["deferredRouteError"] = .string(reason.description)
             return link
+        }
+    }
+
+    // MARK: A late Apple Ads token (LinkRelay Server)
+
+    /// `POST /api/sdk/v1/install/apple-ads-token` with `{"installId", "appleAdsToken"}`. A 404
+    /// (LinkForty Core has no such route; LinkRelay Server does not know the install) is
+    /// `.unsupported`: the token has nowhere to go.
+    public func addAppleAdsToken(_ token: String, toInstall installID: String, context: BackendContext) async throws {
+        let request = try post(
+            LinkFortyLateAppleAdsToken(installId: installID, appleAdsToken: token), to: LinkFortyEndpoints.lateAppleAdsTokenPath,
+            context: context)
+        do {
+            _ = try await api.send(request, "the late Apple Ads token", context: context)
+        } catch let error as DeepLinkError where error.status == 404 {
+            throw DeepLinkError(.unsupported, "This LinkForty server takes no Apple Ads token after the install report (404).", backend: id, status: 404)
         }
     }
 

@@ -6,6 +6,9 @@ import LinkRelayWire
 enum LinkFortyEndpoints {
     static let installPath = "/api/sdk/v1/install"
     static let eventPath = "/api/sdk/v1/event"
+    /// LinkRelay Server's: an Apple Ads token added to an install after its report. LinkForty
+    /// Core has no such route (404).
+    static let lateAppleAdsTokenPath = "/api/sdk/v1/install/apple-ads-token"
     static let resolvePath = "/api/sdk/v1/resolve"
     /// Core's dashboard endpoint, used for link creation from a template.
     static let linksPath = "/api/links"

@@ -29,6 +29,13 @@ struct LinkFortyInstallRequest: Encodable, Equatable {
     var appleAdsToken: String?
 }
 
+/// `POST /api/sdk/v1/install/apple-ads-token` body (LinkRelay Server; Core has no such route):
+/// the Apple Ads token that came after the install report, for the install it names.
+struct LinkFortyLateAppleAdsToken: Encodable, Equatable {
+    var installId: String
+    var appleAdsToken: String
+}
+
 /// `POST /api/sdk/v1/install` response. `installId` is required, as in every LinkForty SDK
 /// (§12.4): without it no event could be sent for the install.
 struct LinkFortyInstallResponse: Decodable {

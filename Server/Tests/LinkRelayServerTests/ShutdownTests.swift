@@ -144,6 +144,9 @@ final class GatedStore: ServerStore {
         try await inner.networkDevices(project: project, networkPrefix: networkPrefix, at: now, since: since, limit: limit)
     }
     func install(project: String, id: String) async throws -> InstallRecord? { try await inner.install(project: project, id: id) }
+    func addAppleAdsToken(_ token: String, install id: String, project: String) async throws -> Bool {
+        try await inner.addAppleAdsToken(token, install: id, project: project)
+    }
     func latestInstall(project: String, fingerprintHash: String) async throws -> InstallRecord? {
         try await inner.latestInstall(project: project, fingerprintHash: fingerprintHash)
     }

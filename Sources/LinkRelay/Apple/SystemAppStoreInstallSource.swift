@@ -38,8 +38,18 @@
                         environment: Self.environment(transaction.environment),
                         originalPurchaseDate: transaction.originalPurchaseDate,
                         originalAppVersion: transaction.originalAppVersion,
-                        installedOnDevice: Self.containerCreated()))
+                        installedOnDevice: Self.containerCreated(), originalAppVersionIsBuild: !Self.runsOnMac))
             }
+        }
+
+        /// Mac Catalyst, or an iPhone or iPad app on a Mac: StoreKit's `originalAppVersion` is
+        /// then the marketing version, not the build.
+        private static var runsOnMac: Bool {
+            #if targetEnvironment(macCatalyst)
+                return true
+            #else
+                return ProcessInfo.processInfo.isiOSAppOnMac
+            #endif
         }
 
         @available(iOS 16, *)

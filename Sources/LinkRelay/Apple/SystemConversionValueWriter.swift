@@ -1,19 +1,24 @@
 #if canImport(StoreKit) && os(iOS)
     import Foundation
     import StoreKit
-    #if canImport(AdAttributionKit)
+    #if canImport(AdAttributionKit) && !targetEnvironment(macCatalyst)
         import AdAttributionKit
     #endif
 
     /// Conversion values through the system frameworks the app's ad networks use: AdAttributionKit's
     /// `Postback.updateConversionValue(_:coarseConversionValue:lockPostback:)` (iOS 17.4 and
-    /// later) and SKAdNetwork 4's `updatePostbackConversionValue(_:coarseValue:lockWindow:)`
-    /// (iOS 16.1 and later), each where the OS has it, with the same value. Apple keeps the two
-    /// apart (an update through one reaches only that one's postbacks) and asks an app whose
-    /// networks use both to call both; the system ignores a call for a framework with no
-    /// pending postback, and only one impression wins an install. Before iOS 16.1 there are no
-    /// coarse values or windows, and it throws `.unsupported`. This only translates; the policy
-    /// is ``ConversionSchema``'s.
+    /// later; not on Mac Catalyst, where the framework does not exist) and SKAdNetwork 4's
+    /// `updatePostbackConversionValue(_:coarseValue:lockWindow:)` (iOS 16.1 and later), each
+    /// where the OS has it, with the same value. Apple keeps the two apart (an update through one
+    /// reaches only that one's postbacks) and asks an app whose networks use both to call both;
+    /// the system ignores a call for a framework with no pending postback, and only one
+    /// impression wins an install. Before iOS 16.1 there are no coarse values and one window:
+    /// the first window's fine value goes to SKAdNetwork's `updatePostbackConversionValue(_:completionHandler:)`
+    /// (iOS 15.4 to 16.0) or `updateConversionValue(_:)` (before 15.4), nothing in the later
+    /// windows (``ConversionValueUpdate/singleWindowFineValue``). Each framework is written and
+    /// answers on its own: a failure throws ``ConversionWriteFailure`` naming the frameworks that
+    /// failed, and only those are written again. This only translates; the policy is
+    /// ``ConversionSchema``'s.
     public struct SystemConversionValueWriter: ConversionValueWriter {
         /// The frameworks written to.
         public var frameworks: Set<ConversionFramework>
@@ -24,31 +29,62 @@
         }
 
         public func write(_ update: ConversionValueUpdate) async throws {
+            let asked = frameworks.intersection(update.frameworks)
             var wrote = false
-            var failure: (any Error)?
-            #if canImport(AdAttributionKit)
-                if #available(iOS 17.4, *), frameworks.contains(.adAttributionKit) {
+            var failed: Set<ConversionFramework> = []
+            var reasons: [String] = []
+            func note(_ framework: ConversionFramework, _ error: any Error) {
+                failed.insert(framework)
+                reasons.append("\(framework.rawValue): \((error as NSError).domain) \((error as NSError).code)")
+            }
+            #if canImport(AdAttributionKit) && !targetEnvironment(macCatalyst)
+                if #available(iOS 17.4, *), asked.contains(.adAttributionKit) {
                     let coarse = update.value.coarse.pick(low: AdAttributionKit.CoarseConversionValue.low, medium: .medium, high: .high)
                     wrote = true
                     do {
                         try await Postback.updateConversionValue(update.value.fine, coarseConversionValue: coarse, lockPostback: update.locksWindow)
                     } catch {
-                        failure = error
+                        note(.adAttributionKit, error)
                     }
                 }
             #endif
-            if #available(iOS 16.1, *), frameworks.contains(.skAdNetwork) {
-                let coarse = update.value.coarse.pick(low: SKAdNetwork.CoarseConversionValue.low, medium: .medium, high: .high)
-                wrote = true
-                do {
-                    try await SKAdNetwork.updatePostbackConversionValue(update.value.fine, coarseValue: coarse, lockWindow: update.locksWindow)
-                } catch {
-                    failure = failure ?? error
+            if asked.contains(.skAdNetwork) {
+                if #available(iOS 16.1, *) {
+                    let coarse = update.value.coarse.pick(low: SKAdNetwork.CoarseConversionValue.low, medium: .medium, high: .high)
+                    wrote = true
+                    do {
+                        try await SKAdNetwork.updatePostbackConversionValue(update.value.fine, coarseValue: coarse, lockWindow: update.locksWindow)
+                    } catch {
+                        note(.skAdNetwork, error)
+                    }
+                } else if let fine = update.singleWindowFineValue {
+                    wrote = true
+                    do {
+                        try await Self.writeSingleWindow(fine)
+                    } catch {
+                        note(.skAdNetwork, error)
+                    }
+                } else {
+                    // The later windows have no postback before iOS 16.1: nothing is owed.
+                    wrote = true
                 }
             }
-            if let failure { throw failure }
+            if !failed.isEmpty { throw ConversionWriteFailure(failed: failed, reason: reasons.joined(separator: "; ")) }
             guard wrote else {
-                throw DeepLinkError(.unsupported, "No framework for conversion values with coarse values and windows here: they need iOS 16.1.")
+                throw DeepLinkError(.unsupported, "No framework for conversion values here (AdAttributionKit needs iOS 17.4, SKAdNetwork is not on this platform).")
+            }
+        }
+
+        /// SKAdNetwork before iOS 16.1: one window, a fine value only.
+        private static func writeSingleWindow(_ fine: Int) async throws {
+            if #available(iOS 15.4, *) {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    SKAdNetwork.updatePostbackConversionValue(fine) { error in
+                        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                    }
+                }
+            } else {
+                SKAdNetwork.updateConversionValue(fine)
             }
         }
     }

@@ -27,6 +27,11 @@ public struct AppStoreInstall: Sendable, Hashable {
     /// The app version the account first got: on iOS its build (`CFBundleVersion`), on macOS
     /// its marketing version.
     public var originalAppVersion: String
+    /// Whether ``originalAppVersion`` is a build (`CFBundleVersion`), which
+    /// ``AppStoreInstallCheck/firstBuildWithLinkRelay`` is compared with: on iOS, not where the
+    /// app runs on a Mac (Mac Catalyst, an iPhone or iPad app on a Mac), where StoreKit gives
+    /// the marketing version and the comparison would say nothing true.
+    public var originalAppVersionIsBuild: Bool
     /// When this copy of the app was installed on this device, where the system says (the
     /// creation date of the app's `Library` folder, which an update keeps and a reinstall
     /// makes anew); `nil` when unknown. A date at or before 1970, or later than now, counts as
@@ -34,7 +39,11 @@ public struct AppStoreInstall: Sendable, Hashable {
     public var installedOnDevice: Date?
 
     /// A record as described.
-    public init(environment: Environment, originalPurchaseDate: Date, originalAppVersion: String, installedOnDevice: Date? = nil) {
+    public init(
+        environment: Environment, originalPurchaseDate: Date, originalAppVersion: String, installedOnDevice: Date? = nil,
+        originalAppVersionIsBuild: Bool = true
+    ) {
+        self.originalAppVersionIsBuild = originalAppVersionIsBuild
         self.environment = environment
         self.originalPurchaseDate = originalPurchaseDate
         self.originalAppVersion = originalAppVersion
@@ -136,7 +145,9 @@ public struct AppStoreInstallCheck: Sendable {
         if installed < now - Self.redownloadMargin {
             // This copy was here before LinkRelay first ran: never a reinstall by the record,
             // whatever the account did on other devices or earlier installs.
-            if let first = firstBuildWithLinkRelay, Self.build(record.originalAppVersion, isBefore: first) == true {
+            if let first = firstBuildWithLinkRelay, record.originalAppVersionIsBuild,
+                Self.build(record.originalAppVersion, isBefore: first) == true
+            {
                 return .update(from: AppVersion(version: nil, build: nil))
             }
             return nil

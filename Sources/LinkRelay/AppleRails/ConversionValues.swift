@@ -8,20 +8,53 @@ public struct ConversionValueUpdate: Sendable, Hashable {
     public var value: ConversionValue
     /// Whether it ends the window (the value is final; the postback is sent early).
     public var locksWindow: Bool
+    /// The frameworks to write it to: all of them for a new value; for a value written again,
+    /// those that did not accept it (a writer throwing ``ConversionWriteFailure`` names them).
+    public var frameworks: Set<ConversionFramework>
 
     /// An update as described.
-    public init(window: PostbackWindow, value: ConversionValue, locksWindow: Bool) {
+    public init(
+        window: PostbackWindow, value: ConversionValue, locksWindow: Bool, frameworks: Set<ConversionFramework> = Set(ConversionFramework.allCases)
+    ) {
         self.window = window
         self.value = value
         self.locksWindow = locksWindow
+        self.frameworks = frameworks
+    }
+
+    /// The fine value to write where the OS has no coarse values and no windows (before iOS
+    /// 16.1: SKAdNetwork's `updatePostbackConversionValue(_:completionHandler:)` from 15.4,
+    /// `updateConversionValue(_:)` before): the first window's fine value, `nil` in the later
+    /// windows (there is only one postback there). The system takes only a rising value, and
+    /// the first window's only rises.
+    public var singleWindowFineValue: Int? {
+        window == .first ? value.fine : nil
     }
 }
 
+/// The frameworks that did not accept an update, thrown by a ``ConversionValueWriter``: the
+/// value is written again to those only (the others have it).
+public struct ConversionWriteFailure: Error, Sendable, CustomStringConvertible {
+    /// The frameworks that refused the value or failed.
+    public var failed: Set<ConversionFramework>
+    /// What the system said, by framework (its error's domain and code).
+    public var reason: String
+
+    /// A failure of `failed`, for `reason`.
+    public init(failed: Set<ConversionFramework>, reason: String) {
+        self.failed = failed
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+}
+
 /// A system framework that takes conversion values.
-public enum ConversionFramework: Sendable, Hashable, CaseIterable {
+public enum ConversionFramework: String, Sendable, Hashable, Codable, CaseIterable {
     /// AdAttributionKit (iOS 17.4 and later): `Postback.updateConversionValue`.
     case adAttributionKit
-    /// SKAdNetwork 4 (iOS 16.1 and later): `SKAdNetwork.updatePostbackConversionValue`.
+    /// SKAdNetwork: version 4's `updatePostbackConversionValue(_:coarseValue:lockWindow:)` from
+    /// iOS 16.1, with one window's fine value before (``ConversionValueUpdate/singleWindowFineValue``).
     case skAdNetwork
 }
 
@@ -56,6 +89,8 @@ struct ConversionAccount: Sendable, Hashable, Codable {
     var locked = false
     /// Whether the system has not accepted ``value`` (it is written again with the next event).
     var unwritten = false
+    /// The frameworks that have not accepted ``value`` while ``unwritten`` (`nil`: all of them).
+    var pendingFrameworks: Set<ConversionFramework>?
     /// Whether a write failure was reported: once per install.
     var failureReported = false
 
@@ -69,16 +104,18 @@ struct ConversionAccount: Sendable, Hashable, Codable {
             value = nil
             locked = false
             unwritten = false
+            pendingFrameworks = nil
         }
         return true
     }
 
-    /// What to write at a launch: the lowest value in the first window when nothing was
-    /// written yet (it registers the install with the system), or a value the system did not
-    /// accept before (`retrying`: no write is under way).
+    /// What to write at a launch: the window's value when nothing was written in this window
+    /// yet (in the first window, the lowest value: it registers the install with the system;
+    /// in the second and third, the value that window's postback needs to be sent at all), or
+    /// a value the system did not accept before (`retrying`: no write is under way).
     mutating func atLaunch(_ date: Date, schema: ConversionSchema, retrying: Bool) -> ConversionValueUpdate? {
         guard enterWindow(at: date) else { return nil }
-        if value == nil, window == .first {
+        if value == nil {
             let earned = schema.earned(in: window, counts: counts, revenue: revenue)
             return decide(earned.value, locks: earned.locks)
         }
@@ -88,7 +125,9 @@ struct ConversionAccount: Sendable, Hashable, Codable {
     /// The value decided for the window that the system has not accepted yet.
     private var unaccepted: ConversionValueUpdate? {
         guard unwritten, let value else { return nil }
-        return ConversionValueUpdate(window: window, value: value, locksWindow: locked)
+        var update = ConversionValueUpdate(window: window, value: value, locksWindow: locked)
+        if let pendingFrameworks { update.frameworks = pendingFrameworks }
+        return update
     }
 
     /// Counts an event tracked at `date` and says what to write, if anything: the value when
@@ -105,6 +144,8 @@ struct ConversionAccount: Sendable, Hashable, Codable {
         let earned = schema.earned(in: window, counts: counts, revenue: revenue)
         let raised = value.map { $0.raised(to: earned.value) } ?? earned.value
         guard raised != value || earned.locks || (unwritten && retrying) else { return nil }
+        // Only the value's owed frameworks when it is the same value written again.
+        if raised == value, locked == earned.locks, let again = unaccepted { return again }
         return decide(raised, locks: earned.locks)
     }
 
@@ -112,14 +153,21 @@ struct ConversionAccount: Sendable, Hashable, Codable {
         value = new
         locked = locks
         unwritten = true
+        pendingFrameworks = nil
         return ConversionValueUpdate(window: window, value: new, locksWindow: locks)
     }
 
-    /// Records the system's answer to `update`: whether to report the failure (the first
-    /// one of the install only).
-    mutating func finished(_ update: ConversionValueUpdate, failed: Bool) -> Bool {
-        if update.window == window, update.value == value { unwritten = failed }
-        guard failed, !failureReported else { return false }
+    /// Records the system's answer to `update`, `failed` naming the frameworks that did not
+    /// accept it (empty: all did): whether to report the failure (the first one of the install
+    /// only).
+    mutating func finished(_ update: ConversionValueUpdate, failed: Set<ConversionFramework>) -> Bool {
+        if update.window == window, update.value == value {
+            // Owed after this write: what was owed and not written this time, and what failed.
+            let owed = (pendingFrameworks ?? Set(ConversionFramework.allCases)).subtracting(update.frameworks).union(failed)
+            unwritten = !owed.isEmpty
+            pendingFrameworks = unwritten ? owed : nil
+        }
+        guard !failed.isEmpty, !failureReported else { return false }
         failureReported = true
         return true
     }
@@ -153,7 +201,8 @@ extension DeepLinkClient {
         if let update { write(update, with: conversions.writer) }
     }
 
-    /// At a launch: the first launch's lowest value (it registers the install), or a value the
+    /// At a launch (the client's creation): the window's value when none was written in it yet
+    /// (on the first launch the lowest value, which registers the install), or a value the
     /// system did not accept before.
     func conversionsAtLaunch() async {
         guard let conversions = configuration.conversionValues, var account = await conversionAccount() else { return }
@@ -162,8 +211,10 @@ extension DeepLinkClient {
         if let update { write(update, with: conversions.writer) }
     }
 
-    /// Returns once every conversion-value write asked for so far has been answered.
+    /// Returns once the launch's conversion values are decided and every write asked for so far
+    /// has been answered.
     func conversionWritesSettled() async {
+        await conversionRegistration.withLock { $0 }?.value
         await conversions.writes?.value
     }
 
@@ -216,14 +267,19 @@ extension DeepLinkClient {
     private func written(_ update: ConversionValueUpdate, failure: (any Error)?) {
         conversions.inFlight -= 1
         guard var account = conversions.account else { return }
-        let report = account.finished(update, failed: failure != nil)
+        // A failure that names its frameworks owes the value to those only; any other, to all
+        // the update was for.
+        let failed = failure.map { ($0 as? ConversionWriteFailure)?.failed ?? update.frameworks } ?? []
+        let report = account.finished(update, failed: failed)
         keep(account)
         guard let failure else {
             logger.debug("Conversion value \(update.value) written for postback window \(update.window)\(update.locksWindow ? ", locked" : "").")
             return
         }
         guard report else { return }
-        let reason = (failure as? DeepLinkError)?.message ?? "\((failure as NSError).domain) \((failure as NSError).code)"
+        let reason =
+            (failure as? DeepLinkError)?.message ?? (failure as? ConversionWriteFailure)?.reason
+            ?? "\((failure as NSError).domain) \((failure as NSError).code)"
         let message =
             "The system refused conversion value \(update.value) for postback window \(update.window) (\(reason)). "
             + "Outside an install from an ad on the App Store this is expected (SKANErrorDomain 10); reported once per install, and tried again with the next event."

@@ -12,17 +12,17 @@
 /// }
 /// ```
 ///
-/// | Backend | ``linkResolution`` | ``deferredLinks`` | ``eventTracking`` | ``linkCreation`` | ``eventBatching`` | ``appleAdsToken`` |
-/// |---|---|---|---|---|---|---|
-/// | LinkForty | yes | yes | yes | yes | no | yes |
-/// | LimeLink | yes | yes | no | no | no | no |
-/// | Dynalinks | yes | yes | no | no | no | no |
-/// | Paylisher | yes | yes | yes | no | yes | no |
-/// | ``LocalBackend`` | no (on the device) | no | no | no | no | no |
+/// | Backend | ``linkResolution`` | ``deferredLinks`` | ``eventTracking`` | ``linkCreation`` | ``eventBatching`` | ``appleAdsToken`` | ``lateAppleAdsToken`` |
+/// |---|---|---|---|---|---|---|---|
+/// | LinkForty | yes | yes | yes | yes | no | yes | yes (LinkRelay Server; LinkForty Core cannot) |
+/// | LimeLink | yes | yes | no | no | no | no | no |
+/// | Dynalinks | yes | yes | no | no | no | no | no |
+/// | Paylisher | yes | yes | yes | no | yes | no | no |
+/// | ``LocalBackend`` | no (on the device) | no | no | no | no | no | no |
 ///
 /// A ``RoutingBackend`` offers what its members do: link resolution if any member resolves,
 /// deferred links, link creation and the Apple Ads token if its primary does (the install
-/// report is the primary's), event tracking (and batching) as the member its events go to does.
+/// report is the primary's, and so is a late token), event tracking (and batching) as the member its events go to does.
 public struct BackendCapabilities: OptionSet, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: UInt32
 
@@ -52,14 +52,24 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable, CustomStringCo
     /// (LinkRelay Server stores it with the install; LinkForty Core ignores the key).
     public static let appleAdsToken = BackendCapabilities(rawValue: 1 << 5)
 
+    /// A token that came after the install report went without it is added to the install
+    /// afterwards (a ``LateAppleAdsTokenBackend``; the token is valid for 24 hours): LinkForty
+    /// against LinkRelay Server (`POST /api/sdk/v1/install/apple-ads-token`). LinkForty Core
+    /// has no such endpoint: it answers 404, and the late token is dropped with one log line.
+    /// Only with ``appleAdsToken``.
+    public static let lateAppleAdsToken = BackendCapabilities(rawValue: 1 << 6)
+
     /// Everything LinkRelay knows of.
-    public static let all: BackendCapabilities = [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .eventBatching, .appleAdsToken]
+    public static let all: BackendCapabilities = [
+        .linkResolution, .deferredLinks, .eventTracking, .linkCreation, .eventBatching, .appleAdsToken, .lateAppleAdsToken,
+    ]
 
     /// The names of what it contains, for logs and the demo: `[linkResolution, eventTracking]`.
     public var description: String {
         let names: [(BackendCapabilities, String)] = [
             (.linkResolution, "linkResolution"), (.deferredLinks, "deferredLinks"), (.eventTracking, "eventTracking"),
             (.linkCreation, "linkCreation"), (.eventBatching, "eventBatching"), (.appleAdsToken, "appleAdsToken"),
+            (.lateAppleAdsToken, "lateAppleAdsToken"),
         ]
         return "[" + names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + "]"
     }

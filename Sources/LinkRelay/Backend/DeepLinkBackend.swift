@@ -249,6 +249,18 @@ public protocol LinkCreatingBackend: DeepLinkBackend {
     func createLink(_ request: LinkRequest, context: BackendContext) async throws -> CreatedLink
 }
 
+/// A backend that adds an Apple Ads token to an install it has already been told of
+/// (``BackendCapabilities/lateAppleAdsToken``): the system gave the token after the install
+/// report went without it. The client calls it at most once per token, with its retries, while
+/// the token is valid (24 hours after the system gave it); on a later launch when the network
+/// was down.
+public protocol LateAppleAdsTokenBackend: DeepLinkBackend {
+    /// Adds `token` to the install the provider named `installID`. Throw ``DeepLinkError`` with
+    /// code `.unsupported` when the server has no way to take it (the client then drops the
+    /// token), any other error to have it tried again on a later launch.
+    func addAppleAdsToken(_ token: String, toInstall installID: String, context: BackendContext) async throws
+}
+
 /// What a backend's install match found: the attribution and, when a click matched, the link
 /// that was clicked (delivered as a deferred link).
 public struct InstallMatch: Sendable, Hashable, Codable {

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// Its ``id`` is the primary's, so persisted values stay where they are when you add or remove
 /// the others.
-public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, LinkEventObservingBackend {
+public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, LinkEventObservingBackend, LateAppleAdsTokenBackend {
     /// The backend that matches installs and receives events and link requests.
     public let primary: any DeepLinkBackend
     /// The backends tried after the primary, in order.
@@ -43,13 +43,12 @@ public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, LinkEve
     public var needsInstallReport: Bool { primary.needsInstallReport }
 
     /// Link resolution if any member resolves links; deferred links, link creation and the Apple
-    /// Ads token if the primary offers them (the install match and link requests are the
-    /// primary's); event
-    /// tracking if any member tracks events, and event batching if that member
-    /// (``eventTrackingMember``) batches.
+    /// Ads token (in the report and late) if the primary offers them (the install match and link
+    /// requests are the primary's); event tracking if any member tracks events, and event
+    /// batching if that member (``eventTrackingMember``) batches.
     public var capabilities: BackendCapabilities {
         let members = [primary] + others
-        var capabilities = primary.capabilities.intersection([.deferredLinks, .linkCreation, .appleAdsToken])
+        var capabilities = primary.capabilities.intersection([.deferredLinks, .linkCreation, .appleAdsToken, .lateAppleAdsToken])
         if members.contains(where: { $0.capabilities.contains(.linkResolution) }) { capabilities.insert(.linkResolution) }
         if let tracking = eventTrackingMember {
             capabilities.insert(.eventTracking)
@@ -153,5 +152,13 @@ public struct RoutingBackend: EventBatchingBackend, LinkCreatingBackend, LinkEve
             throw DeepLinkError(.unsupported, "The primary backend does not create links.", backend: id)
         }
         return try await creating.createLink(request, context: context)
+    }
+
+    /// The primary's: the install is the primary's.
+    public func addAppleAdsToken(_ token: String, toInstall installID: String, context: BackendContext) async throws {
+        guard primary.capabilities.contains(.lateAppleAdsToken), let receiving = primary as? any LateAppleAdsTokenBackend else {
+            throw DeepLinkError(.unsupported, "The primary backend takes no Apple Ads token after its install report.", backend: id)
+        }
+        try await receiving.addAppleAdsToken(token, toInstall: installID, context: context)
     }
 }

@@ -235,13 +235,18 @@ extension DeepLinkClient {
     func reportCertainInstall(_ certain: CertainLink, generation: UInt64) async -> String? {
         var context = await makeContext()
         context.certainLink = certain
-        context.appleAdsToken = await appleAdsToken()
+        context.appleAdsToken = await appleAdsToken(generation: generation)
         let work = startMatch(context: context)
-        if let result = await result(of: work) { return keepReported(result, generation: generation) }
+        if let result = await result(of: work) {
+            let installID = keepReported(result, generation: generation)
+            await addLateAppleAdsToken(generation: generation)
+            return installID
+        }
         logger.info("The install report timed out after \(configuration.installMatchTimeout) s; a later answer still names the install.")
         Task { [weak self] in
             let late = await work.value
             _ = await self?.keepReported(late, generation: generation)
+            await self?.addLateAppleAdsToken(generation: generation)
         }
         return nil
     }

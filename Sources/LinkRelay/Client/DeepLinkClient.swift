@@ -60,6 +60,9 @@ public actor DeepLinkClient {
     var firstLaunch = FirstLaunch()
     /// The conversion-value account and its writes (``Configuration-swift.struct/conversionValues``).
     var conversions = ConversionWriting()
+    /// The launch's conversion values, decided when the client is made (Apple asks for the
+    /// first value at the first launch, before any consent screen: it reaches no provider).
+    nonisolated let conversionRegistration = Locked<Task<Void, Never>?>(nil)
     /// Events: the queue as stored (opened on first use, see DeepLinkClient+Queue.swift) and
     /// its sending (see DeepLinkClient+Events.swift).
     var eventJournal: EventJournal?
@@ -169,6 +172,9 @@ public actor DeepLinkClient {
                     await self.tell(observer, event, publishedAt: date)
                 }
             }
+        }
+        if configuration.conversionValues != nil {
+            conversionRegistration.withLock { $0 = Task { [weak self] in await self?.conversionsAtLaunch() } }
         }
     }
 

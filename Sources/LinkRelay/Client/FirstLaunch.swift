@@ -19,6 +19,15 @@ struct FirstLaunch: Sendable {
     var previousSDK: PreviousSDK?
     /// The Apple Ads token the system gave this run, for a second report (in memory only).
     var appleAdsToken: String?
+    /// This run's system call for the token, once asked.
+    var appleAdsRequest: AppleAdsTokenRequest?
+    /// Whether the system answered this run's call (with a token or without).
+    var appleAdsAnswered = false
+    /// Whether an install report of this run went without the token: one that comes later is
+    /// kept for the install.
+    var appleAdsReportWentWithout = false
+    /// Whether a late token is being added to the install (one request at a time).
+    var addingLateAppleAdsToken = false
     /// Whether ``DeepLinkClient/installOutcome()``'s reminder to call `start()` is pending.
     private var startReminderScheduled = false
     /// In the order they started waiting. An array, not a dictionary: creating the client must
@@ -102,6 +111,9 @@ struct FirstLaunch: Sendable {
         launch = nil
         previousSDK = nil
         appleAdsToken = nil
+        appleAdsRequest = nil
+        appleAdsAnswered = false
+        appleAdsReportWentWithout = false
     }
 
     /// Keeps a wait for protected data, to cancel at shutdown; returns its id.

@@ -27,6 +27,9 @@ struct InstallRecord: Sendable, Hashable, Codable {
     /// (``DeepLinkBackend/needsInstallReport``) has not answered the report of a certain
     /// link: a later launch sends it again (the link is not delivered again).
     var installReportPending: Bool?
+    /// The Apple Ads token the system gave after the install report went without it, until it
+    /// reaches the install (``LateAppleAdsTokenBackend``) or expires.
+    var lateAppleAdsToken: LateAppleAdsToken?
 
     /// The provider's id for this install, from the matched attribution.
     var installID: String? { matched?.attribution?.installID }

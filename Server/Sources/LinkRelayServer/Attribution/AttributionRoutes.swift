@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import LinkRelay
 
-/// The SDK's attribution routes: install (E1, the deferred match), event (E4) and the
-/// attribution lookup (E8).
+/// The SDK's attribution routes: install (E1, the deferred match), a late Apple Ads token for
+/// an install, event (E4) and the attribution lookup (E8).
 struct AttributionRoutes: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
@@ -12,6 +12,7 @@ struct AttributionRoutes: Sendable {
     /// Install, event and the attribution lookup, behind the SDK key.
     func register(on groups: RouteGroups) {
         groups.sdk.post("api/sdk/v1/install") { try await install($0, $1) }
+        groups.sdk.post("api/sdk/v1/install/apple-ads-token") { try await lateAppleAdsToken($0, $1) }
         groups.sdk.post("api/sdk/v1/event") { try await event($0, $1) }
         groups.sdk.get("api/sdk/v1/attribution/:hash") { request, context in
             try await attribution(request, context, hash: context.parameters.require("hash"))
@@ -30,6 +31,26 @@ struct AttributionRoutes: Sendable {
         let attribution = try await AttributionService(store: store, matcher: configuration.matcher).attribute(report, project: key.projectID, at: clock())
         configuration.metrics.install(method: attribution.install.method.rawValue)
         return attribution
+    }
+
+    /// LinkRelay's own (LinkForty Core has no such route): the Apple Ads token the app got after
+    /// its install report went without it (AdServices' call has been measured at 1.5 s, and the
+    /// token is valid for 24 hours), stored with the install the report made, for the exchange
+    /// with Apple's attribution API. `{"installId", "appleAdsToken"}`; an install that has a
+    /// token keeps it (a retry, or a token the report carried). Answers
+    /// `{"installId", "success": true}`, 404 for an install the project does not have.
+    func lateAppleAdsToken(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let key = try context.requireAPIKey()
+        let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
+        let installID = try body.string("installId", required: true, maxLength: 64) ?? ""
+        let token = try body.string("appleAdsToken", required: true, maxLength: 4096) ?? ""
+        guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw APIError.field("appleAdsToken", "must be the token AdServices gave, as it gave it")
+        }
+        guard try await store.addAppleAdsToken(token, install: installID, project: key.projectID) else {
+            throw APIError(.notFound, "Install not found")
+        }
+        return ServerApplication.json(["installId": .string(installID), "success": true] as [String: JSONValue])
     }
 
     /// Core's `deepLinkData` (§3.4), plus `linkId`, `clickId`, `deepLinkPath` and `appScheme`.

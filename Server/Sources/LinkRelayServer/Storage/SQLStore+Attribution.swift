@@ -13,6 +13,15 @@ extension SQLStore {
         try await engine.select("\(sql: Self.installColumns) WHERE project_id = \(project) AND id = \(id)").first.map(Self.install)
     }
 
+    package func addAppleAdsToken(_ token: String, install id: String, project: String) async throws -> Bool {
+        try await !engine.run(
+            """
+            UPDATE installs SET apple_ads_token = COALESCE(apple_ads_token, \(token))
+            WHERE project_id = \(project) AND id = \(id) RETURNING id
+            """
+        ).isEmpty
+    }
+
     package func latestInstall(project: String, fingerprintHash: String) async throws -> InstallRecord? {
         try await engine.select(
             "\(sql: Self.installColumns) WHERE project_id = \(project) AND fingerprint_hash = \(fingerprintHash) ORDER BY installed_at DESC, id DESC LIMIT 1"

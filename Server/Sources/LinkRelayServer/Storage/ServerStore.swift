@@ -160,6 +160,10 @@ package protocol ServerStore: Service {
     func recordInstall(_ install: InstallRecord) async throws
     /// The install of `project` with `id`.
     func install(project: String, id: String) async throws -> InstallRecord?
+    /// Adds the Apple Ads token an app got after its install report to `project`'s install `id`,
+    /// unless the install has one already (the first token stays): `false` when the project has
+    /// no such install. On disk when this returns.
+    func addAppleAdsToken(_ token: String, install id: String, project: String) async throws -> Bool
     /// The newest install of `project` with `fingerprintHash`.
     func latestInstall(project: String, fingerprintHash: String) async throws -> InstallRecord?
 
