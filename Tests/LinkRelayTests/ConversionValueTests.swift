@@ -324,3 +324,126 @@ struct ConversionValueTests {
         #expect(CoarseConversionValue.allCases.map { $0.pick(low: "l", medium: "m", high: "h") } == ["l", "m", "h"])
     }
 }
+
+/// iOS 18's AdAttributionKit re-engagement: the system's parameter taken off the link, the link
+/// marked, and a schema's re-engagement rules counted from the open, in windows of their own,
+/// written for re-engagement postbacks only.
+@Suite("Ad re-engagement", .timeLimit(.minutes(1)))
+struct AdReengagementTests {
+    /// A stand-in for `Postback.reengagementOpenURLParameter`, whose real value only iOS 18 knows.
+    static let parameter = "aak_reengagement"
+    static let day: TimeInterval = 86_400
+
+    final class Writer: ConversionValueWriter, Sendable {
+        let written = Locked<[ConversionValueUpdate]>([])
+        func write(_ update: ConversionValueUpdate) async throws { written.withLock { $0.append(update) } }
+
+        /// `install:1:0/low`, `re:1:4/low` (for re-engagement postbacks, AdAttributionKit only), `both:1:0/low`.
+        var log: [String] {
+            written.withLock {
+                $0.map { update in
+                    let kind =
+                        update.conversionTypes == [.install] ? "install" : update.isReengagementOnly ? "re" : "both"
+                    if update.isReengagementOnly { #expect(update.frameworks == [.adAttributionKit]) }
+                    return "\(kind):\(update.window):\(update.value)"
+                }
+            }
+        }
+    }
+
+    static let schema = try! ConversionSchema(
+        currency: "EUR", rules: [.event("signup", fine: 4, coarse: .low)],
+        reengagementRules: [.event("purchase", fine: 9, coarse: .high), .revenue(atLeast: 10, fine: 20, coarse: .high)])
+
+    func client(
+        _ writer: Writer, clock: ManualClock, store: InMemoryStore, schema: ConversionSchema? = Self.schema,
+        parameter: String? = Self.parameter
+    ) -> DeepLinkClient {
+        makeClient(InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"]), clock: clock, store: store) {
+            $0.retryPolicy = .none
+            $0.processLaunch = UUID()
+            $0.adReengagementParameter = parameter
+            if let schema { $0.conversionValues = ConversionValues(schema: schema, writer: writer) }
+        }
+    }
+
+    @Test("the parameter is taken off before anything sees the link; the link says an ad re-engagement opened it")
+    func linkMarked() async throws {
+        let client = client(Writer(), clock: ManualClock(), store: InMemoryStore(), schema: nil)
+        var links = client.deepLinks().makeAsyncIterator()
+        client.handle(url("https://go.acme.app/sale?utm_source=ad&\(Self.parameter)=1&color=red"))
+        let link = try #require(await links.next())
+        #expect(link.isAdReengagement)
+        #expect(link.url == url("https://go.acme.app/sale?utm_source=ad&color=red"))
+        #expect(link.parameters["color"] == "red" && link.parameters[Self.parameter] == nil)
+        client.handle(url("https://go.acme.app/plain"))
+        #expect(await links.next()?.isAdReengagement == false)
+        // Without the system's name (before iOS 18, Linux) nothing is taken off.
+        let other = self.client(Writer(), clock: ManualClock(), store: InMemoryStore(), schema: nil, parameter: nil)
+        var otherLinks = other.deepLinks().makeAsyncIterator()
+        other.handle(url("https://go.acme.app/sale?\(Self.parameter)=1"))
+        let kept = try #require(await otherLinks.next())
+        #expect(!kept.isAdReengagement && kept.parameters[Self.parameter] == "1")
+    }
+
+    @Test("taking the parameter off keeps every other item and its encoding; a query of only it goes")
+    func strip() {
+        let (stripped, found) = AdReengagement.strip("p", from: url("https://a.example/x?q=a%20b&p=1&p=2&r="))
+        #expect(found && stripped.absoluteString == "https://a.example/x?q=a%20b&r=")
+        #expect(AdReengagement.strip("p", from: url("https://a.example/x?p=1")).url.absoluteString == "https://a.example/x")
+        #expect(AdReengagement.strip("p", from: url("https://a.example/x?pp=1")).found == false)
+        #expect(AdReengagement.strip(nil, from: url("https://a.example/x?p=1")).found == false)
+        #expect(AdReengagement.strip("", from: url("https://a.example/x?p=1")).found == false)
+    }
+
+    @Test("a link stored before the flag existed reads as it was; the flag is kept when stored")
+    func coding() throws {
+        var link = DeepLink.fixture(path: "/sale", host: "go.acme.app")
+        let plain = try JSONEncoder().encode(link)
+        #expect(!String(decoding: plain, as: UTF8.self).contains("adReengagement"))
+        #expect(try JSONDecoder().decode(DeepLink.self, from: plain) == link)
+        link.isAdReengagement = true
+        #expect(try JSONDecoder().decode(DeepLink.self, from: try JSONEncoder().encode(link)).isAdReengagement)
+    }
+
+    @Test("re-engagement rules count from the open in windows of their own, for re-engagement postbacks only; the install's values for the install's")
+    func values() async throws {
+        let clock = ManualClock()
+        let store = InMemoryStore()
+        let writer = Writer()
+        var client = client(writer, clock: clock, store: store)
+        await client.start()
+        try await client.track("purchase")  // before any re-engagement: the install's rules only
+        clock.advance(by: 10 * Self.day)
+        client.handle(url("https://go.acme.app/sale?\(Self.parameter)=1"))
+        await client.waitUntilIdle()
+        try await client.track("signup")  // the install's windows are its own: day 10 is window 3
+        try await client.track("purchase")
+        try await client.trackRevenue(amount: 12, currency: "EUR")
+        await client.conversionWritesSettled()
+        #expect(writer.log == ["install:1:0/low", "re:1:0/low", "install:3:4/low", "re:1:9/high", "re:1:20/high"])
+        // Three days after the re-engagement: its second window gets its value at the launch.
+        clock.advance(by: 3 * Self.day)
+        await client.shutdown()
+        client = self.client(writer, clock: clock, store: store)
+        await client.conversionWritesSettled()
+        #expect(writer.log.dropFirst(5) == ["re:2:0/low"])
+    }
+
+    @Test("without re-engagement rules: the install's values go to both kinds of postback, and a re-engagement writes nothing of its own")
+    func withoutRules() async throws {
+        let writer = Writer()
+        let client = client(writer, clock: ManualClock(), store: InMemoryStore(), schema: try ConversionSchema(rules: [.event("signup", fine: 4)]))
+        await client.start()
+        client.handle(url("https://go.acme.app/sale?\(Self.parameter)=1"))
+        await client.waitUntilIdle()
+        try await client.track("signup")
+        await client.conversionWritesSettled()
+        #expect(writer.log == ["both:1:0/low", "both:1:4/low"])
+    }
+
+    @Test("a re-engagement rule is checked like any other")
+    func checked() {
+        #expect(throws: DeepLinkError.self) { try ConversionSchema(rules: [], reengagementRules: [.event("x", fine: 64)]) }
+    }
+}

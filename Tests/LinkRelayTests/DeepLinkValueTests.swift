@@ -66,6 +66,6 @@ struct DeepLinkValueTests {
     @Test("dump and the debugger show the fields, not the box")
     func mirrorShowsFields() {
         let labels = Mirror(reflecting: Self.link).children.compactMap(\.label)
-        #expect(labels.first == "id" && labels.contains("metadata") && labels.count == 16)
+        #expect(labels.first == "id" && labels.contains("metadata") && labels.contains("adReengagement") && labels.count == 17)
     }
 }

@@ -39,16 +39,16 @@
             }
             #if canImport(AdAttributionKit) && !targetEnvironment(macCatalyst)
                 if #available(iOS 17.4, *), asked.contains(.adAttributionKit) {
-                    let coarse = update.value.coarse.pick(low: AdAttributionKit.CoarseConversionValue.low, medium: .medium, high: .high)
                     wrote = true
                     do {
-                        try await Postback.updateConversionValue(update.value.fine, coarseConversionValue: coarse, lockPostback: update.locksWindow)
+                        try await Self.writeAdAttributionKit(update)
                     } catch {
                         note(.adAttributionKit, error)
                     }
                 }
             #endif
-            if asked.contains(.skAdNetwork) {
+            // SKAdNetwork has no re-engagements.
+            if asked.contains(.skAdNetwork), !update.isReengagementOnly {
                 if #available(iOS 16.1, *) {
                     let coarse = update.value.coarse.pick(low: SKAdNetwork.CoarseConversionValue.low, medium: .medium, high: .high)
                     wrote = true
@@ -74,6 +74,27 @@
                 throw DeepLinkError(.unsupported, "No framework for conversion values here (AdAttributionKit needs iOS 17.4, SKAdNetwork is not on this platform).")
             }
         }
+
+        #if canImport(AdAttributionKit) && !targetEnvironment(macCatalyst)
+            /// AdAttributionKit: on iOS 18 for the postbacks the update is for
+            /// (`PostbackUpdate.conversionTypes`); before, where there are no re-engagements,
+            /// the install's values only.
+            @available(iOS 17.4, *)
+            private static func writeAdAttributionKit(_ update: ConversionValueUpdate) async throws {
+                let coarse = update.value.coarse.pick(low: AdAttributionKit.CoarseConversionValue.low, medium: .medium, high: .high)
+                if #available(iOS 18.0, *) {
+                    let types = PostbackConversionType.allCases.filter(update.conversionTypes.contains).map {
+                        $0.pick(install: PostbackUpdate.ConversionType.install, reengagement: .reengagement)
+                    }
+                    try await Postback.updateConversionValue(
+                        PostbackUpdate(
+                            fineConversionValue: update.value.fine, lockPostback: update.locksWindow, coarseConversionValue: coarse,
+                            conversionTypes: types.count == PostbackConversionType.allCases.count ? nil : types))
+                } else if !update.isReengagementOnly {
+                    try await Postback.updateConversionValue(update.value.fine, coarseConversionValue: coarse, lockPostback: update.locksWindow)
+                }
+            }
+        #endif
 
         /// SKAdNetwork before iOS 16.1: one window, a fine value only.
         private static func writeSingleWindow(_ fine: Int) async throws {

@@ -154,22 +154,51 @@ public struct ConversionSchema: Sendable, Hashable {
     /// The currency whose revenue ``ConversionRule/Condition/revenue(atLeast:)`` counts (an
     /// ISO 4217 code); revenue in another is not counted.
     public let currency: String
-    /// The rules, in any order.
+    /// The rules, in any order: the install's values.
     public let rules: [ConversionRule]
+    /// The rules of a re-engagement (iOS 18's AdAttributionKit: an ad opened the installed app
+    /// through a universal link, ``DeepLink/isAdReengagement``): counted from that open, in
+    /// windows of their own, and written as re-engagement values only. Empty: re-engagements get
+    /// no values of their own, and the install's values go to both kinds of postback (the
+    /// system's default).
+    public let reengagementRules: [ConversionRule]
 
-    /// A schema of `rules`, counting revenue in `currency`.
+    /// A schema of `rules` (and `reengagementRules` for ad re-engagements), counting revenue in
+    /// `currency`.
     ///
     /// - Throws: ``DeepLinkError`` `.invalidConfiguration` naming the rule: a fine value outside
     ///   0…63, a count below 1, an empty event name, a negative or NaN amount, no window, or a
     ///   currency that is not three letters.
-    public init(currency: String = "USD", rules: [ConversionRule]) throws {
+    public init(currency: String = "USD", rules: [ConversionRule], reengagementRules: [ConversionRule] = []) throws {
         let code = currency.uppercased()
         guard code.count == 3, code.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) }) else {
             throw DeepLinkError(.invalidConfiguration, "A conversion schema's currency must be a three-letter ISO 4217 code; got '\(currency)'.")
         }
+        try Self.check(rules, named: "Conversion rule")
+        try Self.check(reengagementRules, named: "Re-engagement rule")
+        self.currency = code
+        self.rules = rules
+        self.reengagementRules = reengagementRules
+    }
+
+    private init(checkedCurrency currency: String, rules: [ConversionRule]) {
+        self.currency = currency
+        self.rules = rules
+        self.reengagementRules = []
+    }
+
+    /// The schema a re-engagement's values follow: its rules, this currency.
+    var reengagement: ConversionSchema {
+        ConversionSchema(checkedCurrency: currency, rules: reengagementRules)
+    }
+
+    /// Whether re-engagements have values of their own.
+    var separatesReengagement: Bool { !reengagementRules.isEmpty }
+
+    private static func check(_ rules: [ConversionRule], named kind: String) throws {
         for (index, rule) in rules.enumerated() {
             func refuse(_ why: String) -> DeepLinkError {
-                DeepLinkError(.invalidConfiguration, "Conversion rule \(index + 1): \(why).")
+                DeepLinkError(.invalidConfiguration, "\(kind) \(index + 1): \(why).")
             }
             if let fine = rule.fine, !(0...Self.maximumFineValue).contains(fine) { throw refuse("the fine value \(fine) is not in 0…63") }
             if rule.windows.isEmpty { throw refuse("it applies in no window") }
@@ -181,8 +210,6 @@ public struct ConversionSchema: Sendable, Hashable {
                 if !amount.isFinite || amount < 0 { throw refuse("the amount must be zero or more") }
             }
         }
-        self.currency = code
-        self.rules = rules
     }
 
     /// The value and lock the rules earn in `window` for what was tracked in it.

@@ -11,16 +11,27 @@ public struct ConversionValueUpdate: Sendable, Hashable {
     /// The frameworks to write it to: all of them for a new value; for a value written again,
     /// those that did not accept it (a writer throwing ``ConversionWriteFailure`` names them).
     public var frameworks: Set<ConversionFramework>
+    /// The postbacks it is for (AdAttributionKit on iOS 18, `PostbackUpdate.conversionTypes`):
+    /// both by default, as the system has it; `[.install]` for the install's values of a
+    /// schema with ``ConversionSchema/reengagementRules``, `[.reengagement]` for a
+    /// re-engagement's (which only AdAttributionKit on iOS 18 takes).
+    public var conversionTypes: Set<PostbackConversionType>
 
     /// An update as described.
     public init(
-        window: PostbackWindow, value: ConversionValue, locksWindow: Bool, frameworks: Set<ConversionFramework> = Set(ConversionFramework.allCases)
+        window: PostbackWindow, value: ConversionValue, locksWindow: Bool,
+        frameworks: Set<ConversionFramework> = Set(ConversionFramework.allCases),
+        conversionTypes: Set<PostbackConversionType> = Set(PostbackConversionType.allCases)
     ) {
         self.window = window
         self.value = value
         self.locksWindow = locksWindow
         self.frameworks = frameworks
+        self.conversionTypes = conversionTypes
     }
+
+    /// Whether it is a re-engagement's value only.
+    public var isReengagementOnly: Bool { conversionTypes == [.reengagement] }
 
     /// The fine value to write where the OS has no coarse values and no windows (before iOS
     /// 16.1: SKAdNetwork's `updatePostbackConversionValue(_:completionHandler:)` from 15.4,
@@ -49,6 +60,25 @@ public struct ConversionWriteFailure: Error, Sendable, CustomStringConvertible {
     public var description: String { reason }
 }
 
+/// What a conversion value counts towards: the install, or a re-engagement (an ad that opened
+/// the installed app, iOS 18's AdAttributionKit).
+public enum PostbackConversionType: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The install's postbacks.
+    case install
+    /// A re-engagement's postbacks.
+    case reengagement
+}
+
+extension PostbackConversionType {
+    /// The value for this type among the system's.
+    func pick<Value>(install: Value, reengagement: Value) -> Value {
+        switch self {
+        case .install: install
+        case .reengagement: reengagement
+        }
+    }
+}
+
 /// A system framework that takes conversion values.
 public enum ConversionFramework: String, Sendable, Hashable, Codable, CaseIterable {
     /// AdAttributionKit (iOS 17.4 and later): `Postback.updateConversionValue`.
@@ -71,6 +101,8 @@ public protocol ConversionValueWriter: Sendable {
 /// ``DeepLinkClient/clearData()`` keeps it). Pure: it decides what to write; the client writes.
 struct ConversionAccount: Sendable, Hashable, Codable {
     static let key = "conversion-values"
+    /// The last ad re-engagement's account (``firstLaunch`` is then the re-engagement's open).
+    static let reengagementKey = "conversion-values-reengagement"
 
     /// When the install's first launch was: the windows are timed from it.
     var firstLaunch: Date
@@ -163,7 +195,8 @@ struct ConversionAccount: Sendable, Hashable, Codable {
     mutating func finished(_ update: ConversionValueUpdate, failed: Set<ConversionFramework>) -> Bool {
         if update.window == window, update.value == value {
             // Owed after this write: what was owed and not written this time, and what failed.
-            let owed = (pendingFrameworks ?? Set(ConversionFramework.allCases)).subtracting(update.frameworks).union(failed)
+            // (Nothing pending yet: the update was this value's first write, to all it is for.)
+            let owed = (pendingFrameworks ?? update.frameworks).subtracting(update.frameworks).union(failed)
             unwritten = !owed.isEmpty
             pendingFrameworks = unwritten ? owed : nil
         }
@@ -193,22 +226,91 @@ public struct ConversionValues: Sendable {
 }
 
 extension DeepLinkClient {
-    /// Counts an event tracked at `date` against the schema, and writes the value when it rose.
+    /// Counts an event tracked at `date` against the schema (and a re-engagement's rules since
+    /// the last one), and writes the values that rose.
     func countConversion(_ name: String, revenue: ConversionEvent.Revenue?, at date: Date) async {
-        guard let conversions = configuration.conversionValues, var account = await conversionAccount() else { return }
-        let update = account.record(name, revenue: revenue, at: date, schema: conversions.schema, retrying: self.conversions.inFlight == 0)
-        keep(account)
-        if let update { write(update, with: conversions.writer) }
+        guard let conversions = configuration.conversionValues else { return }
+        if var account = await conversionAccount() {
+            let update = account.record(name, revenue: revenue, at: date, schema: conversions.schema, retrying: self.conversions.inFlight == 0)
+            keep(account)
+            if let update { write(installUpdate(update, schema: conversions.schema), with: conversions.writer) }
+        }
+        if conversions.schema.separatesReengagement, var account = reengagementAccount() {
+            let update = account.record(
+                name, revenue: revenue, at: date, schema: conversions.schema.reengagement, retrying: self.conversions.inFlight == 0)
+            keepReengagement(account)
+            if let update { write(reengagementUpdate(update), with: conversions.writer) }
+        }
+    }
+
+    /// An install value, for the install's postbacks only when re-engagements have values of
+    /// their own.
+    private func installUpdate(_ update: ConversionValueUpdate, schema: ConversionSchema) -> ConversionValueUpdate {
+        var update = update
+        if schema.separatesReengagement { update.conversionTypes = [.install] }
+        return update
+    }
+
+    private func reengagementUpdate(_ update: ConversionValueUpdate) -> ConversionValueUpdate {
+        var update = update
+        update.conversionTypes = [.reengagement]
+        // Only AdAttributionKit has re-engagements.
+        update.frameworks = update.frameworks.intersection([.adAttributionKit])
+        return update
+    }
+
+    /// Whether `url` was handed over with an ad re-engagement's parameter (taken off then).
+    func takeAdReengagement(_ url: URL) -> Bool {
+        adReengagements.withLock { urls in
+            guard let index = urls.firstIndex(of: url) else { return false }
+            urls.remove(at: index)
+            return true
+        }
+    }
+
+    /// An ad re-engagement opened the app at `date`: with a schema's re-engagement rules, a
+    /// re-engagement's windows start now (a later one starts them again), and its first value
+    /// is written at once.
+    func reengaged(at date: Date) {
+        guard configuration.processKind != .appClip, let conversions = configuration.conversionValues,
+            conversions.schema.separatesReengagement
+        else { return }
+        logger.debug("An ad re-engagement opened the app; its conversion windows start now.")
+        var account = ConversionAccount(firstLaunch: date, eligible: true)
+        let update = account.atLaunch(date, schema: conversions.schema.reengagement, retrying: true)
+        keepReengagement(account)
+        if let update { write(reengagementUpdate(update), with: conversions.writer) }
+    }
+
+    /// The last re-engagement's account, if there was one.
+    private func reengagementAccount() -> ConversionAccount? {
+        if let known = self.conversions.reengagement { return known }
+        let stored = launchHistoryStore().load(ConversionAccount.self, forKey: ConversionAccount.reengagementKey, logger: logger)
+        self.conversions.reengagement = stored
+        return stored
+    }
+
+    private func keepReengagement(_ account: ConversionAccount) {
+        guard account != conversions.reengagement else { return }
+        conversions.reengagement = account
+        launchHistoryStore().save(account, forKey: ConversionAccount.reengagementKey, logger: logger)
     }
 
     /// At a launch (the client's creation): the window's value when none was written in it yet
     /// (on the first launch the lowest value, which registers the install), or a value the
     /// system did not accept before.
     func conversionsAtLaunch() async {
-        guard let conversions = configuration.conversionValues, var account = await conversionAccount() else { return }
-        let update = account.atLaunch(clock.currentDate, schema: conversions.schema, retrying: self.conversions.inFlight == 0)
-        keep(account)
-        if let update { write(update, with: conversions.writer) }
+        guard let conversions = configuration.conversionValues else { return }
+        if var account = await conversionAccount() {
+            let update = account.atLaunch(clock.currentDate, schema: conversions.schema, retrying: self.conversions.inFlight == 0)
+            keep(account)
+            if let update { write(installUpdate(update, schema: conversions.schema), with: conversions.writer) }
+        }
+        if conversions.schema.separatesReengagement, configuration.processKind != .appClip, var account = reengagementAccount() {
+            let update = account.atLaunch(clock.currentDate, schema: conversions.schema.reengagement, retrying: self.conversions.inFlight == 0)
+            keepReengagement(account)
+            if let update { write(reengagementUpdate(update), with: conversions.writer) }
+        }
     }
 
     /// Returns once the launch's conversion values are decided and every write asked for so far
@@ -266,12 +368,12 @@ extension DeepLinkClient {
 
     private func written(_ update: ConversionValueUpdate, failure: (any Error)?) {
         conversions.inFlight -= 1
-        guard var account = conversions.account else { return }
+        guard var account = update.isReengagementOnly ? conversions.reengagement : conversions.account else { return }
         // A failure that names its frameworks owes the value to those only; any other, to all
         // the update was for.
         let failed = failure.map { ($0 as? ConversionWriteFailure)?.failed ?? update.frameworks } ?? []
         let report = account.finished(update, failed: failed)
-        keep(account)
+        if update.isReengagementOnly { keepReengagement(account) } else { keep(account) }
         guard let failure else {
             logger.debug("Conversion value \(update.value) written for postback window \(update.window)\(update.locksWindow ? ", locked" : "").")
             return
@@ -291,6 +393,8 @@ extension DeepLinkClient {
 /// The client's conversion-value account and its chain of writes.
 struct ConversionWriting {
     var account: ConversionAccount?
+    /// The last ad re-engagement's account (windows timed from it), with re-engagement rules.
+    var reengagement: ConversionAccount?
     var writes: Task<Void, Never>?
     /// How many writes are under way: while one is, an unaccepted value is not sent again.
     var inFlight = 0

@@ -122,10 +122,19 @@ extension DeepLinkClient {
         public var appClipHandoff: AppClipHandoff?
 
         /// The Apple Ads attribution token in the install report, for a backend that takes it
-        /// (``BackendCapabilities/appleAdsToken``): asked once per install, the report waiting
-        /// for it at most 0.5 s. Default: the system's token (`.system`) on iOS; `nil` (none)
-        /// elsewhere and to turn it off. See ``AppleAdsAttribution``.
+        /// (``BackendCapabilities/appleAdsToken``): asked once per install as soon as the first
+        /// launch is known, the report waiting for it 2 s by default, a late one added to the
+        /// install afterwards where the backend can take it. Default: the system's token
+        /// (`.system`) on iOS; `nil` (none) elsewhere and to turn it off. See
+        /// ``AppleAdsAttribution``.
         public var appleAds: AppleAdsAttribution? = AppleAdsAttribution.platformDefault
+
+        /// The query parameter with which iOS 18's AdAttributionKit says an ad re-engagement
+        /// opened the app (`Postback.reengagementOpenURLParameter`): taken off every link
+        /// handed over before it is parsed or resolved, and the link delivered with
+        /// ``DeepLink/isAdReengagement``. Default: the system's name on iOS 18 and later,
+        /// `nil` elsewhere (nothing is taken off). Tests set it to stand in for the system.
+        public var adReengagementParameter: String? = AdReengagement.platformParameter
 
         /// The app's conversion values (``ConversionValues``): a schema applied on every
         /// tracked event, on every backend, written through AdAttributionKit or SKAdNetwork 4

@@ -14,11 +14,21 @@ extension DeepLinkClient {
     ///   handler; such a URL is not delivered. Also `false` after ``shutdown()``.
     @discardableResult
     public nonisolated func handle(_ url: URL) -> Bool {
+        // An ad re-engagement's parameter never reaches the parser, the provider or the app.
+        let (url, reengaged) = AdReengagement.strip(configuration.adReengagementParameter, from: url)
         guard backend.canHandle(url) else {
             logger.debug("Not a link of this backend: \(url.absoluteString)")
             return false
         }
         directLinkReceived.withLock { $0 = true }
+        if reengaged {
+            adReengagements.withLock {
+                $0.append(url)
+                // Kept only until delivered; a link dropped on the way (a duplicate) leaves its
+                // entry, so at most a few are kept.
+                if $0.count > 16 { $0.removeFirst($0.count - 16) }
+            }
+        }
         guard enqueue(.link(url, arrivedAt: clock.uptime)) else {
             logger.warning("The client is shut down; the link was not taken: \(url.absoluteString)")
             return false

@@ -63,6 +63,8 @@ public actor DeepLinkClient {
     /// The launch's conversion values, decided when the client is made (Apple asks for the
     /// first value at the first launch, before any consent screen: it reaches no provider).
     nonisolated let conversionRegistration = Locked<Task<Void, Never>?>(nil)
+    /// The links handed over with an ad re-engagement's parameter (taken off), until delivered.
+    nonisolated let adReengagements = Locked<[URL]>([])
     /// Events: the queue as stored (opened on first use, see DeepLinkClient+Queue.swift) and
     /// its sending (see DeepLinkClient+Events.swift).
     var eventJournal: EventJournal?
@@ -209,6 +211,11 @@ public actor DeepLinkClient {
     /// every link takes, direct or deferred.
     func deliver(_ link: DeepLink, handedOver url: URL) {
         guard !isShutDown else { return }
+        var link = link
+        if link.origin != .deferred, takeAdReengagement(url) {
+            link.isAdReengagement = true
+            reengaged(at: clock.currentDate)
+        }
         if let refusal = policy.refusal(for: link, handedOver: url) {
             publishFailure(refusal, url: url)
             return

@@ -109,6 +109,9 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
         var clickedAt: Date?
         var requiresAuthentication: Bool
         var metadata: [String: JSONValue]
+        /// `true` when an ad re-engagement opened the app with the link; absent otherwise, so
+        /// links stored before it read as they were.
+        var adReengagement: Bool?
     }
 
     /// Never changed once made (other copies of the link may share it): a change replaces it.
@@ -122,7 +125,7 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
             Fields(
                 id: "", url: URL(fileURLWithPath: "/"), origin: .universalLink, provider: "", resolution: .server, destination: nil,
                 path: "/", pathSegments: [], parameters: [:], utm: UTMParameters(), campaign: nil, shortCode: nil, linkID: nil,
-                clickedAt: nil, requiresAuthentication: false, metadata: [:]))
+                clickedAt: nil, requiresAuthentication: false, metadata: [:], adReengagement: nil))
     }
 
     fileprivate(set) var storage: Storage
@@ -227,6 +230,15 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
         get { storage.fields.metadata }
         _modify { yield &fields.metadata }
     }
+    /// Whether an ad opened the installed app with this link: iOS 18's AdAttributionKit
+    /// re-engagement, which adds `Postback.reengagementOpenURLParameter` to the universal link
+    /// (``DeepLinkClient/Configuration/adReengagementParameter``). The client takes that
+    /// parameter off the link before anything sees it, and says so here instead; a schema's
+    /// ``ConversionSchema/reengagementRules`` count from this open.
+    public var isAdReengagement: Bool {
+        get { storage.fields.adReengagement == true }
+        set { fields.adReengagement = newValue ? true : nil }
+    }
 
     /// A link; `id` defaults to the stable id of `url`, `origin` and `provider`, and ``path`` follows `pathSegments`.
     public init(
@@ -251,7 +263,8 @@ public struct DeepLink: Sendable, Hashable, Codable, Identifiable {
                 id: id ?? DeepLink.stableID(url: url, origin: origin, provider: provider), url: url, origin: origin,
                 provider: provider, resolution: resolution, destination: destination, path: DeepLink.path(of: pathSegments),
                 pathSegments: pathSegments, parameters: parameters, utm: utm, campaign: campaign, shortCode: shortCode,
-                linkID: linkID, clickedAt: clickedAt, requiresAuthentication: requiresAuthentication, metadata: metadata))
+                linkID: linkID, clickedAt: clickedAt, requiresAuthentication: requiresAuthentication, metadata: metadata,
+                adReengagement: nil))
     }
 
     /// Replaces the path, keeping ``path`` and ``pathSegments`` consistent.
