@@ -63,6 +63,18 @@ struct PrivacyManifestTests {
         #expect(accessed.allSatisfy { ($0["NSPrivacyAccessedAPITypeReasons"] as? [String])?.isEmpty == false })
     }
 
+    @Test("a module that opens an App Group's UserDefaults suite declares 1C8F.1 beside CA92.1; one that does not, CA92.1 only", arguments: modules)
+    func appGroupDefaults(_ module: String) throws {
+        let code = try sources(module)
+        guard code.contains("UserDefaults") else { return }
+        let accessed = try #require(try manifest(module)["NSPrivacyAccessedAPITypes"] as? [[String: Any]])
+        let reasons = try #require(
+            accessed.first { $0["NSPrivacyAccessedAPIType"] as? String == "NSPrivacyAccessedAPICategoryUserDefaults" }?["NSPrivacyAccessedAPITypeReasons"]
+                as? [String])
+        #expect(reasons.contains("CA92.1"))
+        #expect(reasons.contains("1C8F.1") == code.contains("UserDefaults(suiteName"), "\(module)")
+    }
+
     @Test("every provider's adapter is checked")
     func everyAdapter() {
         #expect(Self.modules.count == 5)

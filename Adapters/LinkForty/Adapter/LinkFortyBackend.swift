@@ -90,7 +90,7 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend, LateA
             method: .get,
             url: LinkFortyEndpoints.resolve(
                 configuration.baseURL, templateSlug: templateSlug, code: code,
-                fingerprint: LinkFortyMapping.fingerprintQuery(device: context.device)),
+                fingerprint: context.fingerprintWithheld ? [] : LinkFortyMapping.fingerprintQuery(device: context.device)),
             headers: headers(context))
         let data = try await api.fetch(LinkFortyLinkData.self, request, "the resolve request", url: url, context: context)
         return LinkFortyMapping.resolvedLink(data, url: url, parsed: parsed, templateSlug: templateSlug)
@@ -125,6 +125,16 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend, LateA
         // members' links name clicks elsewhere).
         if let certain = context.certainLink, canHandle(certain.url) { body.clickToken = certain.clickToken }
         body.appleAdsToken = context.appleAdsToken
+        if context.fingerprintWithheld {
+            // The user has not allowed tracking: nothing a fingerprint match uses beyond the
+            // user agent the protocol requires, and LinkRelay Server is told not to match on it.
+            body.timezone = nil
+            body.language = nil
+            body.screenWidth = nil
+            body.screenHeight = nil
+            body.deviceId = nil
+            body.fingerprint = false
+        }
         let request = HTTPRequest(
             method: .post, url: LinkFortyEndpoints.url(configuration.baseURL, path: LinkFortyEndpoints.installPath),
             headers: headers(context), body: try api.encode(body))

@@ -8,7 +8,8 @@ import LinkRelayWire
 /// `POST /api/sdk/v1/install` body.
 struct LinkFortyInstallRequest: Encodable, Equatable {
     var userAgent: String
-    var timezone: String
+    /// Left out with the fingerprint withheld (Core's schema has it optional).
+    var timezone: String?
     var language: String?
     var screenWidth: Int?
     var screenHeight: Int?
@@ -27,6 +28,10 @@ struct LinkFortyInstallRequest: Encodable, Equatable {
     /// The Apple Ads attribution token (``/LinkRelay/BackendContext/appleAdsToken``), for the
     /// server to ask Apple's attribution API; left out when there is none.
     var appleAdsToken: String?
+    /// `false` when the app withholds its fingerprint (``/LinkRelay/BackendContext/fingerprintWithheld``):
+    /// LinkRelay Server then matches the install by its click token only; Core strips the key.
+    /// Left out otherwise.
+    var fingerprint: Bool?
 }
 
 /// `POST /api/sdk/v1/install/apple-ads-token` body (LinkRelay Server; Core has no such route):

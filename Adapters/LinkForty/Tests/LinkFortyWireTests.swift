@@ -21,13 +21,21 @@ func json(_ data: Data?) throws -> [String: JSONValue] {
 }
 
 struct Harness {
-    let transport = StubTransport()
+    let transport: StubTransport
     let backend: LinkFortyBackend
     let context: BackendContext
 
     init(apiKey: String? = "lf_live_8c1f0e9a2b", baseURL: String = "https://go.acme.app", installID: String? = nil, device: DeviceInfo = newYorkPhone) throws {
+        let transport = StubTransport()
+        self.transport = transport
         backend = LinkFortyBackend(try .init(baseURL: url(baseURL), apiKey: apiKey, appName: "Acme Shop"))
         context = BackendContext(transport: transport, clock: ManualClock(), device: device, installID: installID)
+    }
+
+    init(transport: StubTransport, backend: LinkFortyBackend, context: BackendContext) {
+        self.transport = transport
+        self.backend = backend
+        self.context = context
     }
 }
 

@@ -50,6 +50,36 @@ struct InstallTests {
         }
     }
 
+    @Test("a report with \"fingerprint\": false (the user has not allowed tracking) is never matched by its signals, and neither its address nor its signals are stored", arguments: TestEngine.available)
+    func withoutFingerprint(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            _ = try await world.link("Xk9_2bQz")
+            try await world.app().test(.live) { client in
+                try await HTTPTest.resolveOnPhone(client, code: "Xk9_2bQz", key: world.sdkKey, ip: "198.51.100.7")
+                var body = HTTPTest.installBody
+                body["fingerprint"] = false
+                try await client.execute(
+                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "198.51.100.7", json: true),
+                    body: HTTPTest.body(body)
+                ) { response async throws in
+                    #expect(response.status == .ok)
+                    let answer = try HTTPTest.object(response.body)
+                    #expect(answer["attributed"] == false && answer["attributionMethod"] == "none")
+                    let installID = try #require(answer["installId"]?.stringValue)
+                    let stored = try #require(try await world.store.install(project: world.project.id, id: installID))
+                    #expect(stored.device.ip == nil && stored.device.timezone == nil && stored.device.screenWidth == nil)
+                }
+                // The same report with its fingerprint: matched.
+                try await client.execute(
+                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "198.51.100.7", json: true),
+                    body: HTTPTest.body(HTTPTest.installBody)
+                ) { response async throws in
+                    #expect(try HTTPTest.object(response.body)["attributed"] == true)
+                }
+            }
+        }
+    }
+
     @Test("54 fingerprints sprayed through the redirect from one address in minutes: a phone there that never tapped stays organic; its own tap later is attributed", arguments: TestEngine.available)
     func sprayer(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in

@@ -9,8 +9,16 @@ public struct BackendContext: Sendable {
     public var clock: any LinkRelayClock
     /// The client's logger, already redacting this backend's secrets.
     public var logger: LinkRelayLogger
-    /// The device's information, for fingerprints.
+    /// The device's information, for fingerprints. With ``fingerprintWithheld`` only what any
+    /// request names (the platform, the OS and app versions, the time zone for timestamps): no
+    /// screen, languages, model, region or identifiers.
     public var device: DeviceInfo
+    /// `true` when the app withholds the device's fingerprint
+    /// (``DeepLinkClient/Configuration/fingerprinting``: the user has not allowed tracking): an
+    /// adapter then sends no signal a fingerprint match uses (LinkForty: no `fp_*` query, no
+    /// `timezone` or `language` in the install body, and `"fingerprint": false`), and the
+    /// client asks for no install match by fingerprint.
+    public var fingerprintWithheld = false
     /// The backend's values that survive restarts.
     @_spi(Backend) public var storage: BackendStorage
     /// The provider's id for this install, once an install match returned one.

@@ -129,6 +129,13 @@ extension DeepLinkClient {
         /// ``AppleAdsAttribution``.
         public var appleAds: AppleAdsAttribution? = AppleAdsAttribution.platformDefault
 
+        /// When the device's signals for a fingerprint match are sent: ``FingerprintPolicy/always``
+        /// (the default), or ``FingerprintPolicy/whenTrackingAuthorized`` (only while the user
+        /// allows tracking; until then no install match by fingerprint is asked for, requests
+        /// carry no screen, languages, model or identifiers, and certain links, the Apple Ads
+        /// token and conversion values still work). See <doc:AttributingInstalls>.
+        public var fingerprinting: FingerprintPolicy = .always
+
         /// The query parameter with which iOS 18's AdAttributionKit says an ad re-engagement
         /// opened the app (`Postback.reengagementOpenURLParameter`): taken off every link
         /// handed over before it is parsed or resolved, and the link delivered with

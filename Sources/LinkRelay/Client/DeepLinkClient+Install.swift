@@ -219,6 +219,15 @@ extension DeepLinkClient {
             record.matchLaunches = 0
             saveInstallRecord(record)
         }
+        // No fingerprint without the user's permission to track: a backend that only matches
+        // is not asked; one that names the install in its report gets a report without signals.
+        if !configuration.fingerprinting.allowsFingerprint, !backend.needsInstallReport {
+            logger.info("The user has not allowed tracking: no install match by fingerprint is asked for; the install counts as organic.")
+            record.matched = .organic(nil)
+            saveInstallRecord(record)
+            decide(.organic(nil), publish: true)
+            return
+        }
         guard record.matchLaunches < configuration.maximumInstallMatchLaunches else {
             logger.info("The install match failed on \(record.matchLaunches) launches; not trying again.")
             let failure = record.lastFailure ?? DeepLinkError(.network, "The install match failed.", backend: backend.id)

@@ -283,10 +283,14 @@ public actor DeepLinkClient {
 
     /// The context for a backend call. Device information is collected once, on first need.
     func makeContext() async -> BackendContext {
+        let withheld = !configuration.fingerprinting.allowsFingerprint
         let device = await deviceInfo()
-        return session.context(device: device, installID: loadInstallRecord().installID) { [weak self] event in
+        var context = session.context(device: withheld ? device.withholdingFingerprint() : device, installID: loadInstallRecord().installID) {
+            [weak self] event in
             await self?.enqueueBackendEvent(event)
         }
+        context.fingerprintWithheld = withheld
+        return context
     }
 
     /// The store, opened on first use (see ``BackendSession/store()``).

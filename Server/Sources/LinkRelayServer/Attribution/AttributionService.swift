@@ -19,6 +19,10 @@ package struct InstallReport: Sendable {
     package var clickToken: String?
     /// The Apple Ads attribution token (`appleAdsToken`), stored with the install.
     package var appleAdsToken: String?
+    /// `false` when the app withholds its fingerprint (`"fingerprint": false`: the user has not
+    /// allowed tracking, LinkRelay's `FingerprintPolicy`): the install is matched by its click
+    /// token only, never by its signals, and no signal of it is stored beyond the user agent.
+    package var allowsFingerprint = true
 
     package init(
         signals: DeviceSignals, platform: String?, platformVersion: String?, deviceID: String? = nil, attributionWindowHours: Int? = nil,
@@ -55,8 +59,14 @@ package struct InstallReport: Sendable {
         clickToken = try body.string("clickToken", maxLength: 256)
         // Apple's are about 1 KB of Base64: anything else is refused, naming the field.
         appleAdsToken = try body.string("appleAdsToken", maxLength: 4096)
+        allowsFingerprint = try body.bool("fingerprint") ?? true
         if let token = appleAdsToken, token.isEmpty || !token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
             throw APIError.field("appleAdsToken", "must be the token AdServices gave, as it gave it")
+        }
+        guard allowsFingerprint else {
+            // Nothing to match on and nothing kept: not the address, not what the app sent.
+            signals = DeviceSignals(ip: nil, networkPrefix: nil, userAgent: userAgent)
+            return
         }
         signals = DeviceSignals(
             ip: clientAddress,
@@ -125,7 +135,8 @@ package struct AttributionService: Sendable {
     /// carried.
     private func match(_ report: InstallReport, project: String, at now: Date, token: ClickTokenUse?) async throws -> InstallAttribution {
         let started = ContinuousClock.now
-        let candidates = try await store.matchCandidates(for: report.signals, project: project, matcher: matcher, at: now)
+        // A report without its fingerprint is never matched by signals.
+        let candidates = report.allowsFingerprint ? try await store.matchCandidates(for: report.signals, project: project, matcher: matcher, at: now) : []
         var read = ContinuousClock.now - started
         // The crowd (the last week, within the links' windows) is counted in the database, and
         // only when a click would match on a quiet network: a crowded one only lowers every
