@@ -5,12 +5,6 @@ import Testing
 
 @testable import LinkRelayLinkForty
 
-/// The device of the reference's examples: an iPhone 15 Pro in New York.
-let newYorkPhone = DeviceInfo(
-    screen: .init(width: 393, height: 852, scale: 3), osName: "iOS", osVersion: "17.4.1", deviceModel: "iPhone16,1",
-    timeZoneIdentifier: "America/New_York", preferredLanguages: ["en-US"], regionCode: "US", appVersion: "2.3.0",
-    appBuild: "412")
-
 func url(_ string: String) -> URL {
     guard let url = URL(string: string) else { preconditionFailure("Not a URL: \(string)") }
     return url
