@@ -4,9 +4,9 @@
     /// The name AdAttributionKit gives the query parameter of a re-engagement's universal link.
     enum SystemAdReengagement {
         /// `Postback.reengagementOpenURLParameter` on iOS 18 and later; `nil` before.
-        static var parameter: String? {
+        static let parameter: String? = {
             if #available(iOS 18.0, *) { return Postback.reengagementOpenURLParameter }
             return nil
-        }
+        }()
     }
 #endif

@@ -44,13 +44,13 @@
 
         /// Mac Catalyst, or an iPhone or iPad app on a Mac: StoreKit's `originalAppVersion` is
         /// then the marketing version, not the build.
-        private static var runsOnMac: Bool {
+        private static let runsOnMac: Bool = {
             #if targetEnvironment(macCatalyst)
                 return true
             #else
                 return ProcessInfo.processInfo.isiOSAppOnMac
             #endif
-        }
+        }()
 
         @available(iOS 16, *)
         private static func environment(_ environment: AppStore.Environment) -> AppStoreInstall.Environment {

@@ -6,13 +6,13 @@ import Foundation
 enum AdReengagement {
     /// The system's parameter name where AdAttributionKit has re-engagement (iOS 18 and later,
     /// not Mac Catalyst); `nil` elsewhere.
-    static var platformParameter: String? {
+    static let platformParameter: String? = {
         #if canImport(AdAttributionKit) && os(iOS) && !targetEnvironment(macCatalyst)
             return SystemAdReengagement.parameter
         #else
             return nil
         #endif
-    }
+    }()
 
     /// `url` without every `parameter` item in its query (the query dropped when nothing is
     /// left), and whether it had one. Any other item, and its encoding, is kept as it was.

@@ -33,22 +33,20 @@ public struct FingerprintPolicy: Sendable {
 
     /// Only while the user has allowed tracking, as `ATTrackingManager` says; where there is no
     /// App Tracking Transparency (Linux), never.
-    public static var whenTrackingAuthorized: FingerprintPolicy {
-        whenTrackingAuthorized(by: Self.systemAuthorization)
-    }
+    public static let whenTrackingAuthorized = FingerprintPolicy(authorization: systemAuthorization)
 
     /// Whether the signals may be sent now.
     var allowsFingerprint: Bool {
         authorization?.isTrackingAuthorized() ?? true
     }
 
-    private static var systemAuthorization: any TrackingAuthorizationSource {
+    private static let systemAuthorization: any TrackingAuthorizationSource = {
         #if canImport(AppTrackingTransparency)
             return SystemTrackingAuthorization()
         #else
             return NoTrackingAuthorization()
         #endif
-    }
+    }()
 }
 
 /// Where there is no App Tracking Transparency: never authorized.
