@@ -121,36 +121,24 @@ extension DeepLinkClient {
         return record
     }
 
-    /// The install record for the first-launch run: waits while it cannot be read because the
-    /// device is locked; `nil` when it still cannot be read with protected data available (the
-    /// outcome is then `.failed`, nothing is stored, and the next launch tries again) or the
-    /// run may no longer commit.
-    private func installRecordForRun(generation: UInt64) async -> InstallRecord? {
-        while mayCommit(generation) {
-            if let record = readInstallRecord() { return record }
-            if await protectedDataIsUnavailable() {
-                guard await protectedDataAvailable() else { return nil }
-                continue
-            }
-            let failure = DeepLinkError(
-                .storage, "The install record cannot be read; the install match waits for the next launch.", backend: backend.id)
-            logger.error("\(failure.message)")
-            decide(.failed(failure), publish: false)
-            return nil
-        }
-        return nil
-    }
-
     func saveInstallRecord(_ record: InstallRecord) {
         firstLaunch.remember(record)
         store().save(record, forKey: InstallRecord.key, logger: logger)
     }
 
-    // MARK: - The first-launch run
+    // MARK: - Carrying out the first launch's steps
 
-    enum MatchResult: Sendable {
-        case matched(InstallMatch)
-        case failed(DeepLinkError)
+    /// What the first-launch steps are fixed on for the client's life.
+    var firstLaunchSetup: FirstLaunchSteps.Setup {
+        FirstLaunchSteps.Setup(
+            backend: backend.id, processKind: configuration.processKind,
+            asksAppStore: configuration.appStoreInstall.map { $0.timeout > 0 } ?? false,
+            hasMarker: configuration.installMarker != nil, processLaunch: configuration.processLaunch,
+            existingUsers: configuration.existingUsers, needsInstallReport: backend.needsInstallReport,
+            maximumMatchLaunches: configuration.maximumInstallMatchLaunches, credentials: credentialsFingerprint,
+            deferredDeepLinks: configuration.deferredDeepLinksEnabled, minimumConfidence: configuration.minimumDeferredConfidence,
+            hasAppClipHandoff: configuration.appClipHandoff.map { !$0.isAppClip } ?? false,
+            hasPasteboardCheck: configuration.pasteboardCheck != nil, installMatchTimeout: configuration.installMatchTimeout)
     }
 
     /// Whether a first-launch run of `generation` may still commit: not after a clear or a
@@ -159,126 +147,137 @@ extension DeepLinkClient {
         firstLaunch.isCurrent(generation) && !isShutDown
     }
 
+    /// Tells the first-launch steps of `generation` what happened and carries out what they
+    /// say, in order (an action that waits sends its own event when it ends). Nothing of an
+    /// earlier generation (before a clear) is taken, and, but for the launch's own steps, nothing
+    /// after shutdown. Returns the answer to an offered link, if the event led to one.
+    @discardableResult
+    func feed(_ event: FirstLaunchSteps.Event, generation: UInt64) async -> Bool? {
+        guard firstLaunch.isCurrent(generation) else { return nil }
+        switch event {
+        case .historyRead, .historyUnreadable, .appStoreAnswered, .markerRead, .launchDecided, .protectedData: break
+        default: guard !isShutDown else { return nil }
+        }
+        let isLaunchEvent: Bool
+        switch event {
+        case .historyRead, .historyUnreadable, .appStoreAnswered, .markerRead, .launchDecided: isLaunchEvent = true
+        default: isLaunchEvent = false
+        }
+        // The launch's steps need no install record (nor reading it while the device is locked).
+        let record = isLaunchEvent ? InstallRecord() : loadInstallRecord()
+        let directLinkOpened = directLinkReceived.withLock { $0 }
+        var steps = firstLaunch.steps ?? FirstLaunchSteps(setup: firstLaunchSetup)
+        let actions = steps.handle(event, record: record, directLinkOpened: directLinkOpened)
+        firstLaunch.steps = steps
+        var answer: Bool?
+        for action in actions {
+            if let given = await perform(action, generation: generation) { answer = given }
+        }
+        return answer
+    }
+
+    /// Carries out one action of the first-launch steps.
+    @discardableResult
+    func perform(_ action: FirstLaunchSteps.Action, generation: UInt64) async -> Bool? {
+        switch action {
+        case .readHistory: return await feed(readLaunchHistory(), generation: generation)
+        case .waitForProtectedData:
+            let available = await protectedDataAvailable()
+            return await feed(.protectedData(available: available), generation: generation)
+        case .askAppStore:
+            let kind = await appStoreInstall().flatMap { configuration.appStoreInstall?.kind(for: $0, now: clock.currentDate) }
+            return await feed(.appStoreAnswered(kind), generation: generation)
+        case .readMarker: return await feed(await readInstallMarker(), generation: generation)
+        case .decideLaunch(let inputs):
+            let launch = await decideLaunch(inputs, generation: generation)
+            return await feed(.launchDecided(launch), generation: generation)
+        case .launchWithoutHistory:
+            let launch = undecidedLaunch()
+            if mayCommit(generation) { firstLaunch.launch = launch }
+            return await feed(.launchDecided(launch), generation: generation)
+        case .readRecord:
+            if readInstallRecord() != nil { return await feed(.recordRead, generation: generation) }
+            let locked = await protectedDataIsUnavailable()
+            return await feed(.recordUnreadable(locked: locked), generation: generation)
+        case .askForAppleAdsToken:
+            askForAppleAdsToken(generation: generation)
+        case .lookAtAppClip:
+            return await feed(.appClipLooked(lookAtAppClip()), generation: generation)
+        case .removeAppClipLink:
+            removeAppClipLink()
+        case .readPasteboard:
+            return await feed(.pasteboardRead(await readPasteboardOnce(generation: generation)), generation: generation)
+        case .skipPasteboard(let reason):
+            skipPasteboard(reason)
+        case .resolveCertainLink(let certain):
+            return await feed(.certainLinkResolved(await certainDeepLink(certain)), generation: generation)
+        case .waitForToken:
+            return await feed(.tokenSettled(await appleAdsToken(generation: generation)), generation: generation)
+        case .send(let certain, let token):
+            await send(certainLink: certain, token: token, generation: generation)
+        case .save(let record):
+            saveInstallRecord(record)
+        case .decide(let outcome, let publish):
+            decide(outcome, publish: publish)
+        case .deliver(let link, let url):
+            deliver(link, handedOver: url)
+        case .addLateAppleAdsToken:
+            await addLateAppleAdsToken(generation: generation)
+        case .reportRejectedCredentials(let failure, let what):
+            reportIfCredentialsRejected(failure, during: what)
+        case .log(let level, let message):
+            logger.log(level, message)
+        case .resolveOffered(let certain):
+            let link = await certainDeepLink(certain)
+            return await feed(.offeredResolved(certain, link), generation: generation)
+        case .answerOffer(let taken):
+            return taken
+        }
+        return nil
+    }
+
     private func runFirstLaunch(generation: UInt64) async {
         guard mayCommit(generation) else { return }
         let launch = await self.launch()
-        guard mayCommit(generation) else { return }
-        guard configuration.processKind.decidesInstall else {
-            await settleOutsideTheApp(generation: generation)
-            return
-        }
-        let skipsMatch = launch.isExistingUser && configuration.existingUsers == .skipInstallMatch
-        let reportsInstall = !skipsMatch || (backend.needsInstallReport && firstLaunch.previousSDK?.installID == nil)
-        // The Apple Ads token at once, in parallel with the rest of the first launch: the call
-        // has been measured at 1.5 s.
-        if reportsInstall, let stored = readInstallRecord(), stored.matched == nil { askForAppleAdsToken(generation: generation) }
-        guard mayCommit(generation), var record = await installRecordForRun(generation: generation) else { return }
-        if let matched = record.matched {
-            logger.debug("Install already matched on an earlier launch; restoring the outcome.")
-            decide(matched, publish: false)
-            await addLateAppleAdsToken(generation: generation)
-            // A certain link's report not answered yet: sent again, on as many launches as a match
-            // is tried.
-            if record.installReportPending == true, backend.needsInstallReport, let certain = record.certainLink,
-                record.matchLaunches < configuration.maximumInstallMatchLaunches
-            {
-                record.matchLaunches += 1
-                saveInstallRecord(record)
-                _ = await reportCertainInstall(certain, generation: generation)
-            }
-            return
-        }
-        if skipsMatch, reportsInstall {
-            logger.info("The app was on this device before this backend, which names the install only in its install match; asking for it, without delivering a deferred link.")
-        } else if skipsMatch {
-            logger.info("The app was on this device before this backend (\(launch.kind)); no install match is asked for.")
-            let outcome = InstallOutcome.existingUser(
-                firstLaunch.previousSDK?.installID.map { InstallAttribution.organic(installID: $0) })
-            record.matched = outcome
-            saveInstallRecord(record)
-            decide(outcome, publish: true)
-            return
-        }
-        // The link itself, when it reached the install (an App Clip, the pasteboard, a paste):
-        // delivered as the deferred link, and no fingerprint match asked for.
-        if let certain = await findCertainLink(for: launch, generation: generation) {
-            guard mayCommit(generation) else { return }
-            if await settle(certain, generation: generation) { return }
-        }
-        guard mayCommit(generation) else { return }
-        record = loadInstallRecord()
-        if let rejected = record.rejectedCredentials {
-            guard rejected != credentialsFingerprint else {
-                logger.warning("The provider rejected this API key for the install match on an earlier launch; the match waits for another key.")
-                let failure = record.lastFailure ?? DeepLinkError(.unauthorized, "The provider rejected the API key.", backend: backend.id)
-                decide(.failed(failure), publish: false)
-                return
-            }
-            // Another key since the rejection: the match starts over.
-            record.rejectedCredentials = nil
-            record.matchLaunches = 0
-            saveInstallRecord(record)
-        }
-        // No fingerprint without the user's permission to track: a backend that only matches
-        // is not asked; one that names the install in its report gets a report without signals.
-        if !configuration.fingerprinting.allowsFingerprint, !backend.needsInstallReport {
-            logger.info("The user has not allowed tracking: no install match by fingerprint is asked for; the install counts as organic.")
-            record.matched = .organic(nil)
-            saveInstallRecord(record)
-            decide(.organic(nil), publish: true)
-            return
-        }
-        guard record.matchLaunches < configuration.maximumInstallMatchLaunches else {
-            logger.info("The install match failed on \(record.matchLaunches) launches; not trying again.")
-            let failure = record.lastFailure ?? DeepLinkError(.network, "The install match failed.", backend: backend.id)
-            decide(.failed(failure), publish: false)
-            return
-        }
-        var context = await makeContext()
-        context.appleAdsToken = await appleAdsToken(generation: generation)
-        // A clear or a shutdown while the context was made: this run counts for nothing.
-        guard mayCommit(generation) else { return }
-        record = loadInstallRecord()
-        record.matchLaunches += 1
-        saveInstallRecord(record)
+        await feed(
+            .start(launch, previousInstallID: firstLaunch.previousSDK?.installID, allowsFingerprint: configuration.fingerprinting.allowsFingerprint),
+            generation: generation)
+    }
 
+    /// Sends the install match, or a certain link's install report, with the client's retries,
+    /// and tells the steps its answer, or that ``Configuration/installMatchTimeout`` passed
+    /// first (the request goes on: a late answer is still told).
+    private func send(certainLink: CertainLink?, token: String?, generation: UInt64) async {
+        var context = await makeContext()
+        context.certainLink = certainLink
+        context.appleAdsToken = token
+        // A clear or a shutdown while the context was made: nothing is sent.
+        guard mayCommit(generation) else { return }
         let work = startMatch(context: context)
-        let timeout = configuration.installMatchTimeout
         if let result = await result(of: work) {
-            await apply(result, late: false, generation: generation)
-        } else {
-            guard mayCommit(generation) else {
-                work.cancel()
-                return
-            }
-            logger.info("The install match timed out after \(timeout) s; a later answer will still be delivered.")
-            decide(.timedOut, publish: true)
-            Task { [weak self] in
-                let late = await work.value
-                await self?.apply(late, late: true, generation: generation)
-            }
+            await feed(.answered(redacted(result)), generation: generation)
+            return
+        }
+        guard mayCommit(generation) else {
+            work.cancel()
+            return
+        }
+        await feed(.deadlinePassed, generation: generation)
+        Task { [weak self] in
+            let late = await work.value
+            guard let self else { return }
+            await self.feed(.answered(self.redacted(late)), generation: generation)
         }
     }
 
-    /// In an App Clip or an extension: the outcome stored by the app, else `.failed` with code
-    /// `.unsupported`; no match, report, token or conversion value, and nothing stored.
-    private func settleOutsideTheApp(generation: UInt64) async {
-        guard let record = await installRecordForRun(generation: generation) else { return }
-        if let matched = record.matched {
-            decide(matched, publish: false)
-            return
-        }
-        let message =
-            configuration.processKind == .appClip
-            ? "An App Clip hands its link to the full app (AppClipHandoff); the install is decided there."
-            : "An app extension does not decide the install; the app does."
-        logger.info("\(message)")
-        decide(.failed(DeepLinkError(.unsupported, message, backend: backend.id)), publish: false)
+    private nonisolated func redacted(_ result: FirstLaunchSteps.MatchResult) -> FirstLaunchSteps.MatchResult {
+        guard case .failed(let error) = result else { return result }
+        return .failed(error.redacted(by: redactor))
     }
 
     /// `work`'s result, or `nil` when ``Configuration/installMatchTimeout`` passed first (the
     /// work goes on: a late result can still be applied).
-    func result(of work: Task<MatchResult, Never>) async -> MatchResult? {
+    func result(of work: Task<FirstLaunchSteps.MatchResult, Never>) async -> FirstLaunchSteps.MatchResult? {
         let timeout = configuration.installMatchTimeout
         let backendID = backend.id
         return try? await withDeadline(
@@ -289,7 +288,7 @@ extension DeepLinkClient {
 
     /// Starts the backend's install match (with retries) as its own task, so that it can outlive
     /// the deadline and deliver a late result.
-    func startMatch(context: BackendContext) -> Task<MatchResult, Never> {
+    func startMatch(context: BackendContext) -> Task<FirstLaunchSteps.MatchResult, Never> {
         let backend = self.backend
         let retryPolicy = configuration.retryPolicy
         let clock = self.clock
@@ -305,79 +304,6 @@ extension DeepLinkClient {
                     DeepLinkError.wrapping(error, as: .network, "The install match failed.", backend: backend.id))
             }
         }
-    }
-
-    private func apply(_ result: MatchResult, late: Bool, generation: UInt64) async {
-        guard mayCommit(generation) else { return }
-        var record = loadInstallRecord()
-        // A certain link arrived while the match was under way (a paste, a late pasteboard
-        // read): it wins over what the match found, whose install id it keeps.
-        if let certain = record.certainLink, record.matched == nil {
-            var report: InstallMatch?
-            if case .matched(let match) = result { report = match }
-            if await settle(certain, generation: generation, report: report) { return }
-            guard mayCommit(generation) else { return }
-            record = loadInstallRecord()
-        }
-        switch result {
-        case .failed(let error) where error.code == .unsupported:
-            logger.info("The backend has no install matching; the install counts as organic.")
-            record.matched = .organic(nil)
-            saveInstallRecord(record)
-            decide(.organic(nil), publish: true)
-        case .failed(let error):
-            let failure = error.redacted(by: redactor)
-            logger.warning("The install match failed: \(failure.description)")
-            reportIfCredentialsRejected(failure, during: "Asking for the install match")
-            record.lastFailure = failure
-            if failure.code == .unauthorized { record.rejectedCredentials = credentialsFingerprint }
-            saveInstallRecord(record)
-            decide(.failed(failure), publish: true)
-        case .matched(let match):
-            var attribution = match.attribution
-            attribution.isLate = late
-            // A match is a match: attributed without a link when the provider sent none the
-            // app can open, never organic.
-            var outcome = attribution.isAttributed ? InstallOutcome.attributedWithoutLink(attribution) : .organic(attribution)
-            var deferred: DeepLink?
-            if attribution.isAttributed, var link = match.link {
-                if link.origin != .deferred {
-                    link.origin = .deferred
-                    link.id = DeepLink.stableID(url: link.url, origin: .deferred, provider: link.provider)
-                }
-                outcome = .attributed(link, attribution)
-                deferred = link
-            }
-            record.matched = outcome
-            record.lastFailure = nil
-            let deliverable = deferred.flatMap { shouldDeliverDeferred($0, attribution: attribution, record: record) }
-            if deliverable != nil { record.deferredLinkDelivered = true }
-            // Saved before publishing: a crash after this point cannot deliver the link twice.
-            saveInstallRecord(record)
-            decide(outcome, publish: true)
-            if let deliverable { deliver(deliverable, handedOver: deliverable.url) }
-            await addLateAppleAdsToken(generation: generation)
-        }
-    }
-
-    /// The deferred link to deliver, or `nil` with a log line saying why not.
-    func shouldDeliverDeferred(
-        _ link: DeepLink, attribution: InstallAttribution, record: InstallRecord
-    ) -> DeepLink? {
-        if record.deferredLinkDelivered {
-            logger.info("The deferred link was already delivered for this install; not again.")
-        } else if firstLaunch.launch?.isExistingUser == true, configuration.existingUsers != .treatAsNew {
-            logger.info("The app was on this device before this backend; the match is reported in the outcome only.")
-        } else if !configuration.deferredDeepLinksEnabled {
-            logger.info("Deferred deep links are off; the match is reported in the outcome only.")
-        } else if directLinkReceived.withLock({ $0 }) {
-            logger.info("A direct link already opened the app; the deferred link is reported in the outcome only.")
-        } else if let score = attribution.confidence?.score, score < configuration.minimumDeferredConfidence {
-            logger.info("The match's confidence \(score) is below \(configuration.minimumDeferredConfidence); not delivered.")
-        } else {
-            return link
-        }
-        return nil
     }
 
     /// Records this launch's outcome, wakes those waiting for it, and (once per install)

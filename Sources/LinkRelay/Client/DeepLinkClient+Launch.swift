@@ -27,87 +27,83 @@ extension DeepLinkClient {
     /// storing anything (a relaunch with `launchCount` 0 if it was waiting for protected data).
     public func launch() async -> AppLaunch {
         if let decided = firstLaunch.launch { return decided }
-        let version = AppVersion(of: await deviceInfo())
-        // Another caller may have decided while the device information was collected.
-        if let decided = firstLaunch.launch { return decided }
-        let historyStore = launchHistoryStore()
-        while true {
-            // Nothing is decided while the device is locked: what is stored exists but cannot be
-            // read, and must not look like a first install.
-            guard await protectedDataAvailable() else { return firstLaunch.launch ?? undecidedLaunch(version) }
-            if let decided = firstLaunch.launch { return decided }
-            switch await decideLaunch(version: version, historyStore: historyStore) {
-            case .decided(let launch): return launch
-            case .locked: continue
-            }
+        let generation = firstLaunch.generation
+        let run: Task<AppLaunch, Never>
+        if let running = firstLaunch.launchRun {
+            run = running
+        } else {
+            run = Task { await self.runLaunchSteps(generation: generation) }
+            firstLaunch.launchRun = run
         }
+        let launch = await run.value
+        // Cleared meanwhile: the launch of the client as it is now.
+        guard firstLaunch.isCurrent(generation) || isShutDown else { return await self.launch() }
+        return launch
     }
 
-    private enum LaunchAttempt {
-        case decided(AppLaunch)
-        /// Something stored could not be read and protected data is unavailable again: wait.
-        case locked
+    /// Runs the launch's steps (``FirstLaunchSteps``) to their end: the launch decided, or,
+    /// when they were cut short (a clear, a shutdown while the device was locked), a relaunch
+    /// with nothing known of earlier launches.
+    private func runLaunchSteps(generation: UInt64) async -> AppLaunch {
+        let version = AppVersion(of: await deviceInfo())
+        if firstLaunch.isCurrent(generation) { firstLaunch.version = version }
+        var steps = firstLaunch.steps ?? FirstLaunchSteps(setup: firstLaunchSetup)
+        let actions = steps.decideLaunch()
+        firstLaunch.steps = steps
+        for action in actions { await perform(action, generation: generation) }
+        // Decided without being kept (after shutdown), decided, or cut short.
+        let decided = firstLaunch.isCurrent(generation) ? firstLaunch.steps?.decidedLaunch : nil
+        return decided ?? firstLaunch.launch ?? undecidedLaunch(version)
     }
 
-    /// One attempt at deciding the launch from what is stored.
-    private func decideLaunch(version: AppVersion, historyStore: any PersistentStore) async -> LaunchAttempt {
-        var stored = historyStore.read(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger)
+    /// Reads the launch history and the SDKs checked for: what was read, or that it could not
+    /// be, with protected data unavailable or not.
+    func readLaunchHistory() async -> FirstLaunchSteps.Event {
+        let historyStore = launchHistoryStore()
+        let stored = historyStore.read(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger)
         let checked = historyStore.read(CheckedSDKs.self, forKey: CheckedSDKs.key, logger: logger)
         if stored.isUnreadable || checked.isUnreadable {
-            if await protectedDataIsUnavailable() { return .locked }
-            // Readable data would have been read by now: the store is failing. The history is
-            // there (a store that throws has something to read), so this is no first launch;
-            // nothing is written, and the next launch tries again.
-            logger.error("The launch history cannot be read although protected data is available; this launch counts as a relaunch and nothing is stored.")
-            let launch = undecidedLaunch(version)
-            guard !isShutDown else { return .decided(launch) }
-            firstLaunch.launch = launch
-            return .decided(launch)
+            return .historyUnreadable(locked: await protectedDataIsUnavailable())
         }
-        // With no history, the App Store's record may tell a reinstall (bounded wait).
-        var appStoreKind: AppLaunch.Kind?
-        if case .absent = stored, let record = await appStoreInstall() {
-            // Another caller, or another client of this launch, may have decided meanwhile.
-            if let decided = firstLaunch.launch { return .decided(decided) }
-            appStoreKind = configuration.appStoreInstall?.kind(for: record, now: clock.currentDate)
-            stored = historyStore.read(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger)
-            if stored.isUnreadable { return .locked }
-        }
+        return .historyRead(stored.value, checked.value ?? CheckedSDKs())
+    }
+
+    /// Reads the install marker (the Keychain), on LinkRelay's own queue: a Keychain query
+    /// blocks its thread.
+    func readInstallMarker() async -> FirstLaunchSteps.Event {
+        guard let marker = configuration.installMarker else { return .markerRead(.absent, locked: false) }
+        let state = await BlockingCall.run { marker.state() }
+        guard state == .unreadable else { return .markerRead(state, locked: false) }
+        return .markerRead(state, locked: await protectedDataIsUnavailable())
+    }
+
+    /// Decides the launch from what was read, and (in the app, not after shutdown) stores it:
+    /// the history, the marker where it is known to be missing, the previous SDKs' imports.
+    func decideLaunch(_ inputs: FirstLaunchSteps.LaunchInputs, generation: UInt64) async -> AppLaunch {
+        let version: AppVersion
+        if let known = firstLaunch.version { version = known } else { version = AppVersion(of: await deviceInfo()) }
         let marker = configuration.installMarker
-        // The marker's store (the Keychain) is asked once per process launch (not by other
-        // clients of the same launch), on LinkRelay's own queue: a Keychain query blocks its
-        // thread.
-        var markerState = InstallMarkerState.absent
-        if let marker, stored.value?.lastProcessLaunch != configuration.processLaunch {
-            markerState = await BlockingCall.run { marker.state() }
-            // Another caller may have decided meanwhile.
-            if let decided = firstLaunch.launch { return .decided(decided) }
-        }
-        func readMarker() -> InstallMarkerState { markerState }
-        if stored.value == nil, appStoreKind == nil, readMarker() == .unreadable {
-            if await protectedDataIsUnavailable() { return .locked }
-            logger.warning("The install marker cannot be read although protected data is available; it is taken as absent, and not placed again.")
-        }
         let canTakeEvents = eventTracker != nil
         let decision = LaunchDecision(
-            stored: stored.value,
-            checked: checked.value ?? CheckedSDKs(),
+            stored: inputs.stored, checked: inputs.checked,
             processLaunch: configuration.processLaunch, version: version, backend: backend.id, now: clock.currentDate,
-            appStore: appStoreKind, markerPresent: { readMarker() == .present },
+            appStore: inputs.appStore, markerPresent: { inputs.marker == .present },
             importers: backend.previousSDKImporters + configuration.previousSDKs,
             storage: configuration.previousSDKStorage,
             eventsTaken: { [backend, configuration] found in
                 canTakeEvents && found.sdk.provider == backend.id ? configuration.eventQueueCapacity : 0
             })
         let launch = decision.history.launch(for: backend.id)
-        guard !isShutDown else { return .decided(launch) }
+        // Nothing stored after a shutdown, nor for a client cleared since the steps began.
+        guard !isShutDown, firstLaunch.isCurrent(generation) else { return launch }
         guard configuration.processKind != .appExtension else {
             // Only the app writes the history: an extension that ran first would make the
             // app's first launch a relaunch.
             firstLaunch.launch = launch
             logger.info("This launch (an app extension's; nothing stored): \(launch.kind), version \(launch.version).")
-            return .decided(launch)
+            return launch
         }
+        let historyStore = launchHistoryStore()
         // The history first: should the process die before the imports are applied, they are
         // not applied twice (an imported event is sent at most once). Only what changed is
         // written: another client of the same launch writes nothing.
@@ -115,22 +111,22 @@ extension DeepLinkClient {
         if decision.historyChanged { historyStore.save(decision.history, forKey: LaunchHistory.key, logger: logger) }
         // Placed only where it is known to be missing: an unreadable one may be there.
         // Not in an App Clip: iOS carries the Clip's Keychain items over to the full app.
-        if let marker, decision.historyChanged, readMarker() == .absent, configuration.processKind == .app {
+        if let marker, decision.historyChanged, inputs.marker == .absent, configuration.processKind == .app {
             await BlockingCall.run { marker.place() }
         }
         for found in decision.imports { apply(found) }
         firstLaunch.launch = launch
         logger.info("This launch: \(launch.kind), version \(launch.version).")
-        return .decided(launch)
+        return launch
     }
 
     /// The launch reported when the history exists but cannot be read (a store failing while
     /// protected data is available, or a shutdown while the device was locked): a relaunch,
     /// never a first install, with nothing known of earlier launches (`launchCount` 0).
-    private func undecidedLaunch(_ version: AppVersion) -> AppLaunch {
+    func undecidedLaunch(_ version: AppVersion? = nil) -> AppLaunch {
         AppLaunch(
-            kind: .relaunch, version: version, firstSeen: clock.currentDate, launchCount: 0, backends: [backend.id],
-            isExistingUser: false)
+            kind: .relaunch, version: version ?? firstLaunch.version ?? AppVersion(version: nil, build: nil), firstSeen: clock.currentDate, launchCount: 0,
+            backends: [backend.id], isExistingUser: false)
     }
 
     /// Device information, collected once, on first need.

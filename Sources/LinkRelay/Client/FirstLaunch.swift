@@ -14,6 +14,12 @@ struct FirstLaunch: Sendable {
     private(set) var outcome: InstallOutcome?
     /// What kind of launch this is, once decided (``DeepLinkClient/launch()``).
     var launch: AppLaunch?
+    /// The steps that decide the launch and the install outcome (made on first use).
+    var steps: FirstLaunchSteps?
+    /// The steps deciding the launch, shared by every ``DeepLinkClient/launch()``.
+    var launchRun: Task<AppLaunch, Never>?
+    /// The app's version, read for the launch.
+    var version: AppVersion?
     /// The previous SDK of the backend's own provider found on this launch, whose install id
     /// an existing user's outcome keeps.
     var previousSDK: PreviousSDK?
@@ -109,6 +115,8 @@ struct FirstLaunch: Sendable {
         run = nil
         outcome = nil
         launch = nil
+        steps = nil
+        launchRun = nil
         previousSDK = nil
         appleAdsToken = nil
         appleAdsRequest = nil
