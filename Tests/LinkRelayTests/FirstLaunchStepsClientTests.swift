@@ -35,6 +35,18 @@ struct FirstLaunchStepsClientTests {
         var count: Int { asked.withLock { $0 } }
     }
 
+    /// A device whose information comes when the test says so.
+    final class HeldDevice: DeviceInfoProvider, Sendable {
+        let calls = AvailabilitySignal()
+        let answer = AvailabilitySignal()
+
+        func deviceInfo() async -> DeviceInfo {
+            calls.raise()
+            await answer.wait(after: 0)
+            return StaticDeviceInfo.iPhone
+        }
+    }
+
     let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"])
     let clock = ManualClock()
 
@@ -46,9 +58,12 @@ struct FirstLaunchStepsClientTests {
                 installedOnDevice: now))
     }
 
-    func client(_ source: HeldSource, store: any PersistentStore = InMemoryStore(), lock: DeviceLock? = nil) -> DeepLinkClient {
+    func client(
+        _ source: HeldSource, store: any PersistentStore = InMemoryStore(), lock: DeviceLock? = nil, device: HeldDevice? = nil
+    ) -> DeepLinkClient {
         makeClient(backend, clock: clock, store: lock?.guarding(store) ?? store) {
             $0.retryPolicy = .none
+            if let device { $0.deviceInfo = device }
             $0.processLaunch = UUID()
             $0.installMarker = InMemoryInstallMarker()
             $0.protectedData = lock
@@ -103,6 +118,23 @@ struct FirstLaunchStepsClientTests {
         #expect(source.count == 2)
         #expect(await client.launch() == first.value)
         #expect(source.count == 2)
+        await client.shutdown()
+    }
+
+    @Test("a clearData() while the device's information is read: the launch is decided for the cleared client, and stored")
+    func clearWhileTheDeviceIsRead() async {
+        let store = InMemoryStore()
+        let source = HeldSource(reinstallRecord())
+        source.answer.raise()
+        let device = HeldDevice()
+        let client = client(source, store: store, device: device)
+        let first = Task { await client.launch() }
+        await device.calls.wait(after: 0)
+        await client.clearData()
+        device.answer.raise()
+        #expect(await first.value.kind == .reinstall)
+        #expect(store.keys.contains(LaunchHistory.key))
+        #expect(await client.launch() == first.value)
         await client.shutdown()
     }
 }

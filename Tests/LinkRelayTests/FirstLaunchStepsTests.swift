@@ -67,6 +67,7 @@ struct FirstLaunchStepsTests {
         var script: Script
         var record = InstallRecord()
         var directLinkOpened = false
+        var allowsFingerprint = true
         var decided: [InstallOutcome] = []
         var published: [InstallOutcome] = []
         var delivered: [URL] = []
@@ -86,7 +87,7 @@ struct FirstLaunchStepsTests {
 
         mutating func fire(_ index: Int) {
             let event = pending.remove(at: index)
-            carry(steps.handle(event, record: record, directLinkOpened: directLinkOpened))
+            carry(steps.handle(event, record: record, directLinkOpened: directLinkOpened, allowsFingerprint: allowsFingerprint))
         }
 
         mutating func carry(_ actions: [Steps.Action]) {
@@ -174,7 +175,7 @@ struct FirstLaunchStepsTests {
         return (ends, problems)
     }
 
-    static let newInstall = Event.start(launch(.firstInstall), previousInstallID: nil, allowsFingerprint: true)
+    static let newInstall = Event.start(launch(.firstInstall), previousInstallID: nil)
 
     // MARK: - The install
 
@@ -330,7 +331,7 @@ struct FirstLaunchStepsTests {
         world.pending = [Self.newInstall, .offered(CertainLink(url: Self.pastedURL, source: .pasteboard))]
         for end in Self.run(world).ends {
             var next = World(setup: .init(backend: Self.backend), script: Script(), record: end.record)
-            next.pending = [.start(Self.launch(.relaunch), previousInstallID: nil, allowsFingerprint: true)]
+            next.pending = [.start(Self.launch(.relaunch), previousInstallID: nil)]
             let (again, problems) = Self.run(next)
             #expect(problems.isEmpty)
             #expect(again.count == 1)
@@ -352,7 +353,7 @@ struct FirstLaunchStepsTests {
             #expect(end.record.installReportPending == true)
             #expect(end.record.matchLaunches == 1)
             var next = World(setup: .init(backend: Self.backend, needsInstallReport: true), script: Script(), record: end.record)
-            next.pending = [.start(Self.launch(.relaunch), previousInstallID: nil, allowsFingerprint: true)]
+            next.pending = [.start(Self.launch(.relaunch), previousInstallID: nil)]
             let (again, problems) = Self.run(next)
             #expect(problems.isEmpty)
             for second in again {
@@ -374,6 +375,7 @@ struct FirstLaunchStepsTests {
         var record = InstallRecord()
         var start = FirstLaunchStepsTests.newInstall
         var script = Script()
+        var allowsFingerprint = true
         /// The outcome's kind, the requests sent, whether the deferred link is delivered.
         var outcome: String
         var requests: Int
@@ -423,22 +425,22 @@ struct FirstLaunchStepsTests {
         off.setup.deferredDeepLinks = false
         rows.append(off)
         var noTracking = Row(name: "no tracking allowed, a backend that only matches", outcome: "organic", requests: 0, delivers: false)
-        noTracking.start = .start(launch(.firstInstall), previousInstallID: nil, allowsFingerprint: false)
+        noTracking.allowsFingerprint = false
         rows.append(noTracking)
         var noTrackingReport = Row(name: "no tracking allowed, a backend that names the install in its report", outcome: "attributed", requests: 1, delivers: true)
         noTrackingReport.setup.needsInstallReport = true
-        noTrackingReport.start = .start(launch(.firstInstall), previousInstallID: nil, allowsFingerprint: false)
+        noTrackingReport.allowsFingerprint = false
         rows.append(noTrackingReport)
         var existing = Row(name: "an existing user, skipped", outcome: "existingUser", requests: 0, delivers: false)
-        existing.start = .start(launch(.update(from: AppVersion(version: "0.9", build: nil)), existingUser: true), previousInstallID: "old", allowsFingerprint: true)
+        existing.start = .start(launch(.update(from: AppVersion(version: "0.9", build: nil)), existingUser: true), previousInstallID: "old")
         rows.append(existing)
         var existingReport = Row(name: "an existing user of a backend that names the install only in its match", outcome: "attributed", requests: 1, delivers: false)
         existingReport.setup.needsInstallReport = true
-        existingReport.start = .start(launch(.update(from: AppVersion(version: "0.9", build: nil)), existingUser: true), previousInstallID: nil, allowsFingerprint: true)
+        existingReport.start = .start(launch(.update(from: AppVersion(version: "0.9", build: nil)), existingUser: true), previousInstallID: nil)
         rows.append(existingReport)
         var asNew = Row(name: "an existing user treated as new", outcome: "attributed", requests: 1, delivers: true)
         asNew.setup.existingUsers = .treatAsNew
-        asNew.start = .start(launch(.update(from: AppVersion(version: "0.9", build: nil)), existingUser: true), previousInstallID: nil, allowsFingerprint: true)
+        asNew.start = .start(launch(.update(from: AppVersion(version: "0.9", build: nil)), existingUser: true), previousInstallID: nil)
         rows.append(asNew)
         var delivered = Row(name: "a deferred link delivered by the previous SDK", outcome: "attributed", requests: 1, delivers: false)
         delivered.record.deferredLinkDelivered = true
@@ -456,6 +458,7 @@ struct FirstLaunchStepsTests {
     @Test("the install table: in every ordering, the row's outcome, requests and delivery", arguments: rows)
     func installTable(_ row: Row) {
         var world = World(setup: row.setup, script: row.script, record: row.record)
+        world.allowsFingerprint = row.allowsFingerprint
         world.pending = [row.start]
         let (ends, problems) = Self.run(world)
         #expect(problems.isEmpty, "\(problems.prefix(3))")
@@ -467,6 +470,25 @@ struct FirstLaunchStepsTests {
             // An outcome reached by the match (or a fresh decision) is stored, but for a failure
             // to retry and the time-out.
             if row.published, !row.outcome.hasPrefix("failed") { #expect(end.record.matched != nil) }
+        }
+    }
+
+    @Test("the tracking prompt answered while the pasteboard is read: the match is decided on the answer, not on what held at start()")
+    func trackingAnsweredMeanwhile() {
+        for allowed in [true, false] {
+            var world = World(setup: .init(backend: Self.backend, hasPasteboardCheck: true), script: Script())
+            world.allowsFingerprint = !allowed
+            world.pending = [Self.newInstall]
+            world.fire(0)  // start
+            world.fire(0)  // the record
+            #expect(world.pending.count == 1)  // the pasteboard, being read
+            world.allowsFingerprint = allowed
+            let (ends, problems) = Self.run(world)
+            #expect(problems.isEmpty)
+            for end in ends {
+                #expect(end.requests.count == (allowed ? 1 : 0))
+                #expect(Self.kind(end.decided.last) == (allowed ? "attributed" : "organic"))
+            }
         }
     }
 

@@ -167,7 +167,8 @@ extension DeepLinkClient {
         let record = isLaunchEvent ? InstallRecord() : loadInstallRecord()
         let directLinkOpened = directLinkReceived.withLock { $0 }
         var steps = firstLaunch.steps ?? FirstLaunchSteps(setup: firstLaunchSetup)
-        let actions = steps.handle(event, record: record, directLinkOpened: directLinkOpened)
+        let actions = steps.handle(
+            event, record: record, directLinkOpened: directLinkOpened, allowsFingerprint: configuration.fingerprinting.allowsFingerprint)
         firstLaunch.steps = steps
         var answer: Bool?
         for action in actions {
@@ -239,9 +240,7 @@ extension DeepLinkClient {
     private func runFirstLaunch(generation: UInt64) async {
         guard mayCommit(generation) else { return }
         let launch = await self.launch()
-        await feed(
-            .start(launch, previousInstallID: firstLaunch.previousSDK?.installID, allowsFingerprint: configuration.fingerprinting.allowsFingerprint),
-            generation: generation)
+        await feed(.start(launch, previousInstallID: firstLaunch.previousSDK?.installID), generation: generation)
     }
 
     /// Sends the install match, or a certain link's install report, with the client's retries,

@@ -46,7 +46,9 @@ extension DeepLinkClient {
     /// with nothing known of earlier launches.
     private func runLaunchSteps(generation: UInt64) async -> AppLaunch {
         let version = AppVersion(of: await deviceInfo())
-        if firstLaunch.isCurrent(generation) { firstLaunch.version = version }
+        // Cleared while the device was read: the steps are the new generation's to take.
+        guard firstLaunch.isCurrent(generation) else { return undecidedLaunch(version) }
+        firstLaunch.version = version
         var steps = firstLaunch.steps ?? FirstLaunchSteps(setup: firstLaunchSetup)
         let actions = steps.decideLaunch()
         firstLaunch.steps = steps
@@ -113,6 +115,8 @@ extension DeepLinkClient {
         // Not in an App Clip: iOS carries the Clip's Keychain items over to the full app.
         if let marker, decision.historyChanged, inputs.marker == .absent, configuration.processKind == .app {
             await BlockingCall.run { marker.place() }
+            // Cleared meanwhile: neither the imports nor the launch are the cleared client's.
+            guard firstLaunch.isCurrent(generation) else { return launch }
         }
         for found in decision.imports { apply(found) }
         firstLaunch.launch = launch

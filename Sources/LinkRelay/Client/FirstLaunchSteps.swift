@@ -59,10 +59,9 @@ struct FirstLaunchSteps: Sendable {
         case protectedData(available: Bool)
 
         // The install.
-        /// ``DeepLinkClient/start()``: the run of this generation begins, with the launch, the
-        /// install id a previous SDK of the backend's provider left, and whether the fingerprint
-        /// may be sent (``Configuration/fingerprinting``).
-        case start(AppLaunch, previousInstallID: String?, allowsFingerprint: Bool)
+        /// ``DeepLinkClient/start()``: the run of this generation begins, with the launch and the
+        /// install id a previous SDK of the backend's provider left.
+        case start(AppLaunch, previousInstallID: String?)
         /// The install record could be read (it is passed with every event from now on).
         case recordRead
         /// The install record could not be read, while protected data was unavailable or not.
@@ -231,13 +230,16 @@ struct FirstLaunchSteps: Sendable {
 
     // MARK: - Events
 
-    /// What happened, with the install record as stored now and whether a link opened the app
-    /// directly (a universal link, a URL scheme: no deferred link after it); what to do.
+    /// What happened, with what holds now: the install record as stored, whether a link opened
+    /// the app directly (a universal link, a URL scheme: no deferred link after it), and whether
+    /// the fingerprint may be sent (``Configuration/fingerprinting``: the user may answer the
+    /// tracking prompt while the first launch runs); what to do.
     ///
     /// Every action that waits (an answer, a timer, the system) comes after the ones that store,
     /// so that the record each ``Action/save(_:)`` holds is the one stored when the event came.
-    mutating func handle(_ event: Event, record: InstallRecord, directLinkOpened: Bool = false) -> [Action] {
+    mutating func handle(_ event: Event, record: InstallRecord, directLinkOpened: Bool = false, allowsFingerprint: Bool = true) -> [Action] {
         self.directLinkOpened = directLinkOpened
+        self.allowsFingerprint = allowsFingerprint
         switch event {
         case .historyRead(let stored, let checked): return historyRead(stored, checked)
         case .historyUnreadable(let locked): return historyUnreadable(locked: locked)
@@ -247,11 +249,10 @@ struct FirstLaunchSteps: Sendable {
             launchPhase = .decided(launch)
             return []
         case .protectedData(let available): return protectedData(available: available)
-        case .start(let launch, let previousInstallID, let allowsFingerprint):
+        case .start(let launch, let previousInstallID):
             guard case .notStarted = installPhase else { return [] }
             self.launch = launch
             self.previousInstallID = previousInstallID
-            self.allowsFingerprint = allowsFingerprint
             installPhase = .readingRecord
             return [.readRecord]
         case .recordRead: return recordRead(record)
