@@ -92,6 +92,8 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "linkrelay.server")
         logger.logLevel = .info
         try await failingInOneLine {
+            // An install is the binary and its resources folder: without it, no start.
+            _ = try ServerResources.folder.get()
             let (providedKey, source) = try Self.providedKey(ProcessInfo.processInfo.environment)
             // Everything that can be checked before a file is made or a row written is.
             if let providedKey { try Bootstrap.validate(providedKey, from: source == "LINKRELAY_ADMIN_KEY" ? source : "The key in the file LINKRELAY_ADMIN_KEY_FILE names") }

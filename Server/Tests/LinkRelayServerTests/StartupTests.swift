@@ -27,6 +27,43 @@ struct StartupTests {
         #expect(try folder.files() == [])
     }
 
+    @Test("the binary copied without its resources folder: one line naming the folder, exit 1, nothing made, with and without the dashboard")
+    func withoutResources() async throws {
+        let folder = try Scratch()
+        let copy = URL(fileURLWithPath: folder.path).appendingPathComponent("linkrelay-server")
+        try FileManager.default.copyItem(at: try Binary.url(), to: copy)
+        for flags in [["--no-dashboard"], []] {
+            let process = Process()
+            process.executableURL = copy
+            process.arguments = ["serve", "--port", "0", "--database", "sqlite:links.sqlite"] + flags
+            process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = Pipe()
+            try process.run()
+            let printed = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            // Killed by a trap before: SIGILL, "could not load resource bundle".
+            #expect(process.terminationReason == .exit)
+            #expect(process.terminationStatus == 1)
+            #expect(printed.split(separator: "\n").map(String.init) == [
+                "linkrelay-server: The server's resources are missing: \(copy.deletingLastPathComponent().path)/\(ServerResources.folderName) (the dashboard's templates and openapi.json) must be beside the binary; an install is the binary and that folder."
+            ])
+            #expect(try folder.files() == ["linkrelay-server"])
+        }
+    }
+
+    @Test("the resources are found beside the binary, and a folder without them is named")
+    func locatingResources() throws {
+        #expect((try? ServerResources.folder.get()) != nil)
+        let empty = try Scratch()
+        guard case .failure(let error) = ServerResources.locate(in: [URL(fileURLWithPath: empty.path)]) else {
+            Issue.record("found resources in an empty folder")
+            return
+        }
+        #expect(error.description.contains(empty.path + "/" + ServerResources.folderName))
+    }
+
     @Test("a port already in use: one line naming it, exit 1, no project or key made")
     func portInUse() async throws {
         let folder = try Scratch()

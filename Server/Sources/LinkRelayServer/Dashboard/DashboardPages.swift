@@ -25,11 +25,8 @@ struct DashboardPages: Sendable {
     /// The templates and files as shipped with the server.
     /// - Throws: ``StartupError`` naming what is missing or does not parse.
     static func load() throws -> DashboardPages {
-        guard let templates = Bundle.module.url(forResource: "Templates", withExtension: nil),
-            let statics = Bundle.module.url(forResource: "Static", withExtension: nil)
-        else {
-            throw StartupError("The dashboard's templates are missing from the server's resources (\(Bundle.module.bundlePath)).")
-        }
+        let templates = try ServerResources.url("Templates", withExtension: nil).get()
+        let statics = try ServerResources.url("Static", withExtension: nil).get()
         var library = MustacheLibrary()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: templates.path)) ?? []
         for name in names.sorted() where name.hasSuffix(".mustache") {

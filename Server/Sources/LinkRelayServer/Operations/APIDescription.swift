@@ -9,7 +9,7 @@ import NIOCore
 package enum APIDescription {
     /// The document's bytes as shipped, or why they cannot be read.
     package static let shipped: Result<[UInt8], APIDescriptionMissing> = {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json"), let data = try? Data(contentsOf: url) else {
+        guard case .success(let url) = ServerResources.url("openapi", withExtension: "json"), let data = try? Data(contentsOf: url) else {
             return .failure(APIDescriptionMissing())
         }
         return .success(Array(data))
