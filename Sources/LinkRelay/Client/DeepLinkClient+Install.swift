@@ -167,8 +167,10 @@ extension DeepLinkClient {
         let record = isLaunchEvent ? InstallRecord() : loadInstallRecord()
         let directLinkOpened = directLinkReceived.withLock { $0 }
         var steps = firstLaunch.steps ?? FirstLaunchSteps(setup: firstLaunchSetup)
-        let actions = steps.handle(
-            event, record: record, directLinkOpened: directLinkOpened, allowsFingerprint: configuration.fingerprinting.allowsFingerprint)
+        // The tracking answer (a system call with `.whenTrackingAuthorized`) only where the
+        // install's steps may decide on it.
+        let allowsFingerprint = isLaunchEvent || configuration.fingerprinting.allowsFingerprint
+        let actions = steps.handle(event, record: record, directLinkOpened: directLinkOpened, allowsFingerprint: allowsFingerprint)
         firstLaunch.steps = steps
         var answer: Bool?
         for action in actions {
