@@ -129,8 +129,14 @@ struct Keys: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Makes a key and prints it once.")
         @OptionGroup var database: DatabaseOption
         @Option(help: "sdk (install, resolve, events, share links) or admin (everything).") var scope: KeyScope = .sdk
-        @Option(help: "A name for people.") var name = "key"
+        @Option(help: "A name for people (at most 100 characters).") var name = "key"
         @Option(help: "The project; default the first.") var project: String?
+
+        func validate() throws {
+            guard TextLimit.fits(name, characters: APIKeys.maxNameLength) else {
+                throw ValidationError("--name takes at most \(APIKeys.maxNameLength) characters.")
+            }
+        }
 
         func run() async throws {
             let issued = try await database.withStore { store in

@@ -39,7 +39,7 @@ struct Serve: AsyncParsableCommand {
     var clicksPerAddress = 120
     @Option(name: .long, help: "Seconds a request's whole body may take to arrive (1…300); past it, 408.")
     var bodyTimeout = 10
-    @Option(name: .long, help: "The most connections open at once (default and ceiling: the open-file limit, raised at start, less 128 kept for the database).")
+    @Option(name: .long, help: "The most connections open at once; at it, the longest-idle one is closed for a new client (default and ceiling: the open-file limit, raised at start, less 128 kept for the database and 16 for the metrics listener).")
     var maxConnections: Int?
     @Option(name: .long, help: "Seconds a link read by its code is kept in this process for the next taps (0…3600; 0: every tap reads the database). A code not found is kept 1 s.")
     var linkCacheSeconds = 60
@@ -139,7 +139,7 @@ struct Serve: AsyncParsableCommand {
                 scoresIPv4Networks: ipv4NetworkMatch, sprayerDevices: sprayerDevices), matchPrivateNetworks: matchPrivateNetworks,
             adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
             idleTimeout: .seconds(idleTimeout), accessLog: accessLog,
-            maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit)), bodyTimeout: .seconds(bodyTimeout),
+            maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit, metrics: metricsPort != nil)), bodyTimeout: .seconds(bodyTimeout),
             clicksPerAddressPerMinute: clicksPerAddress, countryHeader: countryHeader.flatMap(ServerConfiguration.headerName),
             dashboard: dashboard ?? ServerConfiguration.isLoopback(host), metrics: metricsPort == nil ? .off : .prometheus(),
             metricsAddress: metricsPort.map { (metricsHost, $0) }, logFormat: logFormat)
@@ -169,6 +169,11 @@ struct Serve: AsyncParsableCommand {
         let applied = try await store.migrate()
         store.setLinkCacheTTL(linkCache)
         if !applied.isEmpty { logger.info("Applied schema versions \(applied.map(String.init).joined(separator: ", ")).") }
+        let learned = try await store.learnStoredDestinationHosts()
+        if learned > 0 {
+            logger.notice(
+                "SDK-key links now go only to the hosts your links use (learned for \(learned) project\(learned == 1 ? "" : "s")): review them with GET /api/destination-hosts or the dashboard's Keys page.")
+        }
         switch try await Bootstrap.run(store: store, providedKey: providedKey, at: Date()) {
         case .alreadySetUp(providedKeyIsKnown: false):
             logger.warning(

@@ -70,6 +70,51 @@ struct DailyClicksTests {
         }
     }
 
+    /// What counting `clicks` themselves gives, as the analytics answer it.
+    static func counted(_ clicks: [ClickRecord], link: String?, from: Date, to: Date) -> ClickSummary {
+        let kept = clicks.filter { !$0.isBot && (link == nil || $0.linkID == link) && $0.clickedAt >= from && $0.clickedAt <= to }
+        func top(_ value: (ClickRecord) -> String?) -> [NamedCount] {
+            Dictionary(grouping: kept, by: value).map { NamedCount(name: $0.key, count: $0.value.count) }
+                .sorted { ($0.count, $1.name ?? "") > ($1.count, $0.name ?? "") }.prefix(ClickSummary.topValues).map { $0 }
+        }
+        let days = Dictionary(grouping: kept) { Int(($0.clickedAt.timeIntervalSince1970 / 86_400).rounded(.down)) }.sorted { $0.key < $1.key }
+        let byLink = Dictionary(grouping: kept, by: \.linkID).sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }.prefix(10)
+        func unique(_ clicks: [ClickRecord]) -> Int { Set(clicks.map { $0.device.ip ?? $0.id }).count }
+        return ClickSummary(
+            total: kept.count, unique: unique(kept), byDay: days.map { (day: $0.key, clicks: $0.value.count) },
+            byPlatform: top { $0.platform?.rawValue }, byCountry: top(\.source.country), byReferrer: top(\.source.referrerHost),
+            byUTMSource: top(\.source.utmSource),
+            topLinks: link != nil ? [] : byLink.map { LinkClicks(linkID: $0.key, clicks: $0.value.count, uniqueClicks: unique($0.value)) })
+    }
+
+    @Test(
+        "issue 63, 8: the analytics' summary, read from the daily counts for whole days and from the clicks at its ends, is what counting the clicks gives over any range",
+        arguments: TestEngine.available)
+    func summaryOverRanges(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let spring = try await world.link("spring")
+            let summer = try await world.link("summer")
+            let clicks = Self.clicks(spring, summer)
+            try await world.store.importClicks(clicks)
+            func at(_ day: Int, _ seconds: Double = 0) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400 + seconds) }
+            let ranges: [(Date, Date)] = [
+                (at(Self.day - 3), at(Self.day + 1, -0.001)),  // four whole days
+                (at(Self.day - 3, 3600.5), at(Self.day, 7200)),  // partial days at both ends
+                (at(Self.day - 1, 100), at(Self.day - 1, 50_000)),  // within one day
+                (at(Self.day - 2), at(Self.day - 2, 86_399.999)),  // exactly one day
+                (at(Self.day - 2, 10), at(Self.day - 1, 5)),  // no whole day
+                (at(Self.day), at(Self.day - 1)),  // backwards: nothing
+                (at(0), at(Self.day + 400)),  // far wider than the clicks
+            ]
+            for (from, to) in ranges {
+                for link in [nil, spring.id] as [String?] {
+                    let summary = try await world.store.clickSummary(project: world.project.id, link: link, from: from, to: to)
+                    #expect(summary == Self.counted(clicks, link: link, from: from, to: to), "\(from)…\(to), \(link ?? "project")")
+                }
+            }
+        }
+    }
+
     @Test("a version-12 database's clicks are counted when it is brought to version 13", arguments: TestEngine.available)
     func backfilled(_ engine: TestEngine) async throws {
         try await StorageTests.withStore(engine) { store, reopen async throws in

@@ -36,6 +36,38 @@ extension DashboardTests {
                 #expect(try await LinkAdminTests.request(client, "/api/links", key: secret).status == .unauthorized)
                 let bad = try await browser.post(client, "/dashboard/keys", [("csrf", Self.csrf(page) ?? ""), ("name", "x"), ("scope", "root")])
                 #expect(bad.status == .badRequest && String(buffer: bad.body).contains("The scope must be sdk or admin."))
+                // Issue 63, 12: "one character" of 18,001 bytes was a key's name.
+                let marks = "E" + String(repeating: "\u{301}", count: 3_000)
+                let long = try await browser.post(client, "/dashboard/keys", [("csrf", Self.csrf(page) ?? ""), ("name", marks), ("scope", "sdk")])
+                #expect(long.status == .badRequest && String(buffer: long.body).contains("at most 100 characters"))
+                #expect(try await world.store.keys(project: world.project.id).allSatisfy { $0.name.utf8.count <= 400 })
+            }
+        }
+    }
+
+    @Test("issue 63, 7: where SDK-key links may go, on the keys page; any host is warned about there and on the overview", arguments: TestEngine.available)
+    func destinations(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.app().test(.live) { client in
+                let browser = Browser()
+                _ = try await Self.signIn(browser, client, key: world.adminKey)
+                let page = try await browser.get(client, "/dashboard/keys")
+                let html = String(buffer: page.body)
+                #expect(html.contains("value=\"learned\" checked") && html.contains("acme.example\n*.acme.example") && !html.contains("id=\"any-host\""))
+                #expect(!String(buffer: try await browser.get(client, "/dashboard").body).contains("id=\"any-host\""))
+                let csrf = Self.csrf(page) ?? ""
+                let any = try await browser.post(client, "/dashboard/destination-hosts", [("csrf", csrf), ("mode", "any"), ("hosts", "")])
+                #expect(any.status == .seeOther)
+                #expect(String(buffer: try await browser.get(client, "/dashboard").body).contains("id=\"any-host\""))
+                #expect(String(buffer: try await browser.get(client, "/dashboard/keys").body).contains("value=\"any\" checked"))
+                let listed = try await browser.post(client, "/dashboard/destination-hosts", [("csrf", csrf), ("mode", "listed"), ("hosts", "Shop.example\r\n*.acme.example, x.example")])
+                #expect(listed.status == .seeOther)
+                #expect(try await world.store.destinationHosts(project: world.project.id) == DestinationHosts(mode: .listed, hosts: ["shop.example", "*.acme.example", "x.example"]))
+                let bad = try await browser.post(client, "/dashboard/destination-hosts", [("csrf", csrf), ("mode", "listed"), ("hosts", "https://evil.example/")])
+                #expect(bad.status == .badRequest && String(buffer: bad.body).contains("host names such as acme.example"))
+                let forged = try await browser.post(client, "/dashboard/destination-hosts", [("csrf", "wrong"), ("mode", "any")])
+                #expect(forged.status == .forbidden)
+                #expect(try await world.store.destinationHosts(project: world.project.id).mode == .listed)
             }
         }
     }
@@ -135,6 +167,10 @@ extension DashboardTests {
             }
         }
         #expect(CSV.field("plain") == "plain" && CSV.field("-1") == "'-1" && CSV.field("@x") == "'@x" && CSV.field("a,b") == "\"a,b\"")
+        // Issue 63, 9: where Excel's separator is `;` (German, French), or a program splits anyway.
+        #expect(CSV.field("x;=cmd|' /C calc'!A0") == "\"x;'=cmd|' /C calc'!A0\"")
+        #expect(CSV.field("a\tb") == "\"a\tb\"" && CSV.field("a|+1") == "\"a|'+1\"" && CSV.field("a;b") == "\"a;b\"")
+        #expect(CSV.field("1,-2") == "\"1,'-2\"" && CSV.field("line\n=x") == "\"line\n'=x\"" && CSV.field("say \"hi\"") == "\"say \"\"hi\"\"\"")
     }
 
     @Test("installs: attributed and organic by method over 30 days, the newest with why they matched", arguments: TestEngine.available)

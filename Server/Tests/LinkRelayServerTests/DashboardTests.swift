@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LinkRelay
@@ -45,11 +46,13 @@ struct DashboardTests {
             return response
         }
 
-        func post(_ client: some TestClientProtocol, _ uri: String, _ fields: [(String, String)]) async throws -> TestResponse {
+        func post(_ client: some TestClientProtocol, _ uri: String, _ fields: [(String, String)], extra: HTTPFields = [:]) async throws -> TestResponse {
             var components = URLComponents()
             components.queryItems = fields.map { URLQueryItem(name: $0.0, value: $0.1) }
             let body = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
-            let response = try await client.execute(uri: uri, method: .post, headers: headers(form: true), body: ByteBuffer(string: body)) {
+            var headers = headers(form: true)
+            headers.append(contentsOf: extra)
+            let response = try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: body)) {
                 (response: TestResponse) async throws in response
             }
             keep(response)
@@ -165,8 +168,44 @@ struct DashboardTests {
         }
         let limiter = SignInLimiter()
         let now = Date()
-        for _ in 0..<SignInLimiter.limit { limiter.failed("203.0.113.7", at: now) }
-        #expect(limiter.wait("203.0.113.7", at: now) != nil && limiter.wait("198.51.100.1", at: now) == nil)
+        for _ in 0..<SignInLimiter.limit { #expect(limiter.attempt("203.0.113.7", at: now) == nil) }
+        #expect(limiter.attempt("203.0.113.7", at: now) != nil && limiter.attempt("198.51.100.1", at: now) == nil)
+        // Issue 63, 10: an IPv6 client counted by its /64, whatever address it picks in it.
+        for index in 0..<SignInLimiter.limit { #expect(limiter.attempt("2001:db8:1:2::\(index + 1)", at: now) == nil) }
+        #expect(limiter.attempt("2001:db8:1:2:ffff::9", at: now) != nil && limiter.attempt("2001:db8:1:3::1", at: now) == nil)
+        // A success is given back: ten right sign-ins in a row never lock the client out.
+        for _ in 0..<(3 * SignInLimiter.limit) {
+            #expect(limiter.attempt("192.0.2.1", at: now) == nil)
+            limiter.succeeded("192.0.2.1", at: now)
+        }
+    }
+
+    @Test("issue 63, 10: 200 concurrent wrong sign-ins from one address: exactly the limit are judged, every other is refused before its key is looked up")
+    func signInRace() async throws {
+        try await ServerWorld.with(.sqlite) { world in
+            try await world.app().test(.router) { client in
+                let browser = Browser()
+                let page = try await browser.get(client, "/dashboard/sign-in")
+                let csrf = Self.csrf(page) ?? ""
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for _ in 0..<200 {
+                        group.addTask {
+                            try await browser.post(client, "/dashboard/sign-in", [("csrf", csrf), ("key", "lr_admin_00000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")]).status
+                        }
+                    }
+                    return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == .unauthorized }.count == SignInLimiter.limit)
+                #expect(statuses.filter { $0 == .tooManyRequests }.count == 200 - SignInLimiter.limit)
+            }
+        }
+        let limiter = SignInLimiter()
+        let now = Date()
+        let judged = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<400 { group.addTask { limiter.attempt("203.0.113.9", at: now) == nil } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(judged == SignInLimiter.limit)
     }
 
     @Test("the link form: created through the same checks as the API, a wrong field shown next to it; hostile text shown as text", arguments: TestEngine.available)
@@ -229,9 +268,88 @@ struct DashboardTests {
             configuration.publicBaseURL = URL(string: "https://go.acme.app")
             try await world.app(configuration).test(.live) { client in
                 let signed = try await Self.signIn(Browser(), client, key: world.adminKey)
-                #expect(signed.headers[values: .setCookie].contains { $0.hasPrefix("lr_session=") && $0.hasSuffix("; Secure") })
+                let cookie = try #require(signed.headers[values: .setCookie].first { $0.hasPrefix("__Host-lr_session=") })
+                #expect(cookie.contains("; Path=/;") && cookie.hasSuffix("; Secure") && !cookie.contains("Domain"))
+                #expect(try await Browser().get(client, "/dashboard/sign-in").headers[values: .setCookie].contains { $0.hasPrefix("__Host-lr_signin=") })
             }
         }
+    }
+
+    @Test("issue 63, 11: over https, a session or sign-in cookie without the __Host- prefix (one another page of the host could set) is not read", arguments: TestEngine.available)
+    func tossedCookiesIgnored(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            var configuration = world.configuration()
+            configuration.publicBaseURL = URL(string: "https://go.acme.app")
+            try await world.app(configuration).test(.live) { client in
+                let attacker = Browser()
+                _ = try await Self.signIn(attacker, client, key: world.adminKey)
+                let session = try #require(attacker.cookies["__Host-lr_session"])
+                let victim = Browser()
+                victim.cookies = ["lr_session": session]
+                #expect(try await victim.get(client, "/dashboard").status == .seeOther, "a tossed lr_session is not a session")
+                victim.cookies = ["lr_signin": "tossed"]
+                let posted = try await victim.post(client, "/dashboard/sign-in", [("csrf", "tossed"), ("key", world.adminKey)])
+                #expect(posted.status == .forbidden && victim.cookies["__Host-lr_session"] == nil)
+            }
+        }
+    }
+
+    @Test("issue 63, 11: login CSRF by cookie tossing: another port of the host sets the sign-in cookie and posts its own key; the browser's Sec-Fetch-Site or Origin says so and nothing is signed in", arguments: TestEngine.available)
+    func loginCSRF(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            try await world.app().test(.live) { client in
+                let fields = [("csrf", "tossed"), ("key", world.adminKey)]
+                for (headers, what) in [
+                    ([HTTPField(name: HTTPField.Name("Sec-Fetch-Site")!, value: "same-site")], "Sec-Fetch-Site: same-site"),
+                    ([HTTPField(name: HTTPField.Name("Sec-Fetch-Site")!, value: "cross-site")], "Sec-Fetch-Site: cross-site"),
+                    ([HTTPField(name: .origin, value: "http://localhost:9999")], "Origin: another port"),
+                    ([HTTPField(name: .origin, value: "null")], "Origin: null"),
+                ] {
+                    let victim = Browser()
+                    victim.cookies = [DashboardSecurity.signInCookie: "tossed"]
+                    let posted = try await victim.post(client, "/dashboard/sign-in", fields, extra: HTTPFields(headers))
+                    #expect(posted.status == .forbidden && String(buffer: posted.body).contains("sent from another site"), "\(what)")
+                    #expect(victim.cookies[DashboardSecurity.sessionCookie] == nil, "\(what)")
+                }
+                // Its own page's post, as a browser marks it, signs in.
+                let own = Browser()
+                let page = try await own.get(client, "/dashboard/sign-in")
+                let signed = try await own.post(
+                    client, "/dashboard/sign-in", [("csrf", Self.csrf(page) ?? ""), ("key", world.adminKey)],
+                    extra: [HTTPField.Name("Sec-Fetch-Site")!: "same-origin"])
+                #expect(signed.status == .seeOther && own.cookies[DashboardSecurity.sessionCookie] != nil)
+                // A signed-in form from another port is refused too, its token right.
+                let keys = try await own.get(client, "/dashboard/keys")
+                let forged = try await own.post(
+                    client, "/dashboard/destination-hosts", [("csrf", Self.csrf(keys) ?? ""), ("mode", "any")],
+                    extra: [HTTPField.Name("Sec-Fetch-Site")!: "same-site"])
+                #expect(forged.status == .forbidden)
+                #expect(try await world.store.destinationHosts(project: world.project.id).mode == .learned)
+            }
+        }
+    }
+
+    @Test("which form posts come from the dashboard's own pages: Sec-Fetch-Site first, then Origin against the public URL or the request's host")
+    func originCheck() throws {
+        func request(_ fields: [(String, String)], authority: String? = "go.acme.app:8080") -> Request {
+            var head = HTTPRequest(method: .post, scheme: "http", authority: authority, path: "/dashboard/sign-in")
+            for (name, value) in fields { head.headerFields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+            return Request(head: head, body: .init(buffer: ByteBuffer()))
+        }
+        let base = URL(string: "https://go.acme.app")
+        #expect(DashboardSecurity.fromThisDashboard(request([]), publicBaseURL: nil), "no browser header: curl, a script")
+        #expect(DashboardSecurity.fromThisDashboard(request([("Sec-Fetch-Site", "same-origin")]), publicBaseURL: nil))
+        #expect(DashboardSecurity.fromThisDashboard(request([("Sec-Fetch-Site", "none")]), publicBaseURL: nil))
+        #expect(!DashboardSecurity.fromThisDashboard(request([("Sec-Fetch-Site", "same-site"), ("Origin", "http://go.acme.app:8080")]), publicBaseURL: nil), "the browser's word first")
+        #expect(DashboardSecurity.fromThisDashboard(request([("Origin", "http://go.acme.app:8080")]), publicBaseURL: nil))
+        #expect(DashboardSecurity.fromThisDashboard(request([("Origin", "HTTP://Go.Acme.App:8080")]), publicBaseURL: nil))
+        #expect(!DashboardSecurity.fromThisDashboard(request([("Origin", "http://go.acme.app:8081")]), publicBaseURL: nil))
+        #expect(!DashboardSecurity.fromThisDashboard(request([("Origin", "http://go.acme.app")]), publicBaseURL: nil))
+        #expect(DashboardSecurity.fromThisDashboard(request([("Origin", "https://go.acme.app")], authority: "127.0.0.1:8080"), publicBaseURL: base), "behind a proxy: the public URL's origin")
+        #expect(!DashboardSecurity.fromThisDashboard(request([("Origin", "https://go.acme.app:8443")], authority: "127.0.0.1:8080"), publicBaseURL: base))
+        #expect(DashboardSecurity.fromThisDashboard(request([("Origin", "http://[::1]:8080")], authority: "[::1]:8080"), publicBaseURL: nil))
+        #expect(!DashboardSecurity.fromThisDashboard(request([("Origin", "null")]), publicBaseURL: nil))
+        #expect(!DashboardSecurity.fromThisDashboard(request([("Origin", "not a url")]), publicBaseURL: nil))
     }
 
     @Test("the chart: one bar a day, zero days drawn flat, the counts in titles")

@@ -137,6 +137,54 @@ struct HardeningTests {
         }
     }
 
+    @Test(
+        "issue 63, 5: a tap without fp_lang (or with one too long) keeps no 70 KB Accept-Language; a utm_source of one letter and 12,000 combining marks is not stored, nor counted",
+        arguments: TestEngine.available)
+    func clickFieldsInBytes(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let link = try await world.link("Xk9_2bQz")
+            let language = String(repeating: "x", count: 70_000)
+            let marks = "E" + String(repeating: "\u{301}", count: 12_000)
+            #expect(marks.count == 1)
+            let encoded = marks.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            try await world.app().test(.live) { client in
+                // (Each within the 80 KiB a request's head may hold.)
+                for (path, acceptLanguage) in [
+                    ("/Xk9_2bQz?fp_tz=UTC&fp_sw=1&fp_sh=1", language),
+                    ("/Xk9_2bQz?fp_tz=UTC&fp_lang=\(String(repeating: "y", count: 65))&fp_sw=1&fp_sh=1", language),
+                    ("/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1&utm_source=\(encoded)", "en-US"),
+                    ("/Xk9_2bQz?fp_tz=UTC&fp_sw=1&fp_sh=1&utm_source=e%CC%81", "de-DE,de;q=0.9"),
+                ] {
+                    try await RedirectTests.get(client, path, userAgent: HTTPTest.safari, headers: [.acceptLanguage: acceptLanguage]) {
+                        #expect($0.status == .ok)
+                    }
+                }
+            }
+            let clicks = try await world.store.clicks(link: link.id)
+            // (The clicks share one instant on the manual clock, so their order is not the taps'; compared as sets.
+            // A tap without a valid utm_source keeps the link's own, "mail".)
+            #expect(clicks.map { $0.device.language ?? "-" }.sorted() == ["-", "-", "de-DE", "en"], "\(clicks.map { $0.device.language?.utf8.count ?? 0 })")
+            #expect(clicks.map { $0.source.utmSource ?? "-" }.sorted() == ["mail", "mail", "mail", "\u{e9}"], "the last in its composed form")
+            let largest = clicks.map { click in
+                [click.device.userAgent, click.device.timezone, click.device.language, click.source.utmSource, click.source.referrerHost]
+                    .reduce(0) { $0 + ($1?.utf8.count ?? 0) }
+            }.max() ?? 0
+            #expect(largest < 1024, "a click's text fields: \(largest) bytes")
+        }
+        #expect(ClickSource.utmSource(String(repeating: "a", count: 100)) != nil && ClickSource.utmSource(String(repeating: "a", count: 101)) == nil)
+        #expect(ClickSource.utmSource("e\u{301}") == ClickSource.utmSource("\u{e9}"))
+    }
+
+    @Test("issue 63, 12: limits count Unicode scalars, so bytes are bounded: one letter and 6,000 marks is 6,001 characters, not one")
+    func textLimits() {
+        let marks = "E" + String(repeating: "\u{301}", count: 6_000)
+        #expect(marks.count == 1)
+        #expect(!TextLimit.fits(marks, characters: APIKeys.maxNameLength))
+        #expect(TextLimit.fits(String(repeating: "\u{1F600}", count: 100), characters: 100))
+        #expect(!TextLimit.fits(String(repeating: "\u{1F600}", count: 101), characters: 100))
+        #expect(TextLimit.fits("", characters: 0) && !TextLimit.fits("a", characters: 0))
+    }
+
     @Test("a link with a path but no way into the app is made with a warning saying so; with a scheme, none", arguments: TestEngine.available)
     func pathWithoutScheme(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
@@ -271,9 +319,13 @@ struct ClickLimitTests {
 /// Where links made with the SDK key may send people: the project's to say.
 @Suite("Destination hosts")
 struct DestinationHostTests {
-    @Test("patterns: exact hosts and *. subdomains; none set allows any")
+    @Test("patterns: exact hosts and *. subdomains; an empty list allows none, mode any every host")
     func patterns() {
-        #expect(DestinationHosts.allows([], "https://evil.example/x"))
+        #expect(!DestinationHosts.allows([], "https://evil.example/x"))
+        #expect(DestinationHosts(mode: .any, hosts: []).allows("https://evil.example/x"))
+        #expect(!DestinationHosts(mode: .learned, hosts: []).allows("https://evil.example/x"))
+        #expect(DestinationHosts.adding(["shop.acme.example", "acme.example", "b.example"], to: ["*.acme.example"]) == ["*.acme.example", "acme.example", "b.example"])
+        #expect(DestinationHosts.adding((0..<200).map { "h\($0).example" }, to: []).count == DestinationHosts.maxHosts)
         #expect(DestinationHosts.allows(["acme.example"], "https://ACME.example/p"))
         #expect(!DestinationHosts.allows(["acme.example"], "https://shop.acme.example/p"))
         #expect(DestinationHosts.allows(["*.acme.example"], "https://shop.acme.example/p"))
@@ -284,14 +336,68 @@ struct DestinationHostTests {
         #expect(!DestinationHosts.isValidPattern("https://acme.example") && !DestinationHosts.isValidPattern("*"))
     }
 
+    @Test(
+        "issue 63, 7: by default an SDK key's links go only to the hosts the project's admin links and templates use; any host is said explicitly",
+        arguments: TestEngine.available)
+    func learnedByDefault(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let other = world.otherProject.id
+            #expect(try await world.store.destinationHosts(project: other) == DestinationHosts(mode: .learned, hosts: []))
+            let admin = APIKeys.issue(project: other, scope: .admin, name: "CI", at: Date())
+            try await world.store.insertKey(admin.record)
+            func create(_ key: String, _ fields: [String: JSONValue], path: String = "/api/sdk/v1/links") async throws -> HTTPResponse.Status {
+                try await world.app().test(.router) { client in
+                    try await client.execute(uri: path, method: .post, headers: HTTPTest.headers(key: key, json: true), body: HTTPTest.body(fields)) {
+                        $0.status
+                    }
+                }
+            }
+            #expect(try await create(world.otherProjectKey, ["webFallbackUrl": "https://evil.example/phish"]) == .forbidden, "nothing learned yet")
+            #expect(try await create(admin.secret, ["originalUrl": "https://brand.example/a", "iosAppStoreUrl": "https://apps.apple.com/app/id1"], path: "/api/links") == .created)
+            #expect(try await world.store.destinationHosts(project: other).hosts == ["brand.example", "apps.apple.com"])
+            #expect(try await create(world.otherProjectKey, ["webFallbackUrl": "https://brand.example/p/1"]) == .ok)
+            for field in ["originalUrl", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "iosUniversalLink", "androidAppLink"] {
+                #expect(try await create(world.otherProjectKey, [field: "https://evil.example/phish"]) == .forbidden, "\(field)")
+            }
+            // An SDK key's links never teach a host; "any" is a choice an admin makes and can undo.
+            #expect(try await world.store.destinationHosts(project: other).hosts == ["brand.example", "apps.apple.com"])
+            try await world.app().test(.router) { client in
+                try await client.execute(
+                    uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: admin.secret, json: true), body: HTTPTest.body(["hosts": []])
+                ) { response async throws in
+                    let answer = try HTTPTest.object(response.body)
+                    #expect(response.status == .badRequest && answer["error"]?.stringValue?.contains("\"mode\": \"any\"") == true)
+                }
+                try await client.execute(
+                    uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: admin.secret, json: true), body: HTTPTest.body(["mode": "any"])
+                ) { response async throws in
+                    let answer = try HTTPTest.object(response.body)
+                    #expect(response.status == .ok && answer["mode"] == "any")
+                }
+            }
+            #expect(try await create(world.otherProjectKey, ["webFallbackUrl": "https://evil.example/phish"]) == .ok)
+        }
+    }
+
+    @Test("links stored before the modes existed teach their hosts once, at start; a project with a list keeps it", arguments: TestEngine.available)
+    func learnedFromStoredLinks(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let other = world.otherProject.id
+            try await world.store.insertLink(LinkRecord(projectID: other, shortCode: "old1", originalURL: "https://old.example/x", createdAt: Date()))
+            try await world.store.insertLink(
+                LinkRecord(projectID: other, shortCode: "old2", originalURL: "https://old.example/y", webFallbackURL: "https://web.old.example/", createdAt: Date()))
+            // As migration 15 leaves a project made before it.
+            _ = try await world.store.engine.withConnection { try await $0.run("UPDATE projects SET hosts_learned = 0 WHERE id = \(other)") }
+            #expect(try await world.store.learnStoredDestinationHosts() == 1)
+            #expect(try await world.store.destinationHosts(project: other).hosts == ["old.example", "web.old.example"])
+            #expect(try await world.store.learnStoredDestinationHosts() == 0, "once")
+        }
+    }
+
     @Test("once an admin sets the hosts, an SDK key's link to another host is a 403 naming the field; an admin's is not", arguments: TestEngine.available)
     func enforced(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
-                try await client.execute(
-                    uri: "/api/sdk/v1/links", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
-                    body: HTTPTest.body(["webFallbackUrl": "https://evil.example/phish"])
-                ) { #expect($0.status == .ok, "open until the project says otherwise") }
                 try await client.execute(
                     uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: world.sdkKey, json: true),
                     body: HTTPTest.body(["hosts": ["acme.example"]])
@@ -321,7 +427,7 @@ struct DestinationHostTests {
                     #expect(try HTTPTest.object(response.body)["hosts"] == ["acme.example", "*.acme.example"])
                 }
             }
-            #expect(try await world.store.destinationHosts(project: world.otherProject.id) == [], "another project's are its own")
+            #expect(try await world.store.destinationHosts(project: world.otherProject.id).hosts == [], "another project's are its own")
         }
     }
 }

@@ -195,6 +195,29 @@ struct MatcherTests {
         #expect(DeferredMatcher(sprayerDevices: 1).sprayerDevices == 2, "clamped")
     }
 
+    @Test("issue 63, 6: two identical clicks from one address within 30 s are one tap, and the first decides; a forged copy a second after the real tap does not take the install")
+    func oneTap() {
+        let matcher = DeferredMatcher()
+        let real = Self.atAddress("real", hoursAgo: 1)
+        var forged = Self.atAddress("forged", hoursAgo: 1 - 1.0 / 3600)
+        forged.click.linkID = "attacker"
+        // Newest first, as the store answers.
+        #expect(matcher.best(for: Self.phone, among: [forged, real], networkDevices: 0, at: Self.now)?.click.id == "real")
+        #expect(DeferredMatcher.repeatedTaps(in: [forged, real]) == ["forged"])
+        // A run of copies, each within 30 s of the one before, is still that first tap.
+        let run = (0..<10).map { Self.atAddress("copy\($0)", hoursAgo: 1 - Double($0) * 20 / 3600) }.reversed()
+        #expect(matcher.best(for: Self.phone, among: Array(run), networkDevices: 0, at: Self.now)?.click.id == "copy0")
+        // A minute later it is a tap of its own: the newer decides, as before.
+        let later = Self.atAddress("later", hoursAgo: 1 - 61.0 / 3600)
+        #expect(matcher.best(for: Self.phone, among: [later, real], networkDevices: 0, at: Self.now)?.click.id == "later")
+        // Another address, or another device, is another tap.
+        var elsewhere = Self.atAddress("elsewhere", hoursAgo: 1 - 1.0 / 3600)
+        elsewhere.click.device.ip = "203.0.113.10"
+        var other = Self.atAddress("other", hoursAgo: 1 - 1.0 / 3600)
+        other.click.device.screenWidth = 1290
+        #expect(DeferredMatcher.repeatedTaps(in: [elsewhere, other, real]).isEmpty)
+    }
+
     @Test("at one address: a tap that disagrees is no match; two devices alike are ambiguous; a tap past the fingerprint's day is not taken")
     func addressRules() {
         let matcher = DeferredMatcher()

@@ -156,8 +156,10 @@ final class GatedStore: ServerStore {
     func apps() async throws -> [AppRecord] { try await inner.apps() }
     func counts() async throws -> StoreCounts { try await inner.counts() }
     func writeProblem(at date: Date) async -> String? { await inner.writeProblem(at: date) }
-    func destinationHosts(project: String) async throws -> [String] { try await inner.destinationHosts(project: project) }
-    func setDestinationHosts(project: String, hosts: [String]) async throws { try await inner.setDestinationHosts(project: project, hosts: hosts) }
+    func destinationHosts(project: String) async throws -> DestinationHosts { try await inner.destinationHosts(project: project) }
+    func setDestinationHosts(project: String, _ hosts: DestinationHosts) async throws { try await inner.setDestinationHosts(project: project, hosts) }
+    func learnDestinationHosts(project: String, hosts: [String]) async throws { try await inner.learnDestinationHosts(project: project, hosts: hosts) }
+    func learnStoredDestinationHosts() async throws -> Int { try await inner.learnStoredDestinationHosts() }
     func landingPage(project: String) async throws -> LandingPageSettings { try await inner.landingPage(project: project) }
     func setLandingPage(project: String, _ settings: LandingPageSettings) async throws { try await inner.setLandingPage(project: project, settings) }
     func insertClickToken(_ token: ClickTokenRecord) async throws { try await inner.insertClickToken(token) }

@@ -94,6 +94,29 @@ struct StartupTests {
         #expect(await first.stop() == 0)
     }
 
+    @Test("issue 63, 13: a database deleted after it was set up is not made again empty: the start refuses in one line naming the marker, and makes nothing")
+    func deletedDatabase() async throws {
+        let folder = try Scratch()
+        let first = try await Binary.start(["serve", "--port", "0", "--no-access-log"], in: folder.path)
+        _ = try await first.port()
+        #expect(await first.stop() == 0)
+        #expect(try folder.files().contains("linkrelay.sqlite.setup"))
+        for name in try folder.files() where name.hasPrefix("linkrelay.sqlite") && name != "linkrelay.sqlite.setup" {
+            try FileManager.default.removeItem(atPath: folder.path + "/" + name)
+        }
+        let again = try await Binary.run(["serve", "--port", "0"], in: folder.path)
+        #expect(again.status == 1)
+        #expect(again.errorLines == [
+            "linkrelay-server: The database linkrelay.sqlite is missing, but linkrelay.sqlite.setup says one was set up here: restore it from a backup (Server/scripts/restore), or delete that file to start an empty database."
+        ])
+        #expect(try folder.files() == ["linkrelay.sqlite.setup"], "nothing made")
+        try FileManager.default.removeItem(atPath: folder.path + "/linkrelay.sqlite.setup")
+        let fresh = try await Binary.start(["serve", "--port", "0", "--no-access-log"], in: folder.path)
+        _ = try await fresh.port()
+        #expect(await fresh.stop() == 0)
+        #expect(try folder.files().contains("linkrelay.sqlite"))
+    }
+
     @Test("a database whose folder does not exist says so; keys, links and stats never make an empty database where they run")
     func missingDatabase() async throws {
         let folder = try Scratch()
@@ -185,6 +208,58 @@ extension StartupTests {
     }
 }
 
+extension StartupTests {
+    @Test(
+        "under a hard limit of 1,024 open files, 1,000 idle connections to the metrics port and 1,100 to the API's leave health and metrics answering, and the server exits cleanly"
+    )
+    func hardLimit() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else {
+            print("skipped: no prlimit (util-linux) here; ConnectionBudgetTests cover the choice of connection")
+            return
+        }
+        // This process holds 2,100 sockets.
+        var own = rlimit()
+        getrlimit(OpenFileLimitForTests.resource, &own)
+        if own.rlim_cur < 4096, own.rlim_max >= 4096 {
+            own.rlim_cur = 4096
+            setrlimit(OpenFileLimitForTests.resource, &own)
+        }
+        let folder = try Scratch()
+        let server = try await Binary.start(
+            ["serve", "--port", "0", "--metrics-port", "0", "--no-access-log"], in: folder.path, launcher: ["/usr/bin/prlimit", "--nofile=1024:1024"])
+        let port = try await server.port()
+        let metricsPort = try await server.printed { output, error in
+            (output + error).split(separator: "\n").first(where: { $0.contains("Metrics at http://") })
+                .flatMap { $0.split(separator: ":").last?.prefix(while: \.isNumber) }.flatMap { Int($0) }
+        }
+        var idle: [Int32] = []
+        defer { for socket in idle { close(socket) } }
+        for (count, target) in [(1000, metricsPort), (1100, port)] {
+            for _ in 0..<count {
+                guard let socket = RawHTTP.connect(port: target) else { break }
+                idle.append(socket)
+            }
+        }
+        #expect(idle.count == 2100)
+        for attempt in 1...5 {
+            let health = RawHTTP.get("/api/sdk/v1/health", port: port)
+            #expect(health.hasPrefix("HTTP/1.1 200"), "health, attempt \(attempt): \(health.prefix(200))")
+            let metrics = RawHTTP.get("/metrics", port: metricsPort)
+            #expect(metrics.hasPrefix("HTTP/1.1 200"), "metrics, attempt \(attempt): \(metrics.prefix(200))")
+        }
+        #expect(await server.stop() == 0, "\(server.error.suffix(2000))")
+        #expect(OpenFileLimit.connectionLimit(for: 1024, metrics: true) == 880)
+    }
+}
+
+enum OpenFileLimitForTests {
+    #if os(Linux)
+    static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+    static let resource = RLIMIT_NOFILE
+    #endif
+}
+
 /// Plain sockets to a server on loopback, for what an HTTP client library hides (idle
 /// connections held open by the hundred).
 enum RawHTTP {
@@ -195,6 +270,11 @@ enum RawHTTP {
         let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard socket >= 0 else { return nil }
+        // A connect to a full backlog, or an answer that never comes, fails in 5 s rather than
+        // blocking the test for minutes.
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -44,6 +44,11 @@ struct ServerWorld {
             let admin = APIKeys.issue(project: project.id, scope: .admin, name: "CI", at: Date())
             let foreign = APIKeys.issue(project: other.id, scope: .sdk, name: "iOS", at: Date())
             for key in [sdk, admin, foreign] { try await store.insertKey(key.record) }
+            // The hosts the tests' links use, as an admin's links would have taught the project;
+            // the other project keeps the default (nothing learned yet).
+            try await store.setDestinationHosts(
+                project: project.id,
+                DestinationHosts(mode: .learned, hosts: ["acme.example", "*.acme.example", "apps.apple.com", "play.google.com", "shop.example", "go.acme.app"]))
             try await body(
                 ServerWorld(
                     store: store, project: project, sdkKey: sdk.secret, adminKey: admin.secret, otherProject: other,

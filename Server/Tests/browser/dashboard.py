@@ -6,8 +6,9 @@ in with the admin key, create a link through the form (a title that is a script,
 with quotes), find it in the list, follow it as an iPhone would (the page that collects the
 fingerprint, then the click) to a destination on loopback, see the click on the link's chart,
 load its QR code, have a page of another site post a form to the dashboard without the form's
-token (refused, nothing changed), sign out and be refused. No dialog may open; hostile text must
-be the DOM's text.
+token (refused, nothing changed), sign out and be refused; have a page on another port of the
+host toss the sign-in form's cookie and post its own key (refused: not signed in). No dialog
+may open; hostile text must be the DOM's text.
 
     dashboard.py --server http://127.0.0.1:PORT --admin-key KEY [--screenshots DIR]
 """
@@ -46,11 +47,22 @@ def check(condition, what):
 class Elsewhere(http.server.BaseHTTPRequestHandler):
     """Another site on loopback: the link's destination, and a page that posts a form to the dashboard."""
     target = ""
+    key = ""
     visits = []
 
     def do_GET(self):
         Elsewhere.visits.append(self.path)
-        if self.path.startswith("/attack"):
+        if self.path.startswith("/toss"):
+            # Login CSRF by cookie tossing: this page (another port of the dashboard's host) sets
+            # the sign-in form's cookie itself and posts the same token with the attacker's own
+            # key. Its path is the sign-in's own, longer than the dashboard's real cookie's (which
+            # a page cannot overwrite: it is HttpOnly), so the browser sends it first.
+            page = ("<!doctype html><html lang='en'><head><title>Elsewhere</title></head><body>"
+                    "<form id='f' method='post' action='%s'><input name='csrf' value='tossed0000'>"
+                    "<input name='key' value='%s'></form>"
+                    "<script>document.cookie = 'lr_signin=tossed0000; path=/dashboard/sign-in';"
+                    "document.getElementById('f').submit()</script></body></html>") % (Elsewhere.target, Elsewhere.key)
+        elif self.path.startswith("/attack"):
             page = ("<!doctype html><html lang='en'><head><title>Elsewhere</title></head><body>"
                     "<form id='f' method='post' action='%s'><input name='csrf' value='guess'></form>"
                     "<script>document.getElementById('f').submit()</script></body></html>") % Elsewhere.target
@@ -96,6 +108,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True)
     parser.add_argument("--admin-key", required=True)
+    parser.add_argument("--attacker-key", required=True, help="another admin key, the one a login CSRF would sign the visitor in with")
     parser.add_argument("--screenshots", help="a folder for the pages as the browser drew them")
     arguments = parser.parse_args()
     server = arguments.server
@@ -221,7 +234,8 @@ def main():
         Elsewhere.target = server + "/dashboard/links/%s/deactivate" % link_id
         desk.get(other + "/attack")
         wait.until(lambda d: d.current_url.startswith(server))
-        refused = "/deactivate" in desk.current_url and ("not signed in" in desk.page_source or "token is missing" in desk.page_source)
+        refused = "/deactivate" in desk.current_url and any(
+            words in desk.page_source for words in ["not signed in", "token is missing", "sent from another site"])
         check(refused, "the cross-site form is refused")
         check(api(server, "/api/links/" + link_id, arguments.admin_key)["is_active"] is True, "and the link is still active")
 
@@ -231,6 +245,16 @@ def main():
         wait.until(lambda d: d.current_url.endswith("/dashboard/sign-in"))
         desk.get(link_page)
         check(desk.current_url.endswith("/dashboard/sign-in"), "signed out, the link's page goes to the sign-in")
+
+        # Another port of the same host tosses the sign-in cookie and posts its own key (login CSRF).
+        Elsewhere.target = server + "/dashboard/sign-in"
+        Elsewhere.key = arguments.attacker_key
+        desk.get(other + "/toss")
+        wait.until(lambda d: d.current_url.startswith(server))
+        check("sent from another site" in desk.page_source,
+              "the sign-in posted from another port is refused: " + desk.find_element(By.TAG_NAME, "body").text[:200].replace("\n", " "))
+        desk.get(server + "/dashboard")
+        check(desk.current_url.endswith("/dashboard/sign-in"), "and the browser is not signed in to the attacker's project")
     finally:
         desk.quit()
         phone.quit()

@@ -54,7 +54,7 @@ package struct DeferredMatch: Sendable, Hashable {
 /// `language` 10, `screen` 10; attributed at 70 or more; the newest click wins a tie), over
 /// candidates found by network and time instead of the newest 1,000 clicks of every link.
 ///
-/// Seven things Core does not do:
+/// Eight things Core does not do:
 /// - **Only a browser's agent counts.** A click earns `user_agent` only when its agent names a
 ///   browser: an app's agent (Core's key `|`) can be sent to a redirect by anyone, so a forged
 ///   click with the app's own agent no longer scores 100 (issue 48, §4.2), and the app's own
@@ -73,6 +73,9 @@ package struct DeferredMatch: Sendable, Hashable {
 ///   (a carrier's NAT, an office, a campus), the same address says little, so `ip` counts 20
 ///   instead of 40: a match then needs the user agent and two more factors, or every other
 ///   factor.
+/// - **A tap is its first click** (``tapSpan``): identical clicks from one address within 30
+///   seconds of each other are one tap, and the first decides; a forged copy sent after the real
+///   tap no longer wins as the newer.
 /// - **A fingerprint is a day's guess.** Clicks older than ``fingerprintWindowHours`` (24) are
 ///   not matched, whatever the link's window.
 /// - **Bots never become candidates** (their clicks are stored with `is_bot`, and the
@@ -167,8 +170,10 @@ package struct DeferredMatcher: Sendable {
     ///   fingerprint window's.
     package func best(for install: DeviceSignals, among candidates: [MatchCandidate], networkDevices: Int? = nil, at now: Date) -> DeferredMatch? {
         let sprayed = Self.sprayedClicks(in: candidates, devices: sprayerDevices)
+        let repeated = Self.repeatedTaps(in: candidates)
         let live = candidates.filter { candidate in
             now.timeIntervalSince(candidate.click.clickedAt) <= TimeInterval(candidate.windowHours) * 3600 && !sprayed.contains(candidate.click.id)
+                && !repeated.contains(candidate.click.id)
         }
         let shared: Bool
         if let networkDevices {
@@ -247,6 +252,28 @@ package struct DeferredMatcher: Sendable {
     package func matchesAddressOnly(_ install: DeviceSignals) -> Bool {
         guard matchesAddressFirst, !scoresIPv4Networks, let address = install.ip ?? install.networkPrefix else { return false }
         return !ClientAddress.isIPv6(address)
+    }
+
+    /// How close two identical clicks (one address, one device: user agent, time zone, language,
+    /// screen) must be to be one tap: 30 seconds.
+    package static let tapSpan: TimeInterval = 30
+
+    /// The ids of the clicks that repeat an earlier identical click within ``tapSpan`` (each
+    /// compared with the one before it, so a run of them is one tap): only the first of a tap
+    /// is a candidate. On a shared address (a carrier's NAT, an office) a forged click copying
+    /// the victim's agent and fingerprint, sent a second after the real tap, was the newer of
+    /// two identical clicks and took the install (issue 63, 6); a person who taps twice, or
+    /// reloads, is attributed to the first. Linear in the candidates (newest first).
+    static func repeatedTaps(in candidates: [MatchCandidate]) -> Set<String> {
+        var previous: [String: Date] = [:]
+        var repeated = Set<String>()
+        for candidate in candidates.reversed() {
+            guard let ip = candidate.click.device.ip else { continue }
+            let key = ip + "\u{0}" + deviceSignature(candidate.click.device)
+            if let earlier = previous[key], candidate.click.clickedAt.timeIntervalSince(earlier) <= tapSpan { repeated.insert(candidate.click.id) }
+            previous[key] = candidate.click.clickedAt
+        }
+        return repeated
     }
 
     /// The ids of the clicks made by sprayers: clicks from an address from which `devices` or

@@ -57,6 +57,9 @@ package struct IssuedKey: Sendable {
 /// to the second underscore is its public prefix, the random part carries 190 bits, so a plain
 /// SHA-256 is the right hash (a slow password hash protects low-entropy secrets; these are not).
 package enum APIKeys {
+    /// The most characters (Unicode scalars, ``TextLimit``) a key's name holds.
+    package static let maxNameLength = 100
+
     /// A new key for `project` with `scope`.
     package static func issue(project: String, scope: KeyScope, name: String, at date: Date) -> IssuedKey {
         let prefix = "lr_\(scope.rawValue)_\(randomString(8, alphabet: hexDigits))"

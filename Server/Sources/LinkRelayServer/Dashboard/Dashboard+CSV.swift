@@ -100,13 +100,30 @@ enum CSV {
         fields.map(field).joined(separator: ",") + "\r\n"
     }
 
-    /// A field: quoted when it holds a comma, a quote or a line break (its quotes doubled); one
-    /// that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, a tab or a carriage return
-    /// first) gets a `'` in front.
+    /// A field: quoted when it holds a separator of any locale's spreadsheet (`,`; `;` where
+    /// the decimal mark is a comma, as in German or French Excel; a tab; `|`), a quote or a line
+    /// break (its quotes doubled). Wherever a cell could begin (the field's start, and after each
+    /// of those separators and line breaks, in case a program splits it anyway), a character a
+    /// spreadsheet would run as a formula (`=`, `+`, `-`, `@`, a tab or a carriage return) gets
+    /// a `'` in front: `x;=cmd|…` opened with `;` as the separator no longer makes a cell that
+    /// starts with `=`.
     static func field(_ text: String) -> String {
-        var value = text
-        if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { value = "'" + value }
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var value = String.UnicodeScalarView()
+        var quoted = false
+        var cellStart = true
+        for scalar in text.unicodeScalars {
+            if cellStart, formulaStarts.contains(scalar) { value.append("'") }
+            value.append(scalar)
+            cellStart = cellBreaks.contains(scalar)
+            if cellStart || scalar == "\"" { quoted = true }
+        }
+        let result = String(value)
+        guard quoted else { return result }
+        return "\"" + result.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
+
+    /// What a spreadsheet runs as a formula at the start of a cell.
+    private static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+    /// Where a cell ends in some locale's reading: the separators and line breaks.
+    private static let cellBreaks: Set<Unicode.Scalar> = [",", ";", "\t", "|", "\n", "\r"]
 }

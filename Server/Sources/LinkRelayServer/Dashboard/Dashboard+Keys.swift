@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LinkRelay
 
 /// The dashboard's keys: create one with a scope (its secret shown once, on the answer to the
 /// form, never again), list them by prefix, revoke one.
@@ -9,6 +10,16 @@ extension Dashboard {
         let created: Created?
         let problem: String?
         let keys: [Row]
+        let destinations: Destinations
+
+        /// Where SDK-key links may go (``DestinationHosts``).
+        struct Destinations {
+            let learned: Bool
+            let listed: Bool
+            let any: Bool
+            let hosts: String
+            let problem: String?
+        }
 
         struct Created {
             let scope: String
@@ -33,10 +44,11 @@ extension Dashboard {
         return try await keysView(session, created: nil, problem: nil)
     }
 
-    private func keysView(_ session: DashboardSession, created: KeysView.Created?, problem: String?, status: HTTPResponse.Status = .ok)
-        async throws -> Response
-    {
+    private func keysView(
+        _ session: DashboardSession, created: KeysView.Created?, problem: String?, destinationProblem: String? = nil, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let keys = try await store.keys(project: session.projectID)
+        let destinations = try await store.destinationHosts(project: session.projectID)
         return pages.page(
             "keys",
             KeysView(
@@ -45,7 +57,10 @@ extension Dashboard {
                     KeysView.Row(
                         id: key.id, prefix: key.prefix, scope: key.scope.rawValue, name: key.name, created: ServerApplication.timestamp(key.createdAt),
                         status: key.revokedAt == nil ? "active" : "revoked", active: key.revokedAt == nil, current: key.id == session.keyID)
-                }),
+                },
+                destinations: KeysView.Destinations(
+                    learned: destinations.mode == .learned, listed: destinations.mode == .listed, any: destinations.mode == .any,
+                    hosts: destinations.hosts.joined(separator: "\n"), problem: destinationProblem)),
             status: status)
     }
 
@@ -53,7 +68,7 @@ extension Dashboard {
     /// history entry or the database).
     func createKey(_ request: Request, _ context: ServerContext) async throws -> Response {
         let (session, form) = try await checkedForm(request, context)
-        guard let name = form["name"], name.count <= 100 else {
+        guard let name = form["name"], TextLimit.fits(name, characters: APIKeys.maxNameLength) else {
             return try await keysView(session, created: nil, problem: "A key needs a name of at most 100 characters.", status: .badRequest)
         }
         guard let scope = form["scope"].flatMap(KeyScope.init(rawValue:)) else {
@@ -62,6 +77,21 @@ extension Dashboard {
         let issued = APIKeys.issue(project: session.projectID, scope: scope, name: name, at: clock())
         try await store.insertKey(issued.record)
         return try await keysView(session, created: KeysView.Created(scope: scope.rawValue, name: name, secret: issued.secret), problem: nil)
+    }
+
+    /// Sets where SDK-key links may go: the form's `mode` and its `hosts` (one per line, or
+    /// separated by commas or spaces), through the same checks as `PUT /api/destination-hosts`.
+    func setDestinations(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let (session, form) = try await checkedForm(request, context)
+        // (`isWhitespace`: a browser sends "\r\n", one Character in Swift, equal to neither "\r" nor "\n".)
+        let hosts = (form["hosts"] ?? "").split(whereSeparator: { $0.isWhitespace || $0 == "," }).map { JSONValue.string(String($0)) }
+        do {
+            let body = JSONBody(object: ["mode": form["mode"].map(JSONValue.string) ?? .null, "hosts": .array(hosts)])
+            try await store.setDestinationHosts(project: session.projectID, AdminRoutes.destinationHosts(body))
+        } catch let error as APIError {
+            return try await keysView(session, created: nil, problem: nil, destinationProblem: error.message, status: .badRequest)
+        }
+        return Self.redirect("/dashboard/keys")
     }
 
     /// Revokes a key of the project at once (the one this session signed in with too: the

@@ -27,7 +27,7 @@ struct Dashboard: Sendable {
         // Any other address under /dashboard: a page that says so (the router's own 404 is JSON).
         open.get("**") { _, _ -> Response in throw DashboardError(.notFound, "There is no such page in the dashboard.") }
 
-        let signedIn = open.group().add(middleware: DashboardSessionMiddleware(store: store, clock: clock))
+        let signedIn = open.group().add(middleware: DashboardSessionMiddleware(store: store, clock: clock, cookies: DashboardSecurity.Cookies(configuration)))
         signedIn.get("") { request, context in try await overview(context) }
         signedIn.post("sign-out") { request, context in try await signOut(request, context) }
         signedIn.get("links") { request, context in try await links(request, context) }
@@ -48,6 +48,7 @@ struct Dashboard: Sendable {
         signedIn.get("apps") { request, context in try await apps(request, context) }
         signedIn.get("keys") { _, context in try await keysPage(context) }
         signedIn.post("keys") { request, context in try await createKey(request, context) }
+        signedIn.post("destination-hosts") { request, context in try await setDestinations(request, context) }
         signedIn.post("keys/:id/revoke") { request, context in try await revokeKey(request, context, id: context.parameters.require("id")) }
     }
 
@@ -75,7 +76,8 @@ struct Dashboard: Sendable {
     func signInPage(_ request: Request, _ context: ServerContext, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws
         -> Response
     {
-        if problem == nil, let token = DashboardSecurity.cookie(DashboardSecurity.sessionCookie, in: request),
+        let cookies = DashboardSecurity.Cookies(configuration)
+        if problem == nil, let token = DashboardSecurity.cookie(cookies.session, in: request),
             try await store.session(hash: sha256Hex(token), at: clock()) != nil
         {
             return Self.redirect("/dashboard")
@@ -85,7 +87,7 @@ struct Dashboard: Sendable {
         response.headers.append(
             HTTPField(
                 name: .setCookie,
-                value: DashboardSecurity.setCookie(DashboardSecurity.signInCookie, csrf, maxAge: 600, secure: DashboardSecurity.secureCookies(configuration))))
+                value: cookies.set(cookies.signIn, csrf, maxAge: 600)))
         return response
     }
 
@@ -95,34 +97,36 @@ struct Dashboard: Sendable {
     func signIn(_ request: Request, _ context: ServerContext) async throws -> Response {
         let now = clock()
         let address = context.clientAddress ?? "unknown"
-        if let wait = limiter.wait(address, at: now) {
+        // Counted before it is judged, and given back when it succeeds (``SignInLimiter``).
+        if let wait = limiter.attempt(address, at: now) {
             let minutes = max(Int((wait / 60).rounded(.up)), 1)
             return try await signInPage(
                 request, context, problem: "Too many failed sign-ins from this address. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
                 status: .tooManyRequests)
         }
+        let cookies = DashboardSecurity.Cookies(configuration)
+        try Self.requireThisDashboard(request, configuration)
         let form = try await FormBody.read(request, timeout: configuration.bodyTimeout)
-        guard DashboardSecurity.same(form["csrf"], DashboardSecurity.cookie(DashboardSecurity.signInCookie, in: request)) else {
+        guard DashboardSecurity.same(form["csrf"], DashboardSecurity.cookie(cookies.signIn, in: request)) else {
             throw DashboardError(.forbidden, "The sign-in form's token is missing or wrong: open the sign-in page again and sign in from there.")
         }
         let secret = form["key"] ?? ""
         guard let prefix = APIKeys.prefix(of: secret), let key = try await store.key(prefix: prefix), key.revokedAt == nil,
             key.scope == .admin, APIKeys.matches(secret, key)
         else {
-            limiter.failed(address, at: now)
             return try await signInPage(request, context, problem: "That is not an admin key of this server.", status: .unauthorized)
         }
+        limiter.succeeded(address, at: now)
         let token = DashboardSecurity.token()
         try await store.insertSession(
             DashboardSession(
                 tokenHash: sha256Hex(token), projectID: key.projectID, keyID: key.id, csrfToken: DashboardSecurity.token(), createdAt: now,
                 expiresAt: now.addingTimeInterval(DashboardSecurity.sessionLifetime)))
-        let secure = DashboardSecurity.secureCookies(configuration)
         return Self.redirect(
             "/dashboard",
             cookies: [
-                DashboardSecurity.setCookie(DashboardSecurity.sessionCookie, token, maxAge: Int(DashboardSecurity.sessionLifetime), secure: secure),
-                DashboardSecurity.setCookie(DashboardSecurity.signInCookie, "", maxAge: 0, secure: secure),
+                cookies.set(cookies.session, token, maxAge: Int(DashboardSecurity.sessionLifetime)),
+                cookies.set(cookies.signIn, "", maxAge: 0),
             ])
     }
 
@@ -130,15 +134,23 @@ struct Dashboard: Sendable {
     func signOut(_ request: Request, _ context: ServerContext) async throws -> Response {
         let session = try await checkedForm(request, context).session
         try await store.deleteSession(hash: session.tokenHash)
-        return Self.redirect(
-            "/dashboard/sign-in",
-            cookies: [DashboardSecurity.setCookie(DashboardSecurity.sessionCookie, "", maxAge: 0, secure: DashboardSecurity.secureCookies(configuration))])
+        let cookies = DashboardSecurity.Cookies(configuration)
+        return Self.redirect("/dashboard/sign-in", cookies: [cookies.set(cookies.session, "", maxAge: 0)])
     }
 
-    /// A posted form of the signed-in session, its token checked: a form from another site (or
-    /// another session) is refused.
+    /// Refuses a form a browser sent from another origin (another port of this host included):
+    /// ``DashboardSecurity/fromThisDashboard(_:publicBaseURL:)``.
+    static func requireThisDashboard(_ request: Request, _ configuration: ServerConfiguration) throws {
+        guard DashboardSecurity.fromThisDashboard(request, publicBaseURL: configuration.publicBaseURL) else {
+            throw DashboardError(.forbidden, "This form was sent from another site, not from this dashboard's page. Nothing was changed.")
+        }
+    }
+
+    /// A posted form of the signed-in session, its origin and token checked: a form from
+    /// another site (or another session) is refused.
     func checkedForm(_ request: Request, _ context: ServerContext) async throws -> (session: DashboardSession, form: FormBody) {
         let session = try context.requireSession()
+        try Self.requireThisDashboard(request, configuration)
         let form = try await FormBody.read(request, timeout: configuration.bodyTimeout)
         guard DashboardSecurity.same(form["csrf"], session.csrfToken) else {
             throw DashboardError(.forbidden, "The form's token is missing or wrong: it did not come from this dashboard's page. Nothing was changed.")
@@ -158,6 +170,8 @@ struct Dashboard: Sendable {
         let organic: Int
         let top: [TopLink]
         let hasTop: Bool
+        /// SDK-key links may go to any host (``DestinationHosts/Mode/any``): said on the overview.
+        let anyHost: Bool
     }
 
     struct TopLink {
@@ -192,7 +206,8 @@ struct Dashboard: Sendable {
             OverviewView(
                 chrome: Chrome(title: "Overview", csrf: session.csrfToken, section: "overview"), links: try await store.linkCount(project: project),
                 clicksToday: clicks(since: today), clicksWeek: clicks(since: today - 6), clicksMonth: month.total,
-                attributed: installs.reduce(0) { $0 + $1.count } - organic, organic: organic, top: top, hasTop: !top.isEmpty))
+                attributed: installs.reduce(0) { $0 + $1.count } - organic, organic: organic, top: top, hasTop: !top.isEmpty,
+                anyHost: try await store.destinationHosts(project: project).mode == .any))
     }
 
     /// `title (code)`, or the code alone.

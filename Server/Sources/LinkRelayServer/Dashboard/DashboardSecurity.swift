@@ -8,9 +8,61 @@ import Synchronization
 /// token kept only as a hash, in the database, with an expiry), a token on every form, the
 /// security headers on every page, and a limit on sign-in attempts per address.
 enum DashboardSecurity {
-    /// The session cookie, and the cookie that carries the sign-in form's token.
+    /// The session cookie, and the cookie that carries the sign-in form's token; where the
+    /// server's public URL is https, their `__Host-` forms (``Cookies``).
     static let sessionCookie = "lr_session"
     static let signInCookie = "lr_signin"
+
+    /// The dashboard's two cookies as this server names and scopes them.
+    ///
+    /// Cookies are not kept apart by port: any page of the same host (another service on another
+    /// port, over http) can set a cookie the dashboard then receives ("cookie tossing"). Over
+    /// https the cookies are `__Host-lr_session` and `__Host-lr_signin`, `Secure`, for `Path=/`
+    /// and no `Domain`: a browser lets no http page, and no other host, set a cookie of that
+    /// name, and the dashboard reads only that name. Over plain http (loopback, a trial) they are
+    /// `lr_session` and `lr_signin` for `Path=/dashboard`; the form posts' origin check
+    /// (``fromThisDashboard(_:publicBaseURL:)``) still refuses another port's forms.
+    struct Cookies: Sendable {
+        let secure: Bool
+
+        init(_ configuration: ServerConfiguration) {
+            secure = DashboardSecurity.secureCookies(configuration)
+        }
+
+        var session: String { secure ? "__Host-" + sessionCookie : sessionCookie }
+        var signIn: String { secure ? "__Host-" + signInCookie : signInCookie }
+
+        /// A `Set-Cookie` value for `name`: HttpOnly, SameSite=Strict; `maxAge` 0 removes it.
+        func set(_ name: String, _ value: String, maxAge: Int) -> String {
+            secure
+                ? "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict; Secure"
+                : "\(name)=\(value); Path=/dashboard; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+        }
+    }
+
+    /// Whether a form post comes from this dashboard's own pages, as the browser says.
+    ///
+    /// A page on another port of the same host is another origin but the same site: `SameSite`
+    /// cookies go with its posts, and it can set the sign-in form's cookie itself, so the
+    /// double-submitted token alone let it sign a visitor into another project (login CSRF,
+    /// confirmed in Chromium). A browser marks each request: `Sec-Fetch-Site` (Chromium, Firefox,
+    /// Safari 16.4 and later) must be `same-origin` (or `none`, a request the user made);
+    /// without it, an `Origin` must be the server's own (its public URL's, or the request's
+    /// host); `Origin: null` is refused. A request with neither header (curl, a script, a much
+    /// older browser) is not a browser's cross-site form and passes, its token still checked.
+    static func fromThisDashboard(_ request: Request, publicBaseURL: URL?) -> Bool {
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!] {
+            return site == "same-origin" || site == "none"
+        }
+        guard let origin = request.headers[.origin] else { return true }
+        guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return false }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let authority = bracketed + (url.port.map { ":\($0)" } ?? "")
+        if let base = publicBaseURL, base.scheme?.lowercased() == scheme, base.host?.lowercased() == host, base.port == url.port {
+            return true
+        }
+        return request.head.authority?.lowercased() == authority
+    }
     /// How long a session lasts: 12 hours from sign-in.
     static let sessionLifetime: TimeInterval = 12 * 3600
 
@@ -44,12 +96,6 @@ enum DashboardSecurity {
         return nil
     }
 
-    /// A `Set-Cookie` value: HttpOnly, SameSite=Strict, for the dashboard's path; Secure when the
-    /// server's public URL is https. `maxAge` 0 removes it.
-    static func setCookie(_ name: String, _ value: String, maxAge: Int, secure: Bool) -> String {
-        "\(name)=\(value); Path=/dashboard; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
-    }
-
     /// Whether the cookie must be Secure: the server's public URL is https.
     static func secureCookies(_ configuration: ServerConfiguration) -> Bool {
         configuration.publicBaseURL?.scheme?.lowercased() == "https"
@@ -65,31 +111,44 @@ enum DashboardSecurity {
     }
 }
 
-/// Sign-in attempts per client address: at most ``limit`` failures in ``window``; past that,
-/// every attempt from the address is refused until the oldest failure leaves the window.
+/// Sign-in attempts per client (an IPv4 address, an IPv6 /64 as the click limiter counts:
+/// ``ClickLimiter/key(for:)``): at most ``limit`` failures in ``window``; past that, every
+/// attempt from the client is refused until the oldest failure leaves the window.
+///
+/// An attempt is counted before it is judged (``attempt(_:at:)``) and given back when it
+/// succeeds: checked first and counted after the key's lookup, 400 concurrent wrong sign-ins all
+/// passed the check before the first was counted (124 to 269 were judged).
 final class SignInLimiter: Sendable {
     static let limit = 10
     static let window: TimeInterval = 15 * 60
-    /// The most addresses remembered; beyond it the oldest are forgotten.
+    /// The most clients remembered; beyond it the oldest are forgotten.
     static let addresses = 10_000
 
     private let failures = Mutex<[String: [Date]]>([:])
 
-    /// How long `address` must wait before it may try again at `now`; `nil` when it may now.
-    func wait(_ address: String, at now: Date) -> TimeInterval? {
-        failures.withLock { failures in
-            let recent = (failures[address] ?? []).filter { now.timeIntervalSince($0) < Self.window }
-            failures[address] = recent.isEmpty ? nil : recent
-            guard recent.count >= Self.limit, let oldest = recent.first else { return nil }
-            return Self.window - now.timeIntervalSince(oldest)
+    /// Counts an attempt from `address` at `now`, to be judged next; `nil` when it may go on,
+    /// else how long the client must wait (nothing counted).
+    func attempt(_ address: String, at now: Date) -> TimeInterval? {
+        let client = ClickLimiter.key(for: address)
+        return failures.withLock { failures in
+            let recent = (failures[client] ?? []).filter { now.timeIntervalSince($0) < Self.window }
+            if recent.count >= Self.limit, let oldest = recent.first {
+                failures[client] = recent
+                return Self.window - now.timeIntervalSince(oldest)
+            }
+            if failures.count >= Self.addresses, failures[client] == nil, let any = failures.keys.first { failures[any] = nil }
+            failures[client] = recent + [now]
+            return nil
         }
     }
 
-    /// Counts a failed attempt from `address`.
-    func failed(_ address: String, at now: Date) {
+    /// The attempt counted at `now` succeeded: it is not a failure.
+    func succeeded(_ address: String, at now: Date) {
+        let client = ClickLimiter.key(for: address)
         failures.withLock { failures in
-            if failures.count >= Self.addresses, failures[address] == nil, let any = failures.keys.first { failures[any] = nil }
-            failures[address, default: []].append(now)
+            guard var recent = failures[client], let index = recent.lastIndex(of: now) else { return }
+            recent.remove(at: index)
+            failures[client] = recent.isEmpty ? nil : recent
         }
     }
 }
@@ -136,9 +195,10 @@ struct DashboardSessionMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     let store: any ServerStore
     let clock: @Sendable () -> Date
+    let cookies: DashboardSecurity.Cookies
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
-        guard let token = DashboardSecurity.cookie(DashboardSecurity.sessionCookie, in: request), token.utf8.count <= 128,
+        guard let token = DashboardSecurity.cookie(cookies.session, in: request), token.utf8.count <= 128,
             let session = try await store.session(hash: sha256Hex(token), at: clock())
         else {
             if request.method == .get || request.method == .head {

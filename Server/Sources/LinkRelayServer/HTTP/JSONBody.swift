@@ -76,7 +76,7 @@ struct JSONBody {
         if required, text.isEmpty { throw APIError.field(name, "must not be empty") }
         // Characters as JSON Schema counts them (Unicode scalars), so the API's description says
         // the limit exactly.
-        guard text.unicodeScalars.count <= maxLength else { throw APIError.field(name, "is longer than \(maxLength) characters") }
+        guard TextLimit.fits(text, characters: maxLength) else { throw APIError.field(name, "is longer than \(maxLength) characters") }
         return text
     }
 
@@ -110,7 +110,7 @@ struct JSONBody {
         for (key, value) in object {
             if let keys, !keys.contains(key) { throw APIError.field(name, "has an unknown key '\(key.prefix(40))' (allowed: \(keys.sorted().joined(separator: ", ")))") }
             if value == .null { continue }
-            guard case .string(let text) = value, text.unicodeScalars.count <= maxLength else {
+            guard case .string(let text) = value, TextLimit.fits(text, characters: maxLength) else {
                 throw APIError.field(name, "must hold strings of at most \(maxLength) characters")
             }
             result[key] = text

@@ -8,7 +8,8 @@ import Darwin
 /// so are the database's files, its journal and the log. With the common soft limit of 1,024,
 /// about 1,100 idle sockets took the server off the air (accept failed, and SQLite could open
 /// nothing). At start the server raises its soft limit to the hard one (at most 1,048,576) and
-/// accepts at most ``connectionLimit(for:)`` connections, so files are always left for the rest.
+/// keeps at most ``connectionLimit(for:metrics:)`` connections open, so files are always left for
+/// the rest (a hard limit of 1,024 is common: a container's default, systemd's `LimitNOFILE`).
 package enum OpenFileLimit {
     /// Files kept for what is not a connection: the database (SQLite's file, WAL and shared
     /// memory, three connections), PostgreSQL's pool, the log, the thread pools.
@@ -35,10 +36,11 @@ package enum OpenFileLimit {
         return Int(min(limits.rlim_cur, ceiling))
     }
 
-    /// The most connections a process with `fileLimit` open files accepts: all but
-    /// ``reserved``, at least 16. Past it, new connections wait in the listen backlog until one
-    /// closes (an idle one within the idle timeout).
-    package static func connectionLimit(for fileLimit: Int) -> Int {
-        max(fileLimit - reserved, 16)
+    /// The most connections the API's listener keeps open in a process with `fileLimit` open
+    /// files: all but ``reserved`` and, with `metrics`, the metrics listener's own
+    /// (``MetricsEndpoint/maximumConnections``); at least 16. At the cap the longest-idle
+    /// connection is closed to make room (``IdleConnections``): under a hard limit of 1,024, 880.
+    package static func connectionLimit(for fileLimit: Int, metrics: Bool = false) -> Int {
+        max(fileLimit - reserved - (metrics ? MetricsEndpoint.maximumConnections : 0), 16)
     }
 }

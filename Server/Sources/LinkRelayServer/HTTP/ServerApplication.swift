@@ -48,8 +48,10 @@ package struct ServerConfiguration: Sendable {
     /// 10 seconds; clamped to 1 second…5 minutes. The idle timeout does not end a body sent a
     /// byte at a time.
     package var bodyTimeout: Duration
-    /// The most connections open at once (more wait in the listen backlog); `nil` for no limit.
-    /// `linkrelay-server serve` sets it below the open-file limit (``OpenFileLimit``). At least 1.
+    /// The most connections open at once; at it, the longest-idle connection is closed for the
+    /// next client (``IdleConnections``), and when none is idle the next waits in the listen
+    /// backlog. `nil` for no limit. `linkrelay-server serve` sets it below the open-file limit
+    /// (``OpenFileLimit``). At least 1.
     package var maximumConnections: Int?
     /// Whether each request leaves a line in the log (``ResponseMiddleware``). Default `true`.
     package var accessLog: Bool
@@ -246,12 +248,14 @@ package enum ServerApplication {
         }
         let services: [any Service] =
             (runningStore ? [store] : []) + [retention] + (accessLog.map { [$0] } ?? []) + (metricsEndpoint.map { [$0] } ?? [])
+        // At the cap, the longest-idle connection is closed to make room (``IdleConnections``).
+        let connections = IdleConnections()
         var application = Application(
             router: router(store: store, configuration: configuration, accessLog: accessLog),
-            server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
+            server: connections.http1(idleTimeout: configuration.idleTimeout),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "LinkRelay Server",
-                availableConnectionsDelegate: configuration.maximumConnections.map { MaximumAvailableConnections($0, logger: logger) }),
+                availableConnectionsDelegate: configuration.maximumConnections.map { ConnectionBudget(maximum: $0, connections: connections) }),
             services: services,
             onServerRunning: onServerRunning,
             logger: logger)

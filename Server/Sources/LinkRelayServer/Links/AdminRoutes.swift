@@ -39,6 +39,9 @@ struct AdminRoutes: Sendable {
         for attempt in 1...10 {
             do {
                 try await store.insertTemplate(template)
+                try await store.learnDestinationHosts(
+                    project: template.projectID,
+                    hosts: DestinationHosts.hosts(of: [template.iosAppStoreURL, template.androidAppStoreURL, template.webFallbackURL]))
                 return ServerApplication.json(template, status: .created)
             } catch let error as StoreError where error.kind == .conflict {
                 if slug != nil { throw APIError(.conflict, "The slug '\(template.slug)' is taken.", field: "slug") }
@@ -49,30 +52,54 @@ struct AdminRoutes: Sendable {
         throw APIError(.serviceUnavailable, "No free slug was found; try again.")
     }
 
-    /// `GET /api/destination-hosts`: `{"hosts": […]}`, the hosts links made with an SDK key may
-    /// send people to; empty for any.
+    /// `GET /api/destination-hosts`: `{"mode": "learned" | "listed" | "any", "hosts": […]}`, where
+    /// links made with an SDK key may send people (``DestinationHosts``).
     func destinationHosts(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try context.requireAPIKey()
-        return ServerApplication.json(["hosts": .array(try await store.destinationHosts(project: key.projectID).map(JSONValue.string))] as [String: JSONValue])
+        return ServerApplication.json(Self.destinationAnswer(try await store.destinationHosts(project: key.projectID)))
     }
 
-    /// `PUT /api/destination-hosts` `{"hosts": ["acme.example", "*.acme.example"]}`: replaces them
-    /// (at most 100; `*.` covers every subdomain; an empty list allows any host again).
+    /// `PUT /api/destination-hosts` `{"mode": "listed", "hosts": ["acme.example", "*.acme.example"]}`:
+    /// replaces them (at most 100; `*.` covers every subdomain). `mode` may be left out with a
+    /// list (`listed`); `"any"` allows every host, and an empty list without a mode is refused
+    /// (before 0.7 it meant any host).
     func setDestinationHosts(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try context.requireAPIKey()
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
-        guard case .array(let items)? = body.object["hosts"], items.count <= 100 else {
-            throw APIError.field("hosts", "must be a list of at most 100 host names")
+        let hosts = try Self.destinationHosts(body)
+        try await store.setDestinationHosts(project: key.projectID, hosts)
+        return ServerApplication.json(Self.destinationAnswer(hosts))
+    }
+
+    static func destinationAnswer(_ hosts: DestinationHosts) -> [String: JSONValue] {
+        ["mode": .string(hosts.mode.rawValue), "hosts": .array(hosts.hosts.map(JSONValue.string))]
+    }
+
+    /// The mode and hosts `body` sets.
+    static func destinationHosts(_ body: JSONBody) throws -> DestinationHosts {
+        let mode = try body.string("mode", maxLength: 16).map { text -> DestinationHosts.Mode in
+            guard let mode = DestinationHosts.Mode(rawValue: text) else { throw APIError.field("mode", "must be learned, listed or any") }
+            return mode
         }
         var hosts: [String] = []
-        for item in items {
-            guard let host = item.stringValue?.lowercased(), DestinationHosts.isValidPattern(host) else {
-                throw APIError.field("hosts", "must hold host names such as acme.example or *.acme.example")
+        switch body.object["hosts"] {
+        case nil, .null?: break
+        case .array(let items)? where items.count <= DestinationHosts.maxHosts:
+            for item in items {
+                guard let host = item.stringValue?.lowercased(), DestinationHosts.isValidPattern(host) else {
+                    throw APIError.field("hosts", "must hold host names such as acme.example or *.acme.example")
+                }
+                if !hosts.contains(host) { hosts.append(host) }
             }
-            if !hosts.contains(host) { hosts.append(host) }
+        default: throw APIError.field("hosts", "must be a list of at most \(DestinationHosts.maxHosts) host names")
         }
-        try await store.setDestinationHosts(project: key.projectID, hosts: hosts)
-        return ServerApplication.json(["hosts": .array(hosts.map(JSONValue.string))] as [String: JSONValue])
+        guard let mode else {
+            guard !hosts.isEmpty else {
+                throw APIError.field("hosts", "is empty, which allows no host: send \"mode\": \"any\" to allow every host, or \"learned\" for the hosts your links use")
+            }
+            return DestinationHosts(mode: .listed, hosts: hosts)
+        }
+        return DestinationHosts(mode: mode, hosts: hosts)
     }
 
     /// `GET /api/landing-page`: `{"enabled", "appName", "appIconUrl"}`, the project's pasteboard

@@ -234,7 +234,7 @@ struct AdminQuery {
     /// empty is absent.
     func text(_ name: String, maxLength: Int) throws -> String? {
         guard let value = raw(name) else { return nil }
-        guard value.unicodeScalars.count <= maxLength else { throw APIError.field(name, "is longer than \(maxLength) characters") }
+        guard TextLimit.fits(value, characters: maxLength) else { throw APIError.field(name, "is longer than \(maxLength) characters") }
         return value
     }
 

@@ -2,8 +2,37 @@ import Foundation
 import Hummingbird
 import LinkRelay
 
-/// The hosts a project lets links made with an SDK key send people to.
-enum DestinationHosts {
+/// Where a project lets links made with an SDK key send people: the key ships in apps, so a link
+/// it makes to any site would be an open redirect on the brand's domain.
+package struct DestinationHosts: Sendable, Hashable {
+    /// How the list is kept.
+    package enum Mode: String, Sendable, CaseIterable {
+        /// The default: the hosts the project's links and templates use; each link or template
+        /// an admin makes adds its hosts (an SDK key's never does).
+        case learned
+        /// Only the hosts an admin listed.
+        case listed
+        /// Any host, said explicitly (the dashboard warns about it).
+        case any
+    }
+
+    package var mode: Mode
+    /// `acme.example`, `*.acme.example` (every subdomain, not the domain itself), at most 100.
+    package var hosts: [String]
+
+    package init(mode: Mode, hosts: [String]) {
+        self.mode = mode
+        self.hosts = hosts
+    }
+
+    /// The most hosts a list holds (a learned list stops growing there; an admin can list them).
+    package static let maxHosts = 100
+
+    /// Whether an SDK key's link may go to `url`.
+    func allows(_ url: String) -> Bool {
+        mode == .any || Self.allows(hosts, url)
+    }
+
     /// `acme.example`, `*.acme.example` or `localhost`: letters, digits, `-` and `.`.
     static func isValidPattern(_ pattern: String) -> Bool {
         let host = pattern.hasPrefix("*.") ? String(pattern.dropFirst(2)) : pattern
@@ -12,13 +41,26 @@ enum DestinationHosts {
     }
 
     /// Whether `url`'s host is one of `patterns` (`*.acme.example` covers `shop.acme.example`,
-    /// not `acme.example` itself); any host when `patterns` is empty.
+    /// not `acme.example` itself); none when `patterns` is empty.
     static func allows(_ patterns: [String], _ url: String) -> Bool {
-        guard !patterns.isEmpty else { return true }
         guard let host = URL(string: url)?.host?.lowercased() else { return false }
         return patterns.contains { pattern in
             pattern.hasPrefix("*.") ? host.hasSuffix(String(pattern.dropFirst(1))) : host == pattern
         }
+    }
+
+    /// The hosts of `urls` (lower-cased, valid names only), in order, once each.
+    static func hosts(of urls: [String?]) -> [String] {
+        adding(urls.compactMap { $0.flatMap { URL(string: $0)?.host?.lowercased() } }.filter(isValidPattern), to: [])
+    }
+
+    /// `known` followed by those of `hosts` it does not cover yet, at most ``maxHosts`` in all.
+    static func adding(_ hosts: [String], to known: [String]) -> [String] {
+        var result = known
+        for host in hosts where result.count < maxHosts && !allows(result, "https://\(host)/") && !result.contains(host) {
+            result.append(host)
+        }
+        return result
     }
 }
 
@@ -113,9 +155,13 @@ struct LinkCreation: Sendable {
         if !admin {
             // The SDK key ships in apps: where its links may send people is the project's to say.
             let allowed = try await store.destinationHosts(project: key.projectID)
-            for (name, value) in [("originalUrl", requestedOriginal), ("webFallbackUrl", webFallback)] {
-                if let value, !DestinationHosts.allows(allowed, value) {
-                    throw APIError(.forbidden, "\(name) is not on one of the project's destination hosts.", field: name)
+            for name in LinkRecord.destinationFields {
+                let value = name == "originalUrl" ? requestedOriginal : name == "webFallbackUrl" ? webFallback : try body.webURL(name)
+                if let value, !allowed.allows(value) {
+                    throw APIError(
+                        .forbidden,
+                        "\(name) is not on one of the project's destination hosts (an admin adds its host: PUT /api/destination-hosts, or the dashboard's Keys page).",
+                        field: name)
                 }
             }
         }
@@ -143,7 +189,10 @@ struct LinkCreation: Sendable {
             if let earlier = try await store.link(project: link.projectID, dedupeKey: key) { return (earlier, true) }
             link.dedupeKey = key
         }
-        return (try await Self.insert(link, customCode: customCode != nil, into: store), false)
+        let stored = try await Self.insert(link, customCode: customCode != nil, into: store)
+        // An admin's link says where the project's links go (``DestinationHosts/Mode/learned``).
+        if admin { try await store.learnDestinationHosts(project: stored.projectID, hosts: DestinationHosts.hosts(of: stored.destinationURLs)) }
+        return (stored, false)
     }
 
     /// A copy of `original` stored: the same destinations and settings, a new random code, the

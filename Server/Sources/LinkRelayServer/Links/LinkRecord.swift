@@ -112,6 +112,15 @@ package struct LinkRecord: Sendable, Hashable, Codable {
     package func isLive(at date: Date) -> Bool {
         isActive && (expiresAt.map { $0 > date } ?? true)
     }
+
+    /// The request fields naming a place the redirect may send a person, which an SDK key's
+    /// link may set only to the project's destination hosts (``DestinationHosts``).
+    static let destinationFields = ["originalUrl", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "iosUniversalLink", "androidAppLink"]
+
+    /// The places the redirect may send a person, as ``destinationFields`` name them.
+    var destinationURLs: [String?] {
+        [originalURL, webFallbackURL, iosAppStoreURL, androidAppStoreURL, iosUniversalLink, androidAppLink]
+    }
 }
 
 /// A tap on a link, with what the device told about itself (the `fp_*` parameters a landing
@@ -193,11 +202,19 @@ package struct ClickSource: Sendable, Hashable, Codable {
         return code
     }
 
-    /// A `utm_source`: at most 100 printable characters, trimmed; `nil` when empty.
+    /// A `utm_source`: trimmed, in Unicode's composed form (NFC: `é` typed either way is one
+    /// value, and one daily-count row), at most 100 characters counted as Unicode scalars (so at
+    /// most 400 bytes; counted as grapheme clusters, `E` and 12,000 combining marks was "one
+    /// character" of 24,001 bytes), no control characters; `nil` otherwise.
     static func utmSource(_ value: String?) -> String? {
-        guard let value = value?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty, value.count <= 100,
+        guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), trimmed.utf8.count <= 4 * maxUTMSourceLength else { return nil }
+        let value = trimmed.precomposedStringWithCanonicalMapping
+        guard !value.isEmpty, TextLimit.fits(value, characters: maxUTMSourceLength),
             !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { return nil }
         return value
     }
+
+    /// The most characters (Unicode scalars) a `utm_source` keeps.
+    static let maxUTMSourceLength = 100
 }

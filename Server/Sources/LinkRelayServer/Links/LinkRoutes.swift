@@ -62,7 +62,7 @@ enum Fingerprint {
         let userAgent = request.headers[.userAgent].map { Fingerprint.prefix($0, bytes: Fingerprint.maxUserAgentBytes) }
         let agent = agent ?? LowercasedText(userAgent)
         let acceptLanguage = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingCharacters(in: .whitespaces) }.flatMap(bounded)
         let device = DeviceSignals(
             ip: prefix == nil ? nil : ip, networkPrefix: prefix, userAgent: userAgent, timezone: query.get("fp_tz").flatMap(bounded),
             language: query.get("fp_lang").flatMap(bounded) ?? acceptLanguage, screenWidth: query.get("fp_sw").flatMap(screenSize),
@@ -94,7 +94,9 @@ enum Fingerprint {
         return result
     }
 
-    /// A value kept only when it is short enough to be what it claims (a time zone, a language).
+    /// A value kept only when it is short enough to be what it claims (a time zone, a language):
+    /// at most 64 bytes. `fp_lang`, and the first of `Accept-Language` when it is absent or too
+    /// long (70 KB of it was stored).
     private static func bounded(_ value: String) -> String? {
         value.isEmpty || value.utf8.count > 64 ? nil : value
     }

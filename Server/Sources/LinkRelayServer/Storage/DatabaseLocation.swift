@@ -38,11 +38,40 @@ package enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     package func open(create: Bool = true, serving: Bool = false, logger: Logger) async throws -> any ServerStore {
         switch self {
         case .sqlite(let path):
-            return try await SQLStore.sqlite(path: path, create: create)
+            guard path != ":memory:" else { return try await SQLStore.sqlite(path: path, create: create) }
+            try Self.checkMarker(path)
+            let store = try await SQLStore.sqlite(path: path, create: create)
+            Self.placeMarker(path)
+            return store
         case .postgres(let url):
             return SQLStore(
                 engine: try PostgresEngine.connect(url, warmConnections: serving ? PostgresEngine.servingConnections : 0, logger: logger))
         }
+    }
+
+    /// The file beside an SQLite database that says it was set up here: `linkrelay.sqlite`'s is
+    /// `linkrelay.sqlite.setup`. With the file gone and the marker there, the server refuses to
+    /// start instead of making an empty database in its place (issue 63, 13: a deleted file
+    /// came back as a new project, its links and keys silently gone).
+    package static func markerPath(for path: String) -> String { path + ".setup" }
+
+    /// - Throws: ``StoreError`` (`unusableLocation`) when the database is missing but its marker
+    ///   is there.
+    static func checkMarker(_ path: String) throws {
+        let manager = FileManager.default
+        guard !manager.fileExists(atPath: path), manager.fileExists(atPath: markerPath(for: path)) else { return }
+        throw StoreError(
+            .unusableLocation,
+            "The database \(path) is missing, but \(markerPath(for: path)) says one was set up here: restore it from a backup (Server/scripts/restore), or delete that file to start an empty database.")
+    }
+
+    /// Places the marker when it is missing (a database made now, or one made by an earlier
+    /// server); best effort: a database that opened is usable without it.
+    static func placeMarker(_ path: String) {
+        let marker = markerPath(for: path)
+        guard !FileManager.default.fileExists(atPath: marker) else { return }
+        let text = "This file says a LinkRelay Server database was set up at \(URL(fileURLWithPath: path).lastPathComponent) (on \(Date().formatted(Date.ISO8601FormatStyle()))).\nWhile it is here, the server refuses to start without that database instead of making an empty one.\n"
+        _ = FileManager.default.createFile(atPath: marker, contents: Data(text.utf8))
     }
 
     /// Why an SQLite file cannot be opened, said before SQLite's own "unable to open database

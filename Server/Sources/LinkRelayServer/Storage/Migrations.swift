@@ -83,6 +83,25 @@ package struct Migration: Sendable, Hashable {
             // dashboard's pages read a row per day and value instead of every click; the clicks
             // stored before are counted here. Bots are not counted.
             sqlite: clickDays(bigint: "INTEGER"), postgres: clickDays(bigint: "BIGINT")),
+        Migration(
+            version: 14, name: "the health check's probe",
+            // While a real write's failure stands, the health check writes 256 KiB here (and
+            // NULL once healthy): a probe the size of real writes, not one row's timestamp.
+            sqlite: ["ALTER TABLE server_health ADD COLUMN probe TEXT"], postgres: ["ALTER TABLE server_health ADD COLUMN probe TEXT"]),
+        Migration(
+            version: 15, name: "where SDK-key links may go, by default the hosts in use",
+            // An empty list allowed any host (an open redirect on the brand's domain, issue 63,
+            // 7). Now a project's mode says: `learned` (the default: the hosts its links and
+            // templates use, learned from those an admin makes, and from every link stored
+            // before, once: `hosts_learned`), `listed` (only the list; where an admin had set
+            // one) or `any` (said explicitly, and warned about in the dashboard).
+            sqlite: destinationModes, postgres: destinationModes),
+    ]
+
+    private static let destinationModes = [
+        "ALTER TABLE projects ADD COLUMN destination_mode TEXT NOT NULL DEFAULT 'learned'",
+        "ALTER TABLE projects ADD COLUMN hosts_learned INTEGER NOT NULL DEFAULT 0",
+        "UPDATE projects SET destination_mode = 'listed', hosts_learned = 1 WHERE destination_hosts <> '[]'",
     ]
 
     /// The dimensions the daily counts keep, with the click column each counts by (`nil`: every

@@ -24,6 +24,8 @@ final class PostgresEngine: SQLEngine {
     private let heard = Gate()
     /// Statements sent so far (what a batch saves is visible to a test).
     private let sent = Counter()
+    /// The analytics lane: one long read at a time (``readAnalytics(_:)``).
+    private let analyticsLane = AsyncLock()
     var statementsSent: Int { sent.value }
 
     final class Counter: Sendable {
@@ -169,6 +171,12 @@ final class PostgresEngine: SQLEngine {
     /// Any pooled connection reads.
     func read<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
         try await withConnection(body)
+    }
+
+    /// One at a time per process (``analyticsLane``), on one of the pool's connections: the
+    /// others stay for taps and installs.
+    func readAnalytics<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        try await analyticsLane.withLock { try await withConnection(body) }
     }
 
     /// Nothing to do: the pool's connections close when ``run()`` returns.

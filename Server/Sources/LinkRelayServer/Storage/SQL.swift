@@ -78,6 +78,12 @@ protocol SQLEngine: Sendable {
     /// Runs `body`, which only reads, on a connection of its own: one that need not wait for
     /// writes (SQLite's WAL lets readers run beside the writer).
     func read<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T
+    /// Runs `body`, which only reads and may read for long (an analytics scan of a link's
+    /// half-million clicks took seconds), on a lane of its own: one such read at a time per
+    /// process, never on the connections the taps and installs read on. Sixteen concurrent
+    /// analytics calls used to hold both of SQLite's readers (and PostgreSQL's pool) for
+    /// seconds each, and installs timed out behind them (issue 63, 8).
+    func readAnalytics<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T
     /// Runs what the engine needs running (PostgreSQL's pool, and its listener for other
     /// processes' changes, each given to `changed`) until the task is cancelled or a graceful
     /// shutdown begins. SQLite needs nothing (one process per file): it waits.
@@ -140,6 +146,12 @@ extension SQLEngine {
     func select(_ statement: SQLStatement) async throws -> [SQLRow] {
         try await read { try await $0.run(statement) }
     }
+
+    /// Runs one statement that only reads and may read for long, on the analytics lane
+    /// (``readAnalytics(_:)``).
+    func selectAnalytics(_ statement: SQLStatement) async throws -> [SQLRow] {
+        try await readAnalytics { try await $0.run(statement) }
+    }
 }
 
 /// Times as the database keeps them.
@@ -179,6 +191,8 @@ func statementVerb(_ sql: String) -> String {
 final class SQLiteEngine: SQLEngine {
     private let writer: Connection
     private let readers: [Connection]
+    /// The analytics lane's own connection and thread (``readAnalytics(_:)``); `nil` in memory.
+    private let analytics: Connection?
     private let nextReader = Atomic<Int>(0)
     private let pools: [NIOThreadPool]
     private let closed = Atomic<Bool>(false)
@@ -195,10 +209,11 @@ final class SQLiteEngine: SQLEngine {
         let pool: NIOThreadPool
     }
 
-    private init(writer: Connection, readers: [Connection], pools: [NIOThreadPool], path: String?) {
+    private init(writer: Connection, readers: [Connection], analytics: Connection?, pools: [NIOThreadPool], path: String?) {
         self.file = path.map { ($0, Self.identity(of: $0) ?? []) }
         self.writer = writer
         self.readers = readers
+        self.analytics = analytics
         self.pools = pools
     }
 
@@ -209,8 +224,10 @@ final class SQLiteEngine: SQLEngine {
         if !memory { try DatabaseLocation.checkSQLitePath(path, create: create) }
         let writerPool = NIOThreadPool(numberOfThreads: 1)
         let readerPool = NIOThreadPool(numberOfThreads: 2)
+        let analyticsPool = NIOThreadPool(numberOfThreads: 1)
         writerPool.start()
         readerPool.start()
+        analyticsPool.start()
         var opened: [SQLiteDatabase] = []
         do {
             func connect(on pool: NIOThreadPool, pragmas: [String]) async throws -> Connection {
@@ -229,17 +246,25 @@ final class SQLiteEngine: SQLEngine {
                 pragmas: (memory ? [] : ["PRAGMA journal_mode=WAL"]) + ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"])
             // An in-memory database is the connection's own: it reads where it writes.
             var readers: [Connection] = []
+            var analytics: Connection?
             if !memory {
                 for _ in 0..<2 {
                     readers.append(try await connect(on: readerPool, pragmas: ["PRAGMA query_only=ON", "PRAGMA busy_timeout=5000"]))
                 }
+                analytics = try await connect(on: analyticsPool, pragmas: ["PRAGMA query_only=ON", "PRAGMA busy_timeout=5000"])
             }
-            if memory { try? await readerPool.shutdownGracefully() }
-            return SQLiteEngine(writer: writer, readers: readers, pools: memory ? [writerPool] : [writerPool, readerPool], path: memory ? nil : path)
+            if memory {
+                try? await readerPool.shutdownGracefully()
+                try? await analyticsPool.shutdownGracefully()
+            }
+            return SQLiteEngine(
+                writer: writer, readers: readers, analytics: analytics, pools: memory ? [writerPool] : [writerPool, readerPool, analyticsPool],
+                path: memory ? nil : path)
         } catch {
             for database in opened { database.close() }
             try? await writerPool.shutdownGracefully()
             try? await readerPool.shutdownGracefully()
+            try? await analyticsPool.shutdownGracefully()
             throw error
         }
     }
@@ -254,6 +279,11 @@ final class SQLiteEngine: SQLEngine {
         return try await reader.lock.withLock { try await body(Handle(connection: reader)) }
     }
 
+    func readAnalytics<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        guard let analytics else { return try await read(body) }
+        return try await analytics.lock.withLock { try await body(Handle(connection: analytics)) }
+    }
+
     /// Runs `body` on the writer's own thread, the writer held: a sequence of statements with
     /// no trip between them (the group commit's batch: `BEGIN`, every write, `COMMIT` in one
     /// trip instead of one there and back per statement).
@@ -265,7 +295,7 @@ final class SQLiteEngine: SQLEngine {
     /// Statements prepared by every connection so far (each distinct text once per connection
     /// while kept): what the statement cache saves is visible to a test.
     var statementsPrepared: Int {
-        ([writer] + readers).reduce(0) { $0 + $1.database.statementsPrepared }
+        ([writer] + readers + (analytics.map { [$0] } ?? [])).reduce(0) { $0 + $1.database.statementsPrepared }
     }
 
     /// The device and inode of the file at `path`, or `nil` when there is none.
@@ -321,7 +351,7 @@ final class SQLiteEngine: SQLEngine {
     /// Closes the connections and stops their threads; a second call does nothing.
     func close() async throws {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
-        for connection in readers + [writer] {
+        for connection in readers + (analytics.map { [$0] } ?? []) + [writer] {
             let database = connection.database
             try await connection.lock.withLock { try await connection.pool.runIfActive { database.close() } }
         }

@@ -90,6 +90,13 @@ extension SQLStore {
     /// SQLite runs the whole batch on its writer's thread in one trip (``commit(_:on:)``);
     /// PostgreSQL sends each statement, a batch's clicks as one `unnest` statement.
     static func commit(_ batch: [DurableWrite], engine: any SQLEngine) async -> [Result<DurableWritten, any Error>] {
+        // An SQLite file deleted (or replaced) under the server takes writes into a file no one
+        // can open again: the write is refused instead (issue 63, 13), and the tap, the install
+        // or the event says so, as on a full disk. One stat per batch.
+        if let problem = engine.fileProblem() {
+            let error = StoreError(.failed, "The write was not stored: \(problem).")
+            return batch.map { _ in .failure(error) }
+        }
         if let sqlite = engine as? SQLiteEngine {
             do {
                 return try await sqlite.onWriterThread { commit(batch, on: $0) }

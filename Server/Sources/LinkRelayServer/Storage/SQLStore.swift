@@ -81,12 +81,40 @@ package final class SQLStore: ServerStore {
     package func writeProblem(at date: Date) async -> String? {
         if let problem = engine.fileProblem() { return problem }
         await engine.reclaimSpaceIfLow()
+        // While a real write's failure stands, only a probe larger than any real write clears
+        // it (``WriteOutcomes``); otherwise the one-row write says the database takes writes.
+        let standing = lastWrite.standing
         do {
-            _ = try await engine.withConnection { try await $0.run("UPDATE server_health SET checked_at = \(date) WHERE id = 1") }
+            if let standing {
+                let probe = Self.probeText()
+                _ = try await engine.withConnection { try await $0.run("UPDATE server_health SET checked_at = \(date), probe = \(probe) WHERE id = 1") }
+                lastWrite.clear(unlessNewerThan: standing.failures)
+            } else {
+                _ = try await engine.withConnection { try await $0.run("UPDATE server_health SET checked_at = \(date), probe = NULL WHERE id = 1") }
+            }
         } catch {
-            return "the database refused a write: \(error)"
+            return standing?.problem ?? "the database refused a write: \(error)"
         }
         return lastWrite.problem
+    }
+
+    /// ``WriteOutcomes/probeBytes`` of random hexadecimal digits (which neither engine can
+    /// compress into less).
+    static func probeText() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: WriteOutcomes.probeBytes) { buffer in
+            var index = 0
+            while index < WriteOutcomes.probeBytes {
+                var bits = generator.next()
+                for _ in 0..<16 where index < WriteOutcomes.probeBytes {
+                    buffer[index] = digits[Int(bits & 15)]
+                    bits >>= 4
+                    index += 1
+                }
+            }
+            return index
+        }
     }
 
     /// The embedded engine: the SQLite file at `path` (made when missing, unless `create` is
@@ -245,13 +273,53 @@ package final class SQLStore: ServerStore {
         }
     }
 
-    package func destinationHosts(project: String) async throws -> [String] {
-        let row = try await engine.select("SELECT destination_hosts FROM projects WHERE id = \(project)").first
-        return try row?.json("destination_hosts", as: [String].self, empty: []) ?? []
+    package func destinationHosts(project: String) async throws -> DestinationHosts {
+        guard let row = try await engine.select("SELECT destination_mode, destination_hosts FROM projects WHERE id = \(project)").first else {
+            return DestinationHosts(mode: .listed, hosts: [])
+        }
+        let mode: String = try row["destination_mode"]
+        return DestinationHosts(
+            mode: DestinationHosts.Mode(rawValue: mode) ?? .listed, hosts: try row.json("destination_hosts", as: [String].self, empty: []))
     }
 
-    package func setDestinationHosts(project: String, hosts: [String]) async throws {
-        try await engine.run("UPDATE projects SET destination_hosts = \(SQLJSON(hosts)) WHERE id = \(project)")
+    package func setDestinationHosts(project: String, _ hosts: DestinationHosts) async throws {
+        try await engine.run(
+            "UPDATE projects SET destination_mode = \(hosts.mode.rawValue), destination_hosts = \(SQLJSON(hosts.hosts)), hosts_learned = 1 WHERE id = \(project)")
+    }
+
+    package func learnDestinationHosts(project: String, hosts: [String]) async throws {
+        guard !hosts.isEmpty else { return }
+        try await engine.transaction { connection in
+            guard let row = try await connection.run("SELECT destination_mode, destination_hosts FROM projects WHERE id = \(project)").first,
+                try row["destination_mode"] == DestinationHosts.Mode.learned.rawValue
+            else { return }
+            let known = try row.json("destination_hosts", as: [String].self, empty: [])
+            let added = DestinationHosts.adding(hosts, to: known)
+            guard added != known else { return }
+            _ = try await connection.run("UPDATE projects SET destination_hosts = \(SQLJSON(added)) WHERE id = \(project)")
+        }
+    }
+
+    package func learnStoredDestinationHosts() async throws -> Int {
+        let pending: [String] = try await engine.select("SELECT id FROM projects WHERE hosts_learned = 0").map { try $0["id"] }
+        var learned = 0
+        for project in pending {
+            var hosts: [String] = []
+            var cursor: LinkCursor?
+            repeat {
+                let page = try await links(project: project, filter: LinkFilter(), after: cursor, limit: 1000)
+                hosts = DestinationHosts.adding(page.flatMap { DestinationHosts.hosts(of: $0.destinationURLs) }, to: hosts)
+                cursor = page.count == 1000 ? page.last.map(LinkCursor.init(after:)) : nil
+            } while cursor != nil
+            let fallbacks: [String?] = try await engine.select("SELECT ios_app_store_url, android_app_store_url, web_fallback_url FROM templates WHERE project_id = \(project)").flatMap { row -> [String?] in
+                [try row["ios_app_store_url"], try row["android_app_store_url"], try row["web_fallback_url"]]
+            }
+            hosts = DestinationHosts.adding(DestinationHosts.hosts(of: fallbacks), to: hosts)
+            try await learnDestinationHosts(project: project, hosts: hosts)
+            try await engine.run("UPDATE projects SET hosts_learned = 1 WHERE id = \(project)")
+            if !hosts.isEmpty { learned += 1 }
+        }
+        return learned
     }
 
     package func insertKey(_ key: APIKeyRecord) async throws {

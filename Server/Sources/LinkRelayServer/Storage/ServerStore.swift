@@ -17,11 +17,17 @@ package protocol ServerStore: Service {
     /// Every project, oldest first.
     func projects() async throws -> [Project]
 
-    /// The hosts links made with an SDK key may send people to (`acme.example`, `*.acme.example`);
-    /// empty for any.
-    func destinationHosts(project: String) async throws -> [String]
-    /// Replaces them.
-    func setDestinationHosts(project: String, hosts: [String]) async throws
+    /// Where links made with an SDK key may send people (``DestinationHosts``).
+    func destinationHosts(project: String) async throws -> DestinationHosts
+    /// Replaces the project's mode and hosts.
+    func setDestinationHosts(project: String, _ hosts: DestinationHosts) async throws
+    /// Adds `hosts` (exact names) to the project's list when its mode is
+    /// ``DestinationHosts/Mode/learned`` (an admin's link or template uses them).
+    func learnDestinationHosts(project: String, hosts: [String]) async throws
+    /// The hosts every link and template of each project uses, learned once per project (those
+    /// stored before the modes existed, ``Migration`` 15, and a project made since, at the next
+    /// start); how many projects learned at least one host.
+    func learnStoredDestinationHosts() async throws -> Int
     /// The project's pasteboard landing page (off, without a name or icon, for an unknown project).
     func landingPage(project: String) async throws -> LandingPageSettings
     /// Sets the project's pasteboard landing page.

@@ -11,23 +11,32 @@ final class ReportedMetrics: Sendable {
     }
 }
 
-/// Whether the newest durable write failed, and how long ago (a conflict is the request's
-/// fault, not the database's, and does not count). A failure counts for ``window`` (30 seconds)
-/// or until a write succeeds: a server with no traffic left after a failure is then judged by
-/// the health check's own write alone, so it comes back once space is freed.
+/// Whether the newest real write (a click, an install, an event) failed: the failure stands
+/// until a real write succeeds (a conflict is the request's fault, not the database's, and does
+/// not count), whatever the health check's own small write does. On a full disk that small write
+/// still fits while every tap fails, and health answered 200 (24 of 40 checks).
+///
+/// Without traffic after a failure (a load balancer that took the server out sends none) the
+/// failure would stand for ever, so the health check then writes a probe as large as
+/// ``probeBytes``, more than any real write stores, and only its success clears it
+/// (``SQLStore/writeProblem(at:)``).
 final class WriteOutcomes: Sendable {
-    private let state = Mutex<(problem: String, at: ContinuousClock.Instant)?>(nil)
-    let window: Duration
+    /// The standing failure, and a count of failures noted (so a probe that began before a newer
+    /// failure does not clear it).
+    private let state = Mutex<(problem: String?, failures: UInt64)>((nil, 0))
 
-    init(window: Duration = .seconds(30)) {
-        self.window = window
-    }
+    /// The bytes of the health check's probe while a failure stands: 256 KiB, 64 pages of 4 KiB,
+    /// where a click's transaction (its row, its indexes, its daily counts) writes about a dozen.
+    static let probeBytes = 256 * 1024
 
-    var problem: String? {
-        state.withLock { state in
-            guard let state, ContinuousClock.now - state.at < window else { return nil }
-            return state.problem
-        }
+    init() {}
+
+    /// The standing failure, if any.
+    var problem: String? { state.withLock { $0.problem } }
+
+    /// The standing failure and its count, for ``clear(unlessNewerThan:)``.
+    var standing: (problem: String, failures: UInt64)? {
+        state.withLock { state in state.problem.map { ($0, state.failures) } }
     }
 
     /// Notes a batch's results; returns how many failed (a conflict is not a failure).
@@ -47,11 +56,19 @@ final class WriteOutcomes: Sendable {
         }
         state.withLock { state in
             if let failure {
-                state = (failure, ContinuousClock.now)
+                state = (failure, state.failures &+ 1)
             } else if succeeded {
-                state = nil
+                state.problem = nil
             }
         }
         return failures
+    }
+
+    /// The probe succeeded: the failure counted `failures` is cleared, unless a newer one was
+    /// noted since.
+    func clear(unlessNewerThan failures: UInt64) {
+        state.withLock { state in
+            if state.failures == failures { state.problem = nil }
+        }
     }
 }
