@@ -10,7 +10,8 @@ import Testing
 
 /// The pasteboard end to end over loopback: the landing page copies the link with its token,
 /// the app's first launch reads it through `LinkFortyBackend` unchanged, and the server
-/// attributes the install to that click with certainty; the same token a second time is not.
+/// attributes the install to that click with certainty; the same link on another device is
+/// attributed to it as certainly on both sides.
 @Suite("End to end: the landing page's link through the pasteboard", .timeLimit(.minutes(1)))
 struct CertainLinkEndToEndTests {
     /// The walkthrough's client, reading `pasteboard` on its first launch.
@@ -21,7 +22,7 @@ struct CertainLinkEndToEndTests {
         }
     }
 
-    @Test("landing page → token → LinkFortyBackend's install with it → attributed, pasteboard, 100, the right link; the token again is not", arguments: TestEngine.available)
+    @Test("landing page → token → LinkFortyBackend's install with it → attributed, pasteboard, 100, the right link; the token on another device: the same on both sides", arguments: TestEngine.available)
     func pasteboardStory(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.store.setLandingPage(project: world.project.id, LandingPageSettings(enabled: true, appName: "Acme Shop"))
@@ -75,15 +76,34 @@ struct CertainLinkEndToEndTests {
                 #expect(pasteboard.text == nil)
                 await client.shutdown()
 
-                // A second install with the same copied link (another phone on that network): the
-                // server does not attribute it by the token again.
+                // The same copied link on another device of the person's (the pasteboard syncs to
+                // their iPad): the app there delivers it as certain, and the server says so too, to
+                // the same tap, which had brought the first install. Before, the server stored
+                // this install by fingerprint (another link, or organic) while the app said
+                // pasteboard.
                 let again = InMemoryPasteboard()
                 again.copy(copied)
-                let second = try Self.client(port: port, key: world.sdkKey, network: .init(address: "198.51.100.40"), pasteboard: again)
+                var iPad = StaticDeviceInfo.iPhone
+                iPad.screen = .init(width: 820, height: 1180, scale: 2)
+                iPad.deviceModel = "iPad13,18"
+                let second = try EndToEndTests.client(port: port, key: world.sdkKey, network: .init(address: "198.51.100.40")) {
+                    $0.installMarker = nil
+                    $0.pasteboardCheck = PasteboardCheck(pasteboard: again)
+                    $0.deviceInfo = StaticDeviceInfo(iPad)
+                }
+                var secondLinks = second.deepLinks().makeAsyncIterator()
                 await second.start()
-                let secondID = try #require(await second.installOutcome().attribution?.installID)
+                #expect(await secondLinks.next()?.shortCode == "p42")
+                guard case .attributed(let secondLink, let secondAttribution) = await second.installOutcome() else {
+                    Issue.record("the second device's install is not attributed")
+                    return
+                }
+                #expect(secondLink.shortCode == "p42" && secondAttribution.method == .pasteboard)
+                let secondID = try #require(secondAttribution.installID)
+                #expect(secondID != attribution.installID)
                 let stored = try #require(try await world.store.install(project: world.project.id, id: secondID))
-                #expect(stored.method != .pasteboard && stored.linkID != p42.id)
+                #expect(stored.method == .pasteboard && stored.linkID == p42.id && stored.clickID == tap?.id && stored.confidence == 100)
+                #expect(stored.matchedFactors == ["click_token_used"])
                 await second.shutdown()
             }
         }

@@ -25,10 +25,12 @@ struct LandingPageTests {
     }
 
     static func install(
-        _ client: some TestClientProtocol, key: String, token: String?, ip: String = "198.51.100.99"
+        _ client: some TestClientProtocol, key: String, token: String?, ip: String = "198.51.100.99", screenWidth: Int? = nil
     ) async throws -> [String: JSONValue] {
         var body = HTTPTest.installBody
         if let token { body["clickToken"] = .string(token) }
+        // Another device: another screen.
+        if let screenWidth { body["screenWidth"] = .int(screenWidth) }
         return try await client.execute(
             uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: key, ip: ip, json: true), body: HTTPTest.body(body)
         ) { response async throws in
@@ -162,7 +164,7 @@ struct LandingPageTests {
         }
     }
 
-    @Test("an install with the token: attributed to that click at 100, method pasteboard, the right link; the same token again is matched by fingerprint and says why", arguments: TestEngine.available)
+    @Test("an install with the token: attributed to that click at 100, method pasteboard, the right link", arguments: TestEngine.available)
     func tokenAttribution(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var springLink = try await world.link("spring")
@@ -188,11 +190,64 @@ struct LandingPageTests {
                 #expect(data["clickId"] == clicks.first.map { .string($0.id) })
                 let stored = try await world.store.install(project: world.project.id, id: first["installId"]?.stringValue ?? "")
                 #expect(stored?.method == .pasteboard && stored?.clickID == clicks.first?.id && stored?.confidence == 100)
+            }
+        }
+    }
 
-                let second = try await Self.install(client, key: world.sdkKey, token: token)
-                #expect(second["clickToken"] == "used" && second["attributionMethod"] != "pasteboard")
-                guard case .object(let fingerprinted)? = second["deepLinkData"] else { Issue.record("no fingerprint match"); return }
-                #expect(fingerprinted["shortCode"] == "summer")
+    @Test(
+        "a used token: the same install reporting again gets its install back, nothing stored; another device holding the link is attributed to it too, and past the window it is not",
+        arguments: TestEngine.available)
+    func usedToken(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            var springLink = try await world.link("spring", window: 24)
+            springLink.landingPage = true
+            #expect(try await world.store.updateLink(springLink))
+            let spring = springLink
+            try await world.link("summer", scheme: nil)
+            try await world.app().test(.live) { client in
+                var page = ""
+                try await RedirectTests.get(client, "/spring" + Self.tap, userAgent: HTTPTest.safari, ip: "203.0.113.50") { page = String(buffer: $0.body) }
+                let token = try #require(Self.token(page))
+                world.clock.advance(hours: 0.1)
+                try await RedirectTests.get(client, "/summer" + Self.tap, userAgent: HTTPTest.safari, ip: "198.51.100.99") { #expect($0.status == .found) }
+                let click = try #require(try await world.store.clicks(link: spring.id).first)
+                world.clock.advance(hours: 0.1)
+                let first = try await Self.install(client, key: world.sdkKey, token: token)
+                #expect(first["clickToken"] == "accepted")
+                let installs = { try await world.store.installs(project: world.project.id, link: nil, limit: 100) }
+                #expect(try await installs().count == 1)
+
+                // Its answer was lost; the app sends the same report on its next launch, from
+                // another network. Before, that was a second install, matched by fingerprint
+                // to summer, while the app delivered spring as certain and kept the second id.
+                world.clock.advance(hours: 1)
+                let again = try await Self.install(client, key: world.sdkKey, token: token, ip: "192.0.2.44")
+                #expect(again["installId"] == first["installId"] && again["clickToken"] == "accepted")
+                #expect(again["attributionMethod"] == "pasteboard" && again["deepLinkData"] == first["deepLinkData"])
+                #expect(try await installs().count == 1)
+
+                // The link reached another device too (the pasteboard syncs across a person's
+                // devices): the app there holds it and delivers it as certain, and so does the
+                // server now, to the same link and click, saying the tap was counted before.
+                let other = try await Self.install(client, key: world.sdkKey, token: token, screenWidth: 820)
+                #expect(other["installId"] != first["installId"] && other["clickToken"] == "used")
+                #expect(other["attributed"] == true && other["attributionMethod"] == "pasteboard" && other["confidenceScore"] == 100)
+                #expect(other["matchedFactors"] == ["click_token_used"])
+                guard case .object(let data)? = other["deepLinkData"] else { Issue.record("no deepLinkData"); return }
+                #expect(data["shortCode"] == "spring" && data["clickId"] == .string(click.id))
+                let stored = try await world.store.install(project: world.project.id, id: other["installId"]?.stringValue ?? "")
+                #expect(stored?.linkID == spring.id && stored?.clickID == click.id && stored?.method == .pasteboard)
+                #expect(try await installs().count == 2)
+                let why = Dashboard.whyItMatched(stored?.matchedFactors ?? [])
+                #expect(why.contains("had brought an earlier install"))
+
+                // Past the link's window the token decides nothing for another device; the same
+                // install still gets its own back.
+                world.clock.advance(hours: 24)
+                let late = try await Self.install(client, key: world.sdkKey, token: token, screenWidth: 744)
+                #expect(late["clickToken"] == "expired" && late["attributionMethod"] != "pasteboard")
+                let lateAgain = try await Self.install(client, key: world.sdkKey, token: token)
+                #expect(lateAgain["installId"] == first["installId"])
             }
         }
     }
@@ -228,7 +283,7 @@ struct LandingPageTests {
         }
     }
 
-    @Test("two installs at once with one token: exactly one is attributed by it", arguments: TestEngine.available)
+    @Test("installs at once with one token from eight devices: exactly one claims its click", arguments: TestEngine.available)
     func oneUse(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var spring = try await world.link("spring")
@@ -240,10 +295,13 @@ struct LandingPageTests {
                 let token = try #require(Self.token(page))
                 let answers = try await withThrowingTaskGroup(of: JSONValue?.self) { group in
                     for index in 0..<8 {
-                        group.addTask { try await Self.install(client, key: world.sdkKey, token: token, ip: "192.0.2.\(index + 1)")["clickToken"] }
+                        group.addTask {
+                            try await Self.install(client, key: world.sdkKey, token: token, ip: "192.0.2.\(index + 1)", screenWidth: 700 + index)["clickToken"]
+                        }
                     }
                     return try await group.reduce(into: [JSONValue?]()) { $0.append($1) }
                 }
+                // Eight devices: one claims the click, seven are told it was claimed.
                 #expect(answers.filter { $0 == "accepted" }.count == 1 && answers.filter { $0 == "used" }.count == 7)
             }
         }

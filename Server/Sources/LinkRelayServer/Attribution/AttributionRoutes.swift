@@ -29,7 +29,7 @@ struct AttributionRoutes: Sendable {
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let report = try InstallReport(body, clientAddress: context.clientAddress, matchPrivateNetworks: configuration.matchPrivateNetworks)
         let attribution = try await AttributionService(store: store, matcher: configuration.matcher).attribute(report, project: key.projectID, at: clock())
-        configuration.metrics.install(method: attribution.install.method.rawValue)
+        if !attribution.repeated { configuration.metrics.install(method: attribution.install.method.rawValue) }
         return attribution
     }
 

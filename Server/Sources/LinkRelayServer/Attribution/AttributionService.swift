@@ -96,6 +96,13 @@ package struct AttributionService: Sendable {
     /// Matches `report` against the project's clicks at `now` and stores the install: by its
     /// click token when it carries one of the project's, unused and unexpired (certain,
     /// confidence 100, method `pasteboard`; the token is used up); else by its signals.
+    ///
+    /// A token another install used already still names the link that reached this one, as the
+    /// app that holds the link says: the install is attributed to that link and click with
+    /// certainty too (factor `click_token_used`; the click was the first install's to claim),
+    /// unless the link's window has passed. The same install reporting again (its answer was
+    /// lost: ``sameDevice(_:_:)`` as the token's install) is answered that install, and nothing
+    /// is stored.
     package func attribute(_ report: InstallReport, project: String, at now: Date) async throws -> InstallAttribution {
         var tokenUse: ClickTokenUse?
         if let token = report.clickToken {
@@ -105,30 +112,72 @@ package struct AttributionService: Sendable {
             let hash = ClickTokens.hash(token)
             let installID = RecordID.timeOrdered(at: now)
             let use = try await store.useClickToken(hash: hash, project: project, installID: installID, at: now)
-            if case .accepted(let linkID, let clickID, let clickedAt) = use, let link = try await store.cachedLink(id: linkID) {
-                let factors = ["click_token"]
-                let install = InstallRecord(
-                    id: installID, projectID: project, linkID: link.id, clickID: clickID, confidence: 100, matchedFactors: factors,
-                    method: .pasteboard, installedAt: now, device: report.signals, platform: DevicePlatform(reported: report.platform),
-                    platformVersion: report.platformVersion, deviceID: report.deviceID, fingerprintHash: report.fingerprintHash,
-                    attributionWindowHours: report.attributionWindowHours,
-                    deepLinkData: AttributionRoutes.deepLinkData(link, clickID: clickID, clickedAt: clickedAt, confidence: 100, factors: factors),
-                    appleAdsToken: report.appleAdsToken)
-                let writing = ContinuousClock.now
-                do {
-                    try await store.recordInstall(install)
-                } catch {
-                    // Not stored: the token is given back, so the SDK's retry can use it.
-                    try? await store.releaseClickToken(hash: hash, installID: installID)
-                    throw error
+            switch use {
+            case .accepted(let linkID, let clickID, let clickedAt):
+                if let link = try await store.cachedLink(id: linkID) {
+                    return try await certain(
+                        report, id: installID, link: link, clickID: clickID, clickedAt: clickedAt, factors: ["click_token"], token: use,
+                        project: project, at: now, givingBack: hash)
                 }
-                let timings = InstallAttribution.Timings(candidates: 0, read: .zero, scoring: .zero, write: ContinuousClock.now - writing)
-                return InstallAttribution(install: install, attributed: true, reportedIP: report.reportedIP, timings: timings, clickToken: use)
+                // A token whose link is gone counts as unknown; it stays used.
+                tokenUse = .unknown
+            case .used(let linkID, let clickID, let clickedAt, let first, let expired):
+                if let earlier = try await store.install(project: project, id: first), Self.sameDevice(earlier, report) {
+                    // A late Apple Ads token the first report went without joins it.
+                    if let adsToken = report.appleAdsToken, earlier.appleAdsToken == nil {
+                        _ = try await store.addAppleAdsToken(adsToken, install: earlier.id, project: project)
+                    }
+                    let timings = InstallAttribution.Timings(candidates: 0, read: .zero, scoring: .zero, write: .zero)
+                    return InstallAttribution(
+                        install: earlier, attributed: earlier.linkID != nil, reportedIP: report.reportedIP, timings: timings,
+                        clickToken: .accepted(linkID: linkID, clickID: clickID, clickedAt: clickedAt), repeated: true)
+                }
+                if !expired, let link = try await store.cachedLink(id: linkID) {
+                    return try await certain(
+                        report, id: installID, link: link, clickID: clickID, clickedAt: clickedAt, factors: ["click_token_used"],
+                        token: use, project: project, at: now, givingBack: nil)
+                }
+                tokenUse = expired ? .expired : .unknown
+            case .expired, .unknown:
+                tokenUse = use
             }
-            // A token whose link is gone counts as unknown; it stays used.
-            if case .accepted = use { tokenUse = .unknown } else { tokenUse = use }
         }
         return try await match(report, project: project, at: now, token: tokenUse)
+    }
+
+    /// Whether `report` comes from the device `earlier` was reported from: the same agent, time
+    /// zone, language, screen, platform and its version, and device id. Not the address: a report
+    /// sent again on a later launch may come from another network.
+    static func sameDevice(_ earlier: InstallRecord, _ report: InstallReport) -> Bool {
+        let device = earlier.device, now = report.signals
+        return device.userAgent == now.userAgent && device.timezone == now.timezone && device.language == now.language
+            && device.screenWidth == now.screenWidth && device.screenHeight == now.screenHeight
+            && earlier.platform == DevicePlatform(reported: report.platform) && earlier.platformVersion == report.platformVersion
+            && earlier.deviceID == report.deviceID
+    }
+
+    /// The install attributed by its click token to `link`'s click `clickID`, stored; a failed
+    /// write gives back the token `givingBack` (so the SDK's retry can use it).
+    private func certain(
+        _ report: InstallReport, id: String, link: LinkRecord, clickID: String, clickedAt: Date, factors: [String], token: ClickTokenUse,
+        project: String, at now: Date, givingBack hash: String?
+    ) async throws -> InstallAttribution {
+        let install = InstallRecord(
+            id: id, projectID: project, linkID: link.id, clickID: clickID, confidence: 100, matchedFactors: factors,
+            method: .pasteboard, installedAt: now, device: report.signals, platform: DevicePlatform(reported: report.platform),
+            platformVersion: report.platformVersion, deviceID: report.deviceID, fingerprintHash: report.fingerprintHash,
+            attributionWindowHours: report.attributionWindowHours,
+            deepLinkData: AttributionRoutes.deepLinkData(link, clickID: clickID, clickedAt: clickedAt, confidence: 100, factors: factors),
+            appleAdsToken: report.appleAdsToken)
+        let writing = ContinuousClock.now
+        do {
+            try await store.recordInstall(install)
+        } catch {
+            if let hash { try? await store.releaseClickToken(hash: hash, installID: id) }
+            throw error
+        }
+        let timings = InstallAttribution.Timings(candidates: 0, read: .zero, scoring: .zero, write: ContinuousClock.now - writing)
+        return InstallAttribution(install: install, attributed: true, reportedIP: report.reportedIP, timings: timings, clickToken: token)
     }
 
     /// The deferred match by signals; `token` says what became of a click token the report
@@ -192,13 +241,19 @@ package struct InstallAttribution: Sendable, ResponseGenerator {
     /// (`accepted`, `used`, `expired`, `unknown`), so an install matched by its signals says
     /// why the token did not decide.
     package var clickToken: ClickTokenUse?
+    /// Whether `install` was stored by an earlier report of the same install (one whose answer
+    /// was lost), answered again: nothing was stored, and it is not counted again.
+    package var repeated: Bool
 
-    package init(install: InstallRecord, attributed: Bool, reportedIP: String?, timings: Timings, clickToken: ClickTokenUse? = nil) {
+    package init(
+        install: InstallRecord, attributed: Bool, reportedIP: String?, timings: Timings, clickToken: ClickTokenUse? = nil, repeated: Bool = false
+    ) {
         self.install = install
         self.attributed = attributed
         self.reportedIP = reportedIP
         self.timings = timings
         self.clickToken = clickToken
+        self.repeated = repeated
     }
 
     /// Where an install's time went, for the benchmark's `--phases`.

@@ -252,6 +252,7 @@ extension Dashboard {
             "ip": "the same network", "address": "the same address", "user_agent": "the same device and OS version",
             "timezone": "the same time zone", "language": "the same language", "screen": "the same screen size",
             "click_token": "the link the landing page copied, pasted in the app",
+            "click_token_used": "the link the landing page copied, pasted in the app, whose tap had brought an earlier install",
         ]
         let phrases = factors.map { words[$0] ?? $0 }
         switch phrases.count {

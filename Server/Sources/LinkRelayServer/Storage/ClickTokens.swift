@@ -52,8 +52,9 @@ package struct ClickTokenRecord: Sendable, Hashable {
 package enum ClickTokenUse: Sendable, Hashable {
     /// Taken for the install: its click.
     case accepted(linkID: String, clickID: String, clickedAt: Date)
-    /// Another install used it already.
-    case used
+    /// Another install used it already: `installID`'s, of the click `clickID` of `linkID`;
+    /// `expired` when the link's attribution window has passed since.
+    case used(linkID: String, clickID: String, clickedAt: Date, installID: String, expired: Bool)
     /// Its link's attribution window has passed.
     case expired
     /// Not a token of this project (or not one at all).
@@ -133,10 +134,15 @@ extension SQLStore {
             return .accepted(linkID: try row["link_id"], clickID: clickID, clickedAt: clickedAt)
         }
         guard let row = try await engine.select(
-            "SELECT used_at, expires_at FROM click_tokens WHERE token_hash = \(hash) AND project_id = \(project)"
+            "SELECT used_at, expires_at, install_id, link_id, click_id, clicked_at FROM click_tokens WHERE token_hash = \(hash) AND project_id = \(project)"
         ).first else { return .unknown }
         let usedAt: Date? = try row["used_at"]
-        return usedAt != nil ? .used : .expired
+        let usedBy: String? = try row["install_id"]
+        guard usedAt != nil, let usedBy else { return .expired }
+        let expiresAt: Date = try row["expires_at"]
+        return .used(
+            linkID: try row["link_id"], clickID: try row["click_id"], clickedAt: try row["clicked_at"], installID: usedBy,
+            expired: expiresAt <= now)
     }
 
     package func releaseClickToken(hash: String, installID: String) async throws {
