@@ -13,7 +13,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "The port; 0 for any free port.") var port = 8080
     @Flag(name: .long, help: "Take the client's address from X-Forwarded-For, and the origin from X-Forwarded-Proto/-Host (behind your own proxy).")
     var trustProxy = false
-    @Option(name: .long, help: "With --trust-proxy: a network (CIDR) of proxies in front of the server whose X-Forwarded-For entries are skipped; repeatable. Default: loopback and private networks.")
+    @Option(name: .long, help: "With --trust-proxy: a network (CIDR) of proxies before the one the server is reached from (a load balancer, a CDN), whose X-Forwarded-For entries are skipped; repeatable. Default: none (the client is the entry the proxy in front appended).")
     var trustedProxy: [String] = []
     @Option(name: .long, help: "The origin share links are made on (https://go.acme.app); default: each request's own.")
     var publicURL: String?
@@ -133,7 +133,7 @@ struct Serve: AsyncParsableCommand {
         let fileLimit = OpenFileLimit.raise()
         let configuration = ServerConfiguration(
             host: host, port: port, trustProxy: trustProxy,
-            trustedProxies: trustedProxy.isEmpty ? IPNetwork.privateAndLoopback : trustedProxy.compactMap(IPNetwork.init), publicBaseURL: publicURL.flatMap(URL.init(string:)),
+            trustedProxies: trustedProxy.compactMap(IPNetwork.init), publicBaseURL: publicURL.flatMap(URL.init(string:)),
             matcher: DeferredMatcher(
                 sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours, matchesAddressFirst: addressFirst,
                 scoresIPv4Networks: ipv4NetworkMatch, sprayerDevices: sprayerDevices), matchPrivateNetworks: matchPrivateNetworks,

@@ -56,7 +56,7 @@ struct ResolveTests {
                     try await client.execute(
                         uri: path + query, method: .get,
                         headers: [.authorization: "Bearer \(world.sdkKey)", .userAgent: "AcmeShop/412 CFNetwork/1494.0.7 Darwin/23.4.0",
-                                  .init("X-Forwarded-For")!: "203.0.113.7, 10.0.0.1"]
+                                  .init("X-Forwarded-For")!: "198.51.100.66, 203.0.113.7"]
                     ) { response async throws in
                         #expect(response.status == .ok)
                         let answer = try Self.object(response.body)

@@ -13,11 +13,13 @@ package enum ClientAddress {
     /// one, `X-Forwarded-For` read from the right, as the proxies wrote it: each proxy appends the
     /// address it was reached from, so the rightmost entries are the proxies' own words and the
     /// leftmost are whatever the client sent. The client is the rightmost entry that is not one
-    /// of `trustedProxies` (nginx's `$proxy_add_x_forwarded_for`, a load balancer's); when every
-    /// entry is a trusted address, the leftmost. An entry that is not an IPv4 or IPv6 address ends
-    /// the walk (the client wrote it), and with no address found the peer is the client. `::ffff:`
-    /// mapped IPv4 is unwrapped.
-    static func of(forwardedFor: String?, peer: String?, trustProxy: Bool, trustedProxies: [IPNetwork] = IPNetwork.privateAndLoopback) -> String? {
+    /// of `trustedProxies`, the proxies before the one the server is reached from (nginx's
+    /// `$proxy_add_x_forwarded_for`, a load balancer's); with none named, the rightmost entry,
+    /// which the proxy in front wrote: a client on a private network behind it is its private
+    /// address, whatever it wrote to the left. When every entry is a trusted address, the
+    /// leftmost. An entry that is not an IPv4 or IPv6 address ends the walk (the client wrote it),
+    /// and with no address found the peer is the client. `::ffff:` mapped IPv4 is unwrapped.
+    static func of(forwardedFor: String?, peer: String?, trustProxy: Bool, trustedProxies: [IPNetwork] = []) -> String? {
         var chosen = peer.flatMap { normalized(Substring($0)) }
         if trustProxy, let forwardedFor {
             var leftmostTrusted: String?
@@ -53,11 +55,28 @@ package enum ClientAddress {
     }
 
     /// The address `request` came from.
-    static func of(_ request: Request, _ context: ServerContext, trustProxy: Bool, trustedProxies: [IPNetwork] = IPNetwork.privateAndLoopback) -> String? {
+    static func of(_ request: Request, _ context: ServerContext, trustProxy: Bool, trustedProxies: [IPNetwork] = []) -> String? {
+        of(forwardedFor: forwardedFor(request), peer: context.remoteAddress?.ipAddress, trustProxy: trustProxy, trustedProxies: trustedProxies)
+    }
+
+    /// `request`'s `X-Forwarded-For` fields, joined; `nil` without one.
+    static func forwardedFor(_ request: Request) -> String? {
         let forwarded = request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value).joined(separator: ",")
-        return of(
-            forwardedFor: forwarded.isEmpty ? nil : forwarded, peer: context.remoteAddress?.ipAddress, trustProxy: trustProxy,
-            trustedProxies: trustedProxies)
+        return forwarded.isEmpty ? nil : forwarded
+    }
+
+    /// Whether `chosen`, the client read from `forwardedFor` with no proxy named
+    /// (`--trusted-proxy`), looks like a proxy of the operator's rather than a client: a
+    /// loopback or private address with another address before it (a load balancer in front of
+    /// nginx appears so, and then every client behind it has that address; so does a client on a
+    /// private network that wrote the header itself).
+    static func looksLikeUnnamedProxy(_ chosen: String?, forwardedFor: String?) -> Bool {
+        guard let chosen, let forwardedFor, let bytes = IPNetwork.bytes(of: chosen),
+            IPNetwork.privateAndLoopback.contains(where: { $0.contains(bytes) })
+        else { return false }
+        let entries = forwardedFor.split(separator: ",")
+        guard entries.count >= 2, let last = entries.last.flatMap({ normalized($0) }), last == chosen else { return false }
+        return normalized(entries[entries.count - 2]).flatMap(IPNetwork.bytes(of:)) != nil
     }
 
     /// The network an address belongs to (IPv4 /24 as `203.0.113`, IPv6 /64 as its first four

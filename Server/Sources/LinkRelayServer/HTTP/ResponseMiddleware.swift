@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Synchronization
 
 /// The outermost middleware: every answer, an error's too, carries the headers that keep a
 /// browser from misreading or framing it, and (with an access log) leaves one line.
@@ -18,13 +19,32 @@ struct ResponseMiddleware: RouterMiddleware {
 
     let accessLog: AccessLog?
     let configuration: ServerConfiguration
+    /// The unnamed proxy's warning, logged once per process.
+    private let unnamedProxyWarning = Once()
+
+    init(accessLog: AccessLog?, configuration: ServerConfiguration) {
+        self.accessLog = accessLog
+        self.configuration = configuration
+    }
 
     static let defaultPolicy = "default-src 'none'; frame-ancestors 'none'"
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         var context = context
-        context.clientAddress = ClientAddress.of(request, context, trustProxy: configuration.trustProxy, trustedProxies: configuration.trustedProxies)
+        if configuration.trustProxy {
+            let forwarded = ClientAddress.forwardedFor(request)
+            context.clientAddress = ClientAddress.of(
+                forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress, trustProxy: true, trustedProxies: configuration.trustedProxies)
+            if configuration.trustedProxies.isEmpty, ClientAddress.looksLikeUnnamedProxy(context.clientAddress, forwardedFor: forwarded),
+                unnamedProxyWarning.first()
+            {
+                context.logger.warning(
+                    "X-Forwarded-For names a private address (\(context.clientAddress ?? "")) as the client, after another address: if a load balancer or another proxy is in front of the one this server is reached from, name its network with --trusted-proxy (until then every client behind it has its address and no install is matched); if not, a client on a private network wrote the header. Said once.")
+            }
+        } else {
+            context.clientAddress = ClientAddress.of(request, context, trustProxy: false)
+        }
         var response: Response
         do {
             response = try await next(request, context)
@@ -100,5 +120,17 @@ struct ResponseMiddleware: RouterMiddleware {
             result += piece
         }
         return result
+    }
+}
+
+/// Says `true` to the first caller of ``first()`` and `false` to every later one.
+final class Once: Sendable {
+    private let done = Mutex(false)
+
+    func first() -> Bool {
+        done.withLock { done in
+            defer { done = true }
+            return !done
+        }
     }
 }

@@ -17,8 +17,9 @@ package struct ServerConfiguration: Sendable {
     /// tests). Off by default: a client could otherwise claim any address.
     package var trustProxy: Bool
     /// The proxies `X-Forwarded-For` passes through, besides the one the server is reached from
-    /// (with ``trustProxy``): the client is the rightmost entry outside them. Default: loopback
-    /// and private networks (``IPNetwork/privateAndLoopback``).
+    /// (with ``trustProxy``): the client is the rightmost entry outside them. Default: none, so
+    /// the client is the entry the proxy in front appended. (0.6.0's default was loopback and
+    /// private networks, which let a client on a private network choose its address.)
     package var trustedProxies: [IPNetwork]
     /// The origin share links are made on (`https://go.acme.app`); `nil` for the request's
     /// own (`Host`, and `X-Forwarded-Proto` behind a trusted proxy).
@@ -77,7 +78,7 @@ package struct ServerConfiguration: Sendable {
 
     /// A configuration; see each property.
     package init(
-        host: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false, trustedProxies: [IPNetwork] = IPNetwork.privateAndLoopback,
+        host: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false, trustedProxies: [IPNetwork] = [],
         publicBaseURL: URL? = nil,
         matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
         clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30), accessLog: Bool = true,
