@@ -48,8 +48,9 @@ struct ConnectionBudgetTests {
         #expect(ConnectionBudget(maximum: 880, connections: connections).batch == 110 && ConnectionBudget(maximum: 3, connections: connections).batch == 1)
     }
 
-    @Test("at the cap with every connection busy, the first to finish its response is closed instead of kept alive")
-    func nextIdleClosedWhenWaiting() {
+    /// Two connections, both in a request, and the cap reached: nothing idle to close, so the
+    /// listener waits for room.
+    static func capWithBothBusy() -> (Closed, IdleConnections, UInt64, UInt64) {
         let closed = Closed()
         let connections = IdleConnections()
         let first = connections.opened(close: closed.close(1))
@@ -57,6 +58,12 @@ struct ConnectionBudgetTests {
         connections.busy(first)
         connections.busy(second)
         #expect(!connections.closeLongestIdle())
+        return (closed, connections, first, second)
+    }
+
+    @Test("at the cap with every connection busy, the first to finish its response is closed instead of kept alive")
+    func nextIdleClosedWhenWaiting() {
+        let (closed, connections, first, second) = Self.capWithBothBusy()
         connections.idle(second)
         #expect(closed.all == [2])
         connections.idle(first)
@@ -82,13 +89,7 @@ struct ConnectionBudgetTests {
 
     @Test("a connection closed by itself makes the room: the next to become idle is kept alive")
     func closeClearsWaiting() {
-        let closed = Closed()
-        let connections = IdleConnections()
-        let first = connections.opened(close: closed.close(1))
-        let second = connections.opened(close: closed.close(2))
-        connections.busy(first)
-        connections.busy(second)
-        #expect(!connections.closeLongestIdle())
+        let (closed, connections, first, second) = Self.capWithBothBusy()
         connections.closed(second)
         connections.idle(first)
         #expect(closed.all == [])

@@ -91,8 +91,8 @@ def read_clipboard(driver):
         "navigator.clipboard.readText().then(done, function (e) { done('ERROR ' + e); });")
 
 
-def install(server, sdk_key, token):
-    body = {"userAgent": "Acme Shop/2.3.0 iOS/17.4.1", "timezone": "Europe/Berlin", "language": "de_DE", "screenWidth": 1179,
+def install(server, sdk_key, token, screen_width=1179):
+    body = {"userAgent": "Acme Shop/2.3.0 iOS/17.4.1", "timezone": "Europe/Berlin", "language": "de_DE", "screenWidth": screen_width,
             "screenHeight": 2556, "platform": "iOS", "platformVersion": "17.4.1", "clickToken": token}
     return api(server, "POST", "/api/sdk/v1/install", sdk_key, body)
 
@@ -148,9 +148,15 @@ def main():
     check(first.get("attributed") is True and first.get("attributionMethod") == "pasteboard" and first.get("confidenceScore") == 100,
           "an install with the token is attributed by it at 100 (%s)" % {k: first.get(k) for k in ("attributed", "attributionMethod", "confidenceScore")})
     check((first.get("deepLinkData") or {}).get("shortCode") == "spring", "to the link that was tapped")
-    second = install(server, args.sdk_key, token)
-    check(second.get("attributionMethod") != "pasteboard" and second.get("clickToken") == "used",
-          "the same token again is not attributed by it, and the answer says why (%s)" % second.get("clickToken"))
+    # The same report again (its answer lost): the same install, not a second one.
+    again = install(server, args.sdk_key, token)
+    check(again.get("installId") == first.get("installId") and again.get("clickToken") == "accepted",
+          "the same report again is answered the same install (%s)" % again.get("clickToken"))
+    # Another device with the copied link: attributed to the same link too, saying its tap was used.
+    second = install(server, args.sdk_key, token, screen_width=820)
+    check(second.get("installId") != first.get("installId") and second.get("attributionMethod") == "pasteboard"
+          and second.get("clickToken") == "used" and (second.get("deepLinkData") or {}).get("shortCode") == "spring",
+          "another device with the token is attributed to its link, the answer saying the token was used (%s)" % second.get("clickToken"))
 
     # Without JavaScript: nothing can be copied, so the plain store redirect.
     Store.visits.clear()

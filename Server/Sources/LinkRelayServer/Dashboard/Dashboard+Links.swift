@@ -125,7 +125,7 @@ extension Dashboard {
         do {
             try LinkEditing.apply(JSONBody(object: try LinkForm.body(posted, clearing: true)), to: &link)
             guard try await store.updateLink(link) else { throw DashboardError(.notFound, "The link was deleted meanwhile.") }
-            try await store.learnDestinationHosts(project: link.projectID, hosts: DestinationHosts.hosts(of: link.destinationURLs))
+            try await store.learnDestinations(of: link)
             return Self.redirect("/dashboard/links/\(link.id)")
         } catch let error as APIError {
             return formPage(form, error: error, session: session, heading: "Edit \(link.shortCode)", action: "/dashboard/links/\(link.id)/edit", submit: "Save")

@@ -11,6 +11,8 @@ import NIOCore
 struct Dashboard: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
+    /// The dashboard's cookies, named for this server's scheme (``DashboardSecurity/Cookies``).
+    var cookies: DashboardSecurity.Cookies { DashboardSecurity.Cookies(configuration) }
     let clock: @Sendable () -> Date
     let pages: DashboardPages
     let limiter = SignInLimiter()
@@ -27,7 +29,7 @@ struct Dashboard: Sendable {
         // Any other address under /dashboard: a page that says so (the router's own 404 is JSON).
         open.get("**") { _, _ -> Response in throw DashboardError(.notFound, "There is no such page in the dashboard.") }
 
-        let signedIn = open.group().add(middleware: DashboardSessionMiddleware(store: store, clock: clock, cookies: DashboardSecurity.Cookies(configuration)))
+        let signedIn = open.group().add(middleware: DashboardSessionMiddleware(store: store, clock: clock, cookies: cookies))
         signedIn.get("") { request, context in try await overview(context) }
         signedIn.post("sign-out") { request, context in try await signOut(request, context) }
         signedIn.get("links") { request, context in try await links(request, context) }
@@ -76,7 +78,6 @@ struct Dashboard: Sendable {
     func signInPage(_ request: Request, _ context: ServerContext, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws
         -> Response
     {
-        let cookies = DashboardSecurity.Cookies(configuration)
         if problem == nil, let token = DashboardSecurity.cookie(cookies.session, in: request),
             try await store.session(hash: sha256Hex(token), at: clock()) != nil
         {
@@ -104,7 +105,6 @@ struct Dashboard: Sendable {
                 request, context, problem: "Too many failed sign-ins from this address. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
                 status: .tooManyRequests)
         }
-        let cookies = DashboardSecurity.Cookies(configuration)
         try Self.requireThisDashboard(request, configuration)
         let form = try await FormBody.read(request, timeout: configuration.bodyTimeout)
         guard DashboardSecurity.same(form["csrf"], DashboardSecurity.cookie(cookies.signIn, in: request)) else {
@@ -134,7 +134,6 @@ struct Dashboard: Sendable {
     func signOut(_ request: Request, _ context: ServerContext) async throws -> Response {
         let session = try await checkedForm(request, context).session
         try await store.deleteSession(hash: session.tokenHash)
-        let cookies = DashboardSecurity.Cookies(configuration)
         return Self.redirect("/dashboard/sign-in", cookies: [cookies.set(cookies.session, "", maxAge: 0)])
     }
 

@@ -54,11 +54,6 @@ package enum ClientAddress {
         return String(decoding: address, as: UTF8.self)
     }
 
-    /// The address `request` came from.
-    static func of(_ request: Request, _ context: ServerContext, trustProxy: Bool, trustedProxies: [IPNetwork] = []) -> String? {
-        of(forwardedFor: forwardedFor(request), peer: context.remoteAddress?.ipAddress, trustProxy: trustProxy, trustedProxies: trustedProxies)
-    }
-
     /// `request`'s `X-Forwarded-For` fields, joined; `nil` without one.
     static func forwardedFor(_ request: Request) -> String? {
         let forwarded = request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value).joined(separator: ",")

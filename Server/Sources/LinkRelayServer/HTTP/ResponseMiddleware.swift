@@ -32,18 +32,16 @@ struct ResponseMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         var context = context
-        if configuration.trustProxy {
-            let forwarded = ClientAddress.forwardedFor(request)
-            context.clientAddress = ClientAddress.of(
-                forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress, trustProxy: true, trustedProxies: configuration.trustedProxies)
-            if configuration.trustedProxies.isEmpty, ClientAddress.looksLikeUnnamedProxy(context.clientAddress, forwardedFor: forwarded),
-                unnamedProxyWarning.first()
-            {
-                context.logger.warning(
-                    "X-Forwarded-For names a private address (\(context.clientAddress ?? "")) as the client, after another address: if a load balancer or another proxy is in front of the one this server is reached from, name its network with --trusted-proxy (until then every client behind it has its address and no install is matched); if not, a client on a private network wrote the header. Said once.")
-            }
-        } else {
-            context.clientAddress = ClientAddress.of(request, context, trustProxy: false)
+        let forwarded = configuration.trustProxy ? ClientAddress.forwardedFor(request) : nil
+        context.clientAddress = ClientAddress.of(
+            forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress, trustProxy: configuration.trustProxy,
+            trustedProxies: configuration.trustedProxies)
+        // Checked until it is said: one atomic load per request after that.
+        if forwarded != nil, configuration.trustedProxies.isEmpty, !unnamedProxyWarning.happened,
+            ClientAddress.looksLikeUnnamedProxy(context.clientAddress, forwardedFor: forwarded), unnamedProxyWarning.first()
+        {
+            context.logger.warning(
+                "X-Forwarded-For names a private address (\(context.clientAddress ?? "")) as the client, after another address: if a load balancer or another proxy is in front of the one this server is reached from, name its network with --trusted-proxy (until then every client behind it has its address and no install is matched); if not, a client on a private network wrote the header. Said once.")
         }
         var response: Response
         do {
@@ -125,12 +123,12 @@ struct ResponseMiddleware: RouterMiddleware {
 
 /// Says `true` to the first caller of ``first()`` and `false` to every later one.
 final class Once: Sendable {
-    private let done = Mutex(false)
+    private let done = Atomic(false)
+
+    /// Whether ``first()`` was called.
+    var happened: Bool { done.load(ordering: .relaxed) }
 
     func first() -> Bool {
-        done.withLock { done in
-            defer { done = true }
-            return !done
-        }
+        !done.exchange(true, ordering: .relaxed)
     }
 }

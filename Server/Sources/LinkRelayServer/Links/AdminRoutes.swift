@@ -39,9 +39,7 @@ struct AdminRoutes: Sendable {
         for attempt in 1...10 {
             do {
                 try await store.insertTemplate(template)
-                try await store.learnDestinationHosts(
-                    project: template.projectID,
-                    hosts: DestinationHosts.hosts(of: [template.iosAppStoreURL, template.androidAppStoreURL, template.webFallbackURL]))
+                try await store.learnDestinations(of: template)
                 return ServerApplication.json(template, status: .created)
             } catch let error as StoreError where error.kind == .conflict {
                 if slug != nil { throw APIError(.conflict, "The slug '\(template.slug)' is taken.", field: "slug") }

@@ -32,7 +32,7 @@ package enum LinkCommands {
             throw StartupError(error.message)
         }
         guard try await store.updateLink(changed) else { throw StartupError("The link was deleted meanwhile.") }
-        try await store.learnDestinationHosts(project: changed.projectID, hosts: DestinationHosts.hosts(of: changed.destinationURLs))
+        try await store.learnDestinations(of: changed)
         return changed
     }
 

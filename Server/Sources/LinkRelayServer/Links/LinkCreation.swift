@@ -191,7 +191,7 @@ struct LinkCreation: Sendable {
         }
         let stored = try await Self.insert(link, customCode: customCode != nil, into: store)
         // An admin's link says where the project's links go (``DestinationHosts/Mode/learned``).
-        if admin { try await store.learnDestinationHosts(project: stored.projectID, hosts: DestinationHosts.hosts(of: stored.destinationURLs)) }
+        if admin { try await store.learnDestinations(of: stored) }
         return (stored, false)
     }
 

@@ -24,7 +24,7 @@ struct LinkEditing: Sendable {
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         try Self.apply(body, to: &link)
         guard try await store.updateLink(link) else { throw APIError.linkNotFound }
-        try await store.learnDestinationHosts(project: link.projectID, hosts: DestinationHosts.hosts(of: link.destinationURLs))
+        try await store.learnDestinations(of: link)
         var row = LinkCreation.row(link)
         row["clickCount"] = nil
         return ServerApplication.json(row)

@@ -35,6 +35,9 @@ package struct TemplateRecord: Sendable, Hashable, Codable {
         self.webFallbackURL = webFallbackURL
         self.createdAt = createdAt.storedPrecision
     }
+
+    /// The places a template's links fall back to, which teach the project's destination hosts.
+    var destinationURLs: [String?] { [iosAppStoreURL, androidAppStoreURL, webFallbackURL] }
 }
 
 /// An app the links open: what `/.well-known/apple-app-site-association` and

@@ -193,6 +193,8 @@ final class SQLiteEngine: SQLEngine {
     private let readers: [Connection]
     /// The analytics lane's own connection and thread (``readAnalytics(_:)``); `nil` in memory.
     private let analytics: Connection?
+    /// Every connection but the writer's: the readers and the analytics lane's.
+    private var readOnly: [Connection] { readers + (analytics.map { [$0] } ?? []) }
     private let nextReader = Atomic<Int>(0)
     private let pools: [NIOThreadPool]
     private let closed = Atomic<Bool>(false)
@@ -295,7 +297,7 @@ final class SQLiteEngine: SQLEngine {
     /// Statements prepared by every connection so far (each distinct text once per connection
     /// while kept): what the statement cache saves is visible to a test.
     var statementsPrepared: Int {
-        ([writer] + readers + (analytics.map { [$0] } ?? [])).reduce(0) { $0 + $1.database.statementsPrepared }
+        ([writer] + readOnly).reduce(0) { $0 + $1.database.statementsPrepared }
     }
 
     /// The device and inode of the file at `path`, or `nil` when there is none.
@@ -351,7 +353,7 @@ final class SQLiteEngine: SQLEngine {
     /// Closes the connections and stops their threads; a second call does nothing.
     func close() async throws {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
-        for connection in readers + (analytics.map { [$0] } ?? []) + [writer] {
+        for connection in readOnly + [writer] {
             let database = connection.database
             try await connection.lock.withLock { try await connection.pool.runIfActive { database.close() } }
         }

@@ -299,3 +299,16 @@ extension ServerStore {
     package func setLinkCacheTTL(_ ttl: Duration) {}
     package func report(to metrics: ServerMetrics) {}
 }
+
+extension ServerStore {
+    /// Adds the hosts `link` sends people to to its project's learned destination hosts
+    /// (``learnDestinationHosts(project:hosts:)``): after an admin's link is made or edited.
+    func learnDestinations(of link: LinkRecord) async throws {
+        try await learnDestinationHosts(project: link.projectID, hosts: DestinationHosts.hosts(of: link.destinationURLs))
+    }
+
+    /// The same for `template`'s fallbacks, after an admin makes it.
+    func learnDestinations(of template: TemplateRecord) async throws {
+        try await learnDestinationHosts(project: template.projectID, hosts: DestinationHosts.hosts(of: template.destinationURLs))
+    }
+}
