@@ -66,7 +66,9 @@ package enum ClientAddress {
     /// nginx appears so, and then every client behind it has that address; so does a client on a
     /// private network that wrote the header itself).
     static func looksLikeUnnamedProxy(_ chosen: String?, forwardedFor: String?) -> Bool {
-        guard let chosen, let forwardedFor, let bytes = IPNetwork.bytes(of: chosen),
+        // A header of one entry (an honest client behind one proxy, the usual tap) is settled
+        // without parsing an address.
+        guard let chosen, let forwardedFor, forwardedFor.utf8.contains(UInt8(ascii: ",")), let bytes = IPNetwork.bytes(of: chosen),
             IPNetwork.privateAndLoopback.contains(where: { $0.contains(bytes) })
         else { return false }
         let entries = forwardedFor.split(separator: ",")
