@@ -170,16 +170,23 @@ enum InMemoryRelay {
     static func match(
         _ install: Population.Install, signals: DeviceSignals, byNetwork: [Int32: [Int]], data: Signals, matcher: DeferredMatcher
     ) -> Int? {
+        let candidates = candidates(for: install, byNetwork: byNetwork, data: data, limit: matcher.candidateLimit)
+        let now = Date(timeIntervalSince1970: TimeInterval(install.time) / 1000)
+        return matcher.best(for: signals, among: candidates, at: now).flatMap { Int($0.click.id.dropFirst()) }.map { Int(data.population.clicks[$0].device) }
+    }
+
+    /// The clicks the store reads for `install`: its network's, before it, within 90 days, bots
+    /// left out, newest first, at most `limit`.
+    static func candidates(for install: Population.Install, byNetwork: [Int32: [Int]], data: Signals, limit: Int) -> [MatchCandidate] {
         let clicks = data.population.clicks
         var candidates: [MatchCandidate] = []
         for index in (byNetwork[Int32(install.network)] ?? []).reversed() where clicks[index].time <= install.time {
             let record = data.record(index)
             guard !record.isBot, install.time - clicks[index].time <= 2160 * 3_600_000 else { continue }
             candidates.append(MatchCandidate(click: record, windowHours: Population.windows[Int(clicks[index].link) % Population.windows.count]))
-            if candidates.count == matcher.candidateLimit { break }
+            if candidates.count == limit { break }
         }
-        let now = Date(timeIntervalSince1970: TimeInterval(install.time) / 1000)
-        return matcher.best(for: signals, among: candidates, at: now).flatMap { Int($0.click.id.dropFirst()) }.map { Int(clicks[$0].device) }
+        return candidates
     }
 }
 

@@ -13,6 +13,7 @@ import Synchronization
 //       carrier-heavy|ipv6-households|all] [--explore] [--smoke]
 //   linkrelay-server-bench stuffed [--clicks 10000] [--installs 200] [--postgres URL]
 //   linkrelay-server-bench dashboard [--clicks 1000000] [--links 100] [--requests 200] [--postgres URL]
+//   linkrelay-server-bench spray [--clicks 100000] [--attacks 40]
 //
 // Prints one table per population and engine: recall and wrong attributions for LinkRelay
 // Server (through its real install endpoint over HTTP on loopback), for the two reference
@@ -307,6 +308,10 @@ if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "dashboard" {
 
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "metrics-cost" {
     exit(MetricsCost.run(CommandLine.arguments.dropFirst(2)) ? 0 : 1)
+}
+
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "spray" {
+    exit(SprayAttack.run(CommandLine.arguments.dropFirst(2)) ? 0 : 1)
 }
 
 if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "retention" {

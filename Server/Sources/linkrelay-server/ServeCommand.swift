@@ -25,8 +25,8 @@ struct Serve: AsyncParsableCommand {
     var addressFirst = true
     @Flag(name: .long, help: "With the address first: score an IPv4 install without a tap from its address against its /24 (off: an IPv4 /24 is an ISP's neighbours; IPv6 installs are always scored against their /64).")
     var ipv4NetworkMatch = false
-    @Option(name: .long, help: "Distinct devices clicking from one address within 10 minutes that make it a sprayer, whose clicks there never attribute (at least 2).")
-    var sprayerDevices = 10
+    @Option(name: .long, help: "The fewest distinct devices clicking from one address within 10 minutes that make it a sprayer, whose clicks there never attribute, when they are also 3 times the address's own rate (at least 2; an hour and four hours are judged too).")
+    var sprayerDevices = 3
     @Flag(name: .long, help: "Let private and loopback addresses match (trying deferred links on one machine or a LAN; never in production).")
     var matchPrivateNetworks = false
     @Flag(name: .long, help: "Keep events of installs another server made (moving an app from LinkForty): the install is adopted, unattributed.")

@@ -26,6 +26,14 @@ struct MatcherTests {
             platform: .ios, isBot: isBot)
     }
 
+    /// Another device of the network, from an address of its own (four devices tapping from one
+    /// address at one moment would be a sprayer's).
+    static func crowdClick(_ index: Int, hoursAgo: Double) -> ClickRecord {
+        var click = click("other\(index)", hoursAgo: hoursAgo, userAgent: "Mozilla/5.0 (Linux; Android 1\(index)) Chrome/12\(index).0", width: 800 + index)
+        click.device.ip = "203.0.113.\(20 + index)"
+        return click
+    }
+
     @Test("each factor scores as LinkForty's: ip 40, user_agent 30, timezone 10, language 10, screen 10, in that order", arguments: [
         (click("a"), 100, ["ip", "user_agent", "timezone", "language", "screen"]),
         (click("b", userAgent: HTTPTest.safari), 70, ["ip", "timezone", "language", "screen"]),
@@ -88,7 +96,7 @@ struct MatcherTests {
         #expect(DeferredMatcher(fingerprintWindowHours: .max).fingerprintWindowHours == 2160)
         // Older clicks still count towards a crowded network, within their links' windows.
         let crowd = (0..<4).map { index in
-            MatchCandidate(click: Self.click("other\(index)", hoursAgo: 100, userAgent: "Mozilla/5.0 (Linux; Android 1\(index)) Chrome/12\(index).0", width: 800 + index), windowHours: 168)
+            MatchCandidate(click: Self.crowdClick(index, hoursAgo: 100), windowHours: 168)
         }
         let target = MatchCandidate(click: Self.click("target", userAgent: HTTPTest.safari), windowHours: 168)
         #expect(DeferredMatcher(sharedNetworkDevices: 5, scoresIPv4Networks: true).best(for: Self.phone, among: [target] + crowd, at: Self.now) == nil)
@@ -164,35 +172,63 @@ struct MatcherTests {
         #expect(DeferredMatcher(matchesAddressFirst: false).best(for: Self.phone, among: [neighbour], networkDevices: 0, at: Self.now)?.click.id == "neighbour")
     }
 
-    @Test("a sprayer (10 distinct devices from one address within 10 minutes) never attributes; a busy address below it, or spread over time, still does")
+    /// `count` clicks from the phone's own address, one every `seconds`, the newest `hoursAgo`
+    /// hours ago; each a different device but the one in the middle, which looks exactly like
+    /// the phone (which never tapped).
+    static func sprayed(_ count: Int, every seconds: Double, hoursAgo: Double = 2, prefix: String = "spray") -> [MatchCandidate] {
+        (0..<count).map { index in
+            var click = Self.atAddress("\(prefix)\(index)", hoursAgo: hoursAgo + Double(count - 1 - index) * seconds / 3600).click
+            if index != count / 2 { click.device.screenWidth = 700 + index }
+            return MatchCandidate(click: click, windowHours: 168)
+        }.reversed()
+    }
+
+    static func sprayed(_ candidates: [MatchCandidate], floor: Int = 3) -> Set<String> {
+        DeferredMatcher.sprayedClicks(in: candidates, floor: floor, since: now.addingTimeInterval(-86_400), span: 86_400)
+    }
+
+    @Test("a sprayer (more distinct devices from one address within 10 minutes, an hour or four hours than its own day explains) never attributes; a carrier's address on a normal day still does")
     func sprayers() {
         let matcher = DeferredMatcher()
-        // 54 fingerprints sprayed from the install's own address within four minutes; one of
-        // them looks exactly like the phone, which never tapped.
-        func sprayed(_ count: Int, every seconds: Double) -> [MatchCandidate] {
-            (0..<count).map { index in
-                var click = Self.atAddress("spray\(index)", hoursAgo: 2 - Double(index) * seconds / 3600).click
-                if index != count / 2 { click.device.screenWidth = 700 + index }
-                return MatchCandidate(click: click, windowHours: 168)
-            }.reversed()
-        }
-        let spray = sprayed(54, every: 4)
-        #expect(DeferredMatcher.sprayedClicks(in: spray, devices: 10).count == 54)
+        // 54 fingerprints sprayed from the install's own address within four minutes.
+        let spray = Self.sprayed(54, every: 4)
+        #expect(Self.sprayed(spray).count == 54)
         #expect(matcher.best(for: Self.phone, among: spray, networkDevices: 0, at: Self.now) == nil)
         #expect(DeferredMatcher(sprayerDevices: 100).best(for: Self.phone, among: spray, networkDevices: 0, at: Self.now)?.click.id == "spray27", "the rule off")
-        // Nine devices in ten minutes is a busy address, not a sprayer.
-        #expect(matcher.best(for: Self.phone, among: sprayed(9, every: 60), networkDevices: 0, at: Self.now)?.click.id == "spray4")
         // Fifty-four devices over a day (one every 27 minutes): a carrier's address on a normal day.
-        let spread = sprayed(54, every: 1600)
-        #expect(DeferredMatcher.sprayedClicks(in: spread, devices: 10).isEmpty)
+        let spread = Self.sprayed(54, every: 1600)
+        #expect(Self.sprayed(spread).isEmpty)
+        #expect(matcher.best(for: Self.phone, among: spread, networkDevices: 0, at: Self.now)?.click.id == "spray27")
+        // Two phones of a household within ten minutes are no sprayer.
+        #expect(Self.sprayed(Self.sprayed(2, every: 120)).isEmpty)
         // One device tapping 30 times in a minute is one device.
         let repeated = (0..<30).map { Self.atAddress("again\($0)", hoursAgo: 1 - Double($0) / 3600) }
-        #expect(DeferredMatcher.sprayedClicks(in: repeated, devices: 10).isEmpty)
+        #expect(Self.sprayed(repeated).isEmpty)
         // Only the span around the spray is the sprayer's: the same address's tap a day earlier
         // (within its window) stays a candidate.
         let earlier = Self.atAddress("earlier", hoursAgo: 20)
-        #expect(DeferredMatcher.sprayedClicks(in: spray + [earlier], devices: 10).contains("earlier") == false)
+        #expect(Self.sprayed(spray + [earlier]).contains("earlier") == false)
         #expect(DeferredMatcher(sprayerDevices: 1).sprayerDevices == 2, "clamped")
+    }
+
+    @Test("issue 63, 6: no cliff below the old threshold of 10: nine fingerprints in ten minutes, paced every 15 minutes, or three at once, are a sprayer's; a busy address's own rate raises the bar")
+    func sprayersWithoutACliff() {
+        let matcher = DeferredMatcher()
+        // Nine in ten minutes took 21 of 30 organic installs from a shared address in 0.6.0.
+        for (count, every) in [(9, 60.0), (3, 20), (9, 900), (5, 600)] {
+            let spray = Self.sprayed(count, every: every)
+            #expect(Self.sprayed(spray).count == count, "\(count) every \(every) s")
+            #expect(matcher.best(for: Self.phone, among: spray, networkDevices: 0, at: Self.now) == nil, "\(count) every \(every) s")
+        }
+        // A busy address: 300 devices over the day (a carrier's NAT for a popular app, one every
+        // five minutes) makes 3 devices in ten minutes its normal, and 9 in ten minutes still a spray.
+        let day = Self.sprayed(300, every: 288, hoursAgo: 0.5, prefix: "day")
+        #expect(Self.sprayed(day).isEmpty, "a busy address's own rate")
+        let burst = Self.sprayed(9, every: 60, hoursAgo: 3, prefix: "burst")
+        let busy = (day + burst).sorted { $0.click.clickedAt > $1.click.clickedAt }
+        let marked = Self.sprayed(busy)
+        #expect(burst.allSatisfy { marked.contains($0.click.id) }, "the burst on the busy address")
+        #expect(marked.count < burst.count + 20, "and little of the day around it (\(marked.count) marked)")
     }
 
     @Test("issue 63, 6: two identical clicks from one address within 30 s are one tap, and the first decides; a forged copy a second after the real tap does not take the install")
@@ -241,7 +277,7 @@ struct MatcherTests {
         let full = Self.atAddress("full", hoursAgo: 2)
         // Four other devices: five in all, the crowd threshold.
         let crowd = (0..<4).map { index in
-            MatchCandidate(click: Self.click("other\(index)", hoursAgo: 3, userAgent: "Mozilla/5.0 (Linux; Android 1\(index)) Chrome/12\(index).0", width: 800 + index), windowHours: 168)
+            MatchCandidate(click: Self.crowdClick(index, hoursAgo: 3), windowHours: 168)
         }
         let quiet = matcher.best(for: Self.phone, among: [target], at: Self.now)
         #expect(quiet?.confidence == 70 && quiet?.sharedNetwork == false && quiet?.method == .fingerprint)

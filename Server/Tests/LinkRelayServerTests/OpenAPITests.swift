@@ -160,4 +160,71 @@ struct APIContractTests {
             }
         }
     }
+
+    @Test("PUT /api/destination-hosts reads a null field as an absent one, as its description says (schemathesis found `\"hosts\": null` accepted while the description allowed only a list)")
+    func nullDestinationHosts() async throws {
+        try await ServerWorld.with(.sqlite) { world in
+            let app = Application(router: ServerApplication.router(store: world.store, configuration: world.configuration()))
+            try await app.test(.router) { client in
+                for (body, status) in [
+                    (["hosts": .null, "mode": "any"], HTTPResponse.Status.ok), (["hosts": ["acme.example"], "mode": .null], .ok),
+                    (["hosts": .null], .badRequest), (["hosts": [], "mode": .null], .badRequest),
+                ] as [([String: JSONValue], HTTPResponse.Status)] {
+                    try await client.execute(
+                        uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: world.adminKey, json: true), body: HTTPTest.body(body)
+                    ) { #expect($0.status == status, "\(body)") }
+                }
+            }
+        }
+        let schemas = try #require((try OpenAPITests.document()["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
+        let change = try #require(schemas["DestinationHostsChange"])
+        let properties = try #require(change["properties"] as? [String: [String: Any]])
+        for field in ["hosts", "mode"] {
+            #expect(Self.allowsNull(try #require(properties[field])), "\(field)")
+        }
+        // Each way to be valid names a field that is not null: `{"hosts": null}` alone is refused.
+        let branches = try #require(change["anyOf"] as? [[String: Any]])
+        for branch in branches {
+            let named = try #require(branch["properties"] as? [String: [String: Any]])
+            #expect(named.values.allSatisfy { $0["type"] is String && !Self.allowsNull($0) })
+        }
+    }
+
+    @Test("every optional field of a JSON request body is described as nullable, the server reading null as absent, but those the server refuses as null")
+    func nullableRequestFields() throws {
+        let document = try OpenAPITests.document()
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        // A link's replacement and changes: null there is refused (a link cannot have no URL,
+        // window, state or flag); the landing page's `enabled` likewise.
+        let refusingNull: Set<String> = [
+            "put /api/links/{id} originalUrl", "put /api/links/{id} attributionWindowHours", "put /api/links/{id} isActive",
+            "put /api/links/{id} appendClickId", "patch /api/links/{id} originalUrl", "patch /api/links/{id} attributionWindowHours",
+            "patch /api/links/{id} isActive", "patch /api/links/{id} appendClickId", "put /api/landing-page enabled",
+        ]
+        var notNullable: [String] = []
+        var checked = 0
+        for (path, operations) in paths {
+            for (method, operation) in operations {
+                guard let body = (operation as? [String: Any])?["requestBody"] as? [String: Any],
+                    let json = (body["content"] as? [String: Any])?["application/json"] as? [String: Any],
+                    var schema = json["schema"] as? [String: Any]
+                else { continue }
+                if let reference = schema["$ref"] as? String { schema = try #require(schemas[String(reference.split(separator: "/").last ?? "")]) }
+                let required = Set(schema["required"] as? [String] ?? [])
+                for (name, property) in schema["properties"] as? [String: [String: Any]] ?? [:] where !required.contains(name) {
+                    checked += 1
+                    if !Self.allowsNull(property) { notNullable.append("\(method) \(path) \(name)") }
+                }
+            }
+        }
+        #expect(checked > 50)
+        #expect(Set(notNullable) == refusingNull)
+    }
+
+    /// Whether a property's schema takes `null` (its type, or one of its `anyOf`).
+    static func allowsNull(_ schema: [String: Any]) -> Bool {
+        if schema["type"] as? String == "null" || (schema["type"] as? [String])?.contains("null") == true { return true }
+        return (schema["anyOf"] as? [[String: Any]] ?? []).contains(where: allowsNull)
+    }
 }

@@ -66,8 +66,9 @@ package struct DeferredMatch: Sendable, Hashable {
 /// - **An IPv4 /24 is not a household** (``scoresIPv4Networks``, off): without a tap from its
 ///   own address an IPv4 install stays organic; an IPv6 install is scored against its /64, one
 ///   LAN, where the phone's privacy address rotates.
-/// - **Sprayers never attribute** (``sprayerDevices``): an address from which 10 distinct
-///   devices click within 10 minutes is forging fingerprints, and those clicks are no candidates.
+/// - **Sprayers never attribute** (``sprayerDevices``): an address from which more distinct
+///   devices click within 10 minutes, an hour or four hours than its own rate explains (3 within
+///   10 minutes on a quiet address) is forging fingerprints, and those clicks are no candidates.
 /// - **A shared network weighs less.** When the install's network shows clicks from
 ///   ``sharedNetworkDevices`` or more distinct devices in the last week, within their windows
 ///   (a carrier's NAT, an office, a campus), the same address says little, so `ip` counts 20
@@ -130,17 +131,36 @@ package struct DeferredMatcher: Sendable {
     /// Only with ``matchesAddressFirst``; without it the network score is all there is.
     package var scoresIPv4Networks: Bool
 
-    /// From how many distinct devices (user agent, time zone, language, screen) clicking from one
-    /// exact address within ``sprayWindow`` of each other that address is a **sprayer**, whose
-    /// clicks in that span never attribute (issue 48, §4.2: 54 fingerprints sprayed from one
-    /// address took 17 of 30 installs of phones that never tapped). At least 2; default 10.
-    /// What it costs: a carrier NAT address or a venue's Wi-Fi from which 10 different phones tap
-    /// one app's links within ten minutes (a QR code on a stadium's screen); their taps stay
-    /// organic, where look-alike phones would mostly make the match ambiguous anyway.
+    /// The fewest distinct devices (user agent, time zone, language, screen) clicking from one
+    /// exact address within ``sprayWindow`` of each other that can make the address a
+    /// **sprayer**, whose clicks in that span never attribute (issue 48, §4.2: 54 fingerprints
+    /// sprayed from one address took 17 of 30 installs of phones that never tapped). At least 2;
+    /// default 3 (10 before issue 63, a cliff: nine sprayed fingerprints took 21 of 30).
+    ///
+    /// The address is judged against its own rate, at three spans (``sprayScales(floor:)``):
+    /// within 10 minutes, an hour and four hours, its distinct devices are a sprayer's when they
+    /// reach both the span's floor (this many, two more, three times this many) and ``sprayFactor``
+    /// times what the address's distinct devices over the fingerprint's window make of that
+    /// span. A carrier's address where 54 phones tap in a day (one every 27 minutes) is no
+    /// sprayer; the same 54 in four minutes, or 9 in ten, or 9 paced every 15 minutes, are. What
+    /// it costs: 3 different phones tapping your links from one quiet address within ten
+    /// minutes (a QR code on a venue's screen) stay organic, where phones alike would mostly make
+    /// the match ambiguous anyway (`linkrelay-server-bench spray` measures it).
     package var sprayerDevices: Int
 
-    /// The span in which ``sprayerDevices`` distinct devices make an address a sprayer: 10 minutes.
+    /// The first span at which ``sprayerDevices`` distinct devices can make an address a sprayer: 10 minutes.
     package static let sprayWindow: TimeInterval = 600
+
+    /// The spans an address's distinct devices are counted in, each with the fewest that can make
+    /// it a sprayer there: `floor` within 10 minutes, `floor + 2` within an hour, `3 × floor`
+    /// within four hours.
+    package static func sprayScales(floor: Int) -> [(span: TimeInterval, floor: Int)] {
+        [(sprayWindow, floor), (3600, floor + 2), (4 * 3600, 3 * floor)]
+    }
+
+    /// How many times the address's own rate (its distinct devices over the fingerprint's
+    /// window, spread evenly) a span's distinct devices must reach to be a sprayer's: 3.
+    package static let sprayFactor = 3.0
 
     /// The factor an exact address adds (`address`, 20; the confidence stays at most 100): a
     /// household's router, an office's egress. A carrier's NAT address is shared by many phones,
@@ -150,7 +170,7 @@ package struct DeferredMatcher: Sendable {
     /// A matcher; values out of range are clamped to it.
     package init(
         sharedNetworkDevices: Int = 20, candidateLimit: Int = 1_000, refusesAmbiguousMatches: Bool = true, fingerprintWindowHours: Int = 24,
-        matchesAddressFirst: Bool = true, scoresIPv4Networks: Bool = false, sprayerDevices: Int = 10
+        matchesAddressFirst: Bool = true, scoresIPv4Networks: Bool = false, sprayerDevices: Int = 3
     ) {
         self.matchesAddressFirst = matchesAddressFirst
         self.scoresIPv4Networks = scoresIPv4Networks
@@ -169,11 +189,14 @@ package struct DeferredMatcher: Sendable {
     ///   among `candidates`, which must then hold the network's clicks of that week, not only the
     ///   fingerprint window's.
     package func best(for install: DeviceSignals, among candidates: [MatchCandidate], networkDevices: Int? = nil, at now: Date) -> DeferredMatch? {
-        let sprayed = Self.sprayedClicks(in: candidates, devices: sprayerDevices)
+        let sprayed = Self.sprayedClicks(
+            in: candidates, floor: sprayerDevices, since: now.addingTimeInterval(-TimeInterval(fingerprintWindowHours) * 3600),
+            span: TimeInterval(fingerprintWindowHours) * 3600)
         let repeated = Self.repeatedTaps(in: candidates)
+        // A sprayer's clicks are never the match, but they still make a look-alike's match
+        // ambiguous: voiding them must not hand an install to the tap they hid.
         let live = candidates.filter { candidate in
-            now.timeIntervalSince(candidate.click.clickedAt) <= TimeInterval(candidate.windowHours) * 3600 && !sprayed.contains(candidate.click.id)
-                && !repeated.contains(candidate.click.id)
+            now.timeIntervalSince(candidate.click.clickedAt) <= TimeInterval(candidate.windowHours) * 3600 && !repeated.contains(candidate.click.id)
         }
         let shared: Bool
         if let networkDevices {
@@ -181,20 +204,23 @@ package struct DeferredMatcher: Sendable {
         } else {
             let crowdSince = now.addingTimeInterval(-Self.crowdWindow)
             var devices = Set<String>()
-            for candidate in live.prefix(Self.crowdRows) where devices.count < sharedNetworkDevices && candidate.click.clickedAt >= crowdSince {
+            for candidate in live.prefix(Self.crowdRows)
+            where devices.count < sharedNetworkDevices && candidate.click.clickedAt >= crowdSince && !sprayed.contains(candidate.click.id) {
                 devices.insert(Self.deviceSignature(candidate.click.device))
             }
             shared = devices.count >= sharedNetworkDevices
         }
         let oldest = now.addingTimeInterval(-TimeInterval(fingerprintWindowHours) * 3600)
         if matchesAddressFirst {
-            if let match = addressMatch(for: install, among: live, since: oldest, shared: shared) { return match }
+            if let match = addressMatch(for: install, among: live, voided: sprayed, since: oldest, shared: shared) { return match }
             // An IPv4 /24 is not a household: without a tap from the address, organic.
             if matchesAddressOnly(install) { return nil }
         }
         var best: DeferredMatch?
         var bestDevice = ""
         var ambiguous = false
+        // The sprayers' clicks that would match, by score and device.
+        var voided: [(Int, String)] = []
         // Each user agent's key once: many clicks of a network share an agent.
         var keys: [String: String] = [:]
         let installKey = install.userAgent.map(Self.normalizedUserAgent)
@@ -210,6 +236,10 @@ package struct DeferredMatcher: Sendable {
             let (score, factors) = Self.score(
                 install, candidate.click.device, ipWeight: shared ? 20 : 40, userAgentKeys: (installKey, clickKey))
             guard score >= Self.threshold else { continue }
+            if sprayed.contains(candidate.click.id) {
+                voided.append((score, Self.deviceSignature(candidate.click.device)))
+                continue
+            }
             // Strictly greater: on a tie the earlier candidate, the newer click, stays.
             if score > (best?.confidence ?? 0) {
                 best = DeferredMatch(click: candidate.click, confidence: score, factors: factors, sharedNetwork: shared)
@@ -220,13 +250,19 @@ package struct DeferredMatcher: Sendable {
                 ambiguous = true
             }
         }
+        if refusesAmbiguousMatches, let confidence = best?.confidence, voided.contains(where: { $0.0 >= confidence && $0.1 != bestDevice }) {
+            ambiguous = true
+        }
         return ambiguous ? nil : best
     }
 
     /// The newest tap from the install's exact address, within the fingerprint's window, that
     /// agrees on time zone, language and screen (each present on both sides); with
-    /// ``refusesAmbiguousMatches``, only when no other device's tap there agrees as well.
-    private func addressMatch(for install: DeviceSignals, among live: [MatchCandidate], since oldest: Date, shared: Bool) -> DeferredMatch? {
+    /// ``refusesAmbiguousMatches``, only when no other device's tap there agrees as well (a
+    /// `voided` one included, which is never the match itself).
+    private func addressMatch(
+        for install: DeviceSignals, among live: [MatchCandidate], voided: Set<String>, since oldest: Date, shared: Bool
+    ) -> DeferredMatch? {
         guard let address = install.ip else { return nil }
         // The network's score, with only a browser's agent counted (as in `best`), decides which
         // taps agree: every one of time zone, language and screen among their factors.
@@ -236,7 +272,7 @@ package struct DeferredMatcher: Sendable {
             let scored = Self.score(install, candidate.click.device, ipWeight: shared ? 20 : 40, userAgentKeys: (installKey, clickKey))
             return Self.agreementFactors.isSubset(of: scored.1) ? (candidate.click, scored) : nil
         }
-        guard let (found, (score, factors)) = agreeing.first else { return nil }
+        guard let (found, (score, factors)) = agreeing.first(where: { !voided.contains($0.0.id) }) else { return nil }
         if refusesAmbiguousMatches {
             let foundDevice = Self.deviceSignature(found.device)
             if agreeing.contains(where: { Self.deviceSignature($0.0.device) != foundDevice }) { return nil }
@@ -276,33 +312,47 @@ package struct DeferredMatcher: Sendable {
         return repeated
     }
 
-    /// The ids of the clicks made by sprayers: clicks from an address from which `devices` or
-    /// more distinct devices clicked within ``sprayWindow`` of each other (each such span's
-    /// clicks). Linear in the candidates after sorting each address's clicks by time.
-    static func sprayedClicks(in candidates: [MatchCandidate], devices: Int) -> Set<String> {
+    /// The ids of the clicks made by sprayers (``sprayerDevices``): for each address, at each of
+    /// ``sprayScales(floor:)``, the clicks of every span in which its distinct devices reach
+    /// the span's floor and ``sprayFactor`` times the address's own rate: its distinct devices
+    /// clicking at or after `since`, spread over `span` seconds. Only those clicks are judged
+    /// (older ones can no longer match a fingerprint). Linear in the candidates after sorting
+    /// each address's clicks by time.
+    static func sprayedClicks(in candidates: [MatchCandidate], floor: Int, since: Date, span: TimeInterval) -> Set<String> {
+        // Only clicks a fingerprint may still match (at or after `since`) are judged, against
+        // the same span's rate: a busy morning days ago decides nothing today.
         var byAddress: [String: [ClickRecord]] = [:]
-        for candidate in candidates {
+        for candidate in candidates where candidate.click.clickedAt >= since {
             guard let ip = candidate.click.device.ip else { continue }
             byAddress[ip, default: []].append(candidate.click)
         }
+        let scales = sprayScales(floor: max(floor, 2))
         var sprayed = Set<String>()
-        for (_, clicks) in byAddress where clicks.count >= devices {
+        for (_, clicks) in byAddress where clicks.count >= max(floor, 2) {
             let sorted = clicks.sorted { $0.clickedAt < $1.clickedAt }
             let signatures = sorted.map { deviceSignature($0.device) }
-            var counts: [String: Int] = [:]
-            var start = 0
-            // Clicks before this index are marked already: each is marked once.
-            var markedUpTo = 0
-            for end in sorted.indices {
-                counts[signatures[end], default: 0] += 1
-                while sorted[end].clickedAt.timeIntervalSince(sorted[start].clickedAt) > sprayWindow {
-                    counts[signatures[start]]! -= 1
-                    if counts[signatures[start]] == 0 { counts[signatures[start]] = nil }
-                    start += 1
-                }
-                if counts.count >= devices {
-                    for index in max(start, markedUpTo)...end { sprayed.insert(sorted[index].id) }
-                    markedUpTo = end + 1
+            let daily = Set(signatures).count
+            for scale in scales {
+                // The address's own rate in this span, times the factor (bounded: at most the
+                // candidates' count times the factor and the spans' ratio).
+                let expected = sprayFactor * Double(daily) * scale.span / max(span, 1)
+                let threshold = max(scale.floor, Int(min(expected, 1e9).rounded(.up)))
+                guard clicks.count >= threshold else { continue }
+                var counts: [String: Int] = [:]
+                var start = 0
+                // Clicks before this index are marked already: each is marked once.
+                var markedUpTo = 0
+                for end in sorted.indices {
+                    counts[signatures[end], default: 0] += 1
+                    while sorted[end].clickedAt.timeIntervalSince(sorted[start].clickedAt) > scale.span {
+                        counts[signatures[start]]! -= 1
+                        if counts[signatures[start]] == 0 { counts[signatures[start]] = nil }
+                        start += 1
+                    }
+                    if counts.count >= threshold {
+                        for index in max(start, markedUpTo)...end { sprayed.insert(sorted[index].id) }
+                        markedUpTo = end + 1
+                    }
                 }
             }
         }
