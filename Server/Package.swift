@@ -33,9 +33,20 @@ let package = Package(
             name: "CSQLite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // The server's domain, below everything else: records, the deferred match, the rules
+        // on addresses, user agents and text. No Hummingbird, no NIO, no SQL (`.ci/run` checks
+        // its imports); its tests need no database and no server.
+        .target(
+            name: "LinkRelayServerCore",
+            dependencies: [
+                .product(name: "LinkRelay", package: "LinkRelay"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "LinkRelayServer",
             dependencies: [
+                "LinkRelayServerCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -62,6 +73,7 @@ let package = Package(
             name: "linkrelay-server",
             dependencies: [
                 "LinkRelayServer",
+                "LinkRelayServerCore",
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -71,6 +83,7 @@ let package = Package(
             name: "linkrelay-server-bench",
             dependencies: [
                 "LinkRelayServer",
+                "LinkRelayServerCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
@@ -81,9 +94,14 @@ let package = Package(
             exclude: ["RESULTS.md"]
         ),
         .testTarget(
+            name: "LinkRelayServerCoreTests",
+            dependencies: ["LinkRelayServerCore"]
+        ),
+        .testTarget(
             name: "LinkRelayServerTests",
             dependencies: [
                 "LinkRelayServer",
+                "LinkRelayServerCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "LinkRelayLinkForty", package: "LinkRelay"),

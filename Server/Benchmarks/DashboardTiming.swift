@@ -4,6 +4,7 @@ import HummingbirdTesting
 import LinkRelay
 import LinkRelayServer
 import Synchronization
+import LinkRelayServerCore
 
 /// Issue 52, §5: the dashboard's overview and a link's page with `--clicks` clicks stored over 30
 /// days (half of them on one link, the worst case for its page), on each engine. Each page is

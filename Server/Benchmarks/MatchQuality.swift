@@ -2,6 +2,7 @@ import Foundation
 import LinkRelay
 import LinkRelayServer
 import LinkRelaySimulator
+import LinkRelayServerCore
 
 /// What one matcher made of the sampled installs.
 struct MatchOutcome {

@@ -1,4 +1,5 @@
 import Foundation
+import LinkRelayServerCore
 
 /// A seeded generator (SplitMix64): the same seed, the same population, on every machine.
 struct SeededGenerator: RandomNumberGenerator {

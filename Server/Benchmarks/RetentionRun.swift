@@ -1,6 +1,7 @@
 import Foundation
 import LinkRelayServer
 import Logging
+import LinkRelayServerCore
 
 /// The click store over simulated days: each day the retention pass runs (as the hourly job
 /// does at the day's start), then the day's clicks are stored; every 30 days (and on the last)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServer
+import LinkRelayServerCore
 
 /// The baseline of the redirect's throughput: a bare Hummingbird route, in the same kind of
 /// process (release, the same server configuration), answering the same 302 from memory, with

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import LinkRelay
 import LinkRelayServer
 import Synchronization
+import LinkRelayServerCore
 
 // linkrelay-server-bench: LinkRelay Server measured against LinkForty Core's algorithm on the
 // same synthetic population (see Population), with the truth known.

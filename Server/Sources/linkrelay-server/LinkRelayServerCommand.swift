@@ -4,6 +4,7 @@ import Hummingbird
 @_spi(Backend) import LinkRelay
 import LinkRelayServer
 import Logging
+import LinkRelayServerCore
 
 /// `linkrelay-server`: the self-hostable backend that speaks LinkForty's SDK protocol.
 @main

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LinkRelay
 import LinkRelayServer
+import LinkRelayServerCore
 
 struct Links: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

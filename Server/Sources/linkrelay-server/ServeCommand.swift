@@ -4,6 +4,7 @@ import Hummingbird
 @_spi(Backend) import LinkRelay
 import LinkRelayServer
 import Logging
+import LinkRelayServerCore
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Runs the server (the default).")

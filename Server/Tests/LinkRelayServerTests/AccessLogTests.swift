@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The access log gathers lines and writes them a block at a time: when a block fills, every
 /// interval of its clock, and when the server stops; each line after its time in UTC.

@@ -7,6 +7,7 @@ import LinkRelayTesting
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The Apple Ads attribution token an install report carries, or that the app adds to its
 /// install afterwards (`POST /api/sdk/v1/install/apple-ads-token`, the token having come after

@@ -7,6 +7,7 @@ import LinkRelayTesting
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The pasteboard end to end over loopback: the landing page copies the link with its token,
 /// the app's first launch reads it through `LinkFortyBackend` unchanged, and the server

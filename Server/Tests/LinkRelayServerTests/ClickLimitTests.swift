@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 
 /// Clicks per address, as a flooding client and a busy carrier address meet them.

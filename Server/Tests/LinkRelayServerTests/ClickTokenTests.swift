@@ -6,6 +6,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The landing page's click tokens: an install reporting one is attributed to its click with
 /// certainty; a used one still names its link; a refused one says why.

@@ -5,6 +5,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The client's address behind a proxy: `X-Forwarded-For` read from the right, where the
 /// proxies wrote, so a client cannot choose its network by writing the header itself.

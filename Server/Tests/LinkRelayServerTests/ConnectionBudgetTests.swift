@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// Which connection a listener at its cap closes for a new client (``IdleConnections``): the
 /// longest idle, never one in a request.

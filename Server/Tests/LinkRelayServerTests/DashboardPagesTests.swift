@@ -5,6 +5,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The dashboard's pages past the links: keys, events, apps, installs and the CSV exports.
 extension DashboardTests {

@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The dashboard's sign-in, sessions and forms, over HTTP: a session stored by its hash and
 /// ended by signing out (or revoking its key), a token on every form, the security headers,

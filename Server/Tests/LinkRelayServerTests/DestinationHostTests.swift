@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 
 /// Where links made with the SDK key may send people: the project's to say.

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// Writes that are on disk before their answer, committed together.
 @Suite("Durable writes")

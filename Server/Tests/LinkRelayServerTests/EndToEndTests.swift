@@ -12,6 +12,7 @@ import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+@testable import LinkRelayServerCore
 
 /// The project's own `LinkFortyBackend`, unchanged, against the server over real HTTP on
 /// loopback: a link made through the API, a tap in Safari, a fresh app's first launch, a

@@ -5,6 +5,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// `POST /api/sdk/v1/event`: stored once, on disk before the answer, in the caller's project.
 @Suite("Events")

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// What the red-team run of issue 48 broke, each tried again as the attacker did.
 @Suite("Hardening")

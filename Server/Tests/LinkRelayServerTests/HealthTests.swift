@@ -5,6 +5,7 @@ import Logging
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 @Suite("HTTP")
 struct HealthTests {

@@ -5,6 +5,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// `POST /api/sdk/v1/install` and `GET /api/sdk/v1/attribution/{hash}` over a real socket.
 @Suite("Install")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 @Suite("API keys")
 struct KeyTests {

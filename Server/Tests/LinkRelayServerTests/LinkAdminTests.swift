@@ -5,6 +5,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The admin API LinkForty Core has for links and analytics: list (pages, search, filters),
 /// read, delete, duplicate, the overview and one link's numbers, on both engines, over the

@@ -3,6 +3,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// `linkrelay-server links list|show|update|deactivate` and `stats --link`, as an operator runs
 /// them against the database a server made.

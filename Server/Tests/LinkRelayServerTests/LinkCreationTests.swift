@@ -5,6 +5,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// `POST /api/sdk/v1/links` and `POST /api/links`, templates and apps.
 @Suite("Link creation")

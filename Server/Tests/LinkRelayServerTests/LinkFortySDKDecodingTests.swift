@@ -5,6 +5,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The server's answers decoded exactly as LinkForty's iOS SDK 1.1.3 decodes them
 /// (shared/protocols/linkforty.md §3.5, §8.1 and §12): a test double of its model types, each

@@ -3,11 +3,17 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The deferred match's reads from the store, on each engine: the candidates of a network or of
 /// one address, a stuffed network's bounds, and the crowd counted in the database.
 @Suite("Deferred match: the store's reads")
 struct MatchStoreTests {
+    /// The installing phone (as the matcher's tests have it).
+    static let phone = DeviceSignals(
+        ip: "203.0.113.7", networkPrefix: "203.0.113", userAgent: "Acme Shop/2.3.0 iOS/17.4.1", timezone: "America/New_York",
+        language: "en_US", screenWidth: 1179, screenHeight: 2556)
+
     @Test("the candidate query: the project's clicks of the install's network, newest first, bots and clicks beyond 90 days left out", arguments: TestEngine.available)
     func candidates(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
@@ -56,16 +62,16 @@ struct MatchStoreTests {
                 try await group.waitForAll()
             }
             let matcher = DeferredMatcher()
-            let read = try await world.store.matchCandidates(for: MatcherTests.phone, project: world.project.id, matcher: matcher, at: now)
+            let read = try await world.store.matchCandidates(for: Self.phone, project: world.project.id, matcher: matcher, at: now)
             #expect(read.map(\.click.id) == ["mine"], "the address's clicks, not the network's 2,506")
-            let report = InstallReport(signals: MatcherTests.phone, platform: "iOS", platformVersion: "17.4.1")
+            let report = InstallReport(signals: Self.phone, platform: "iOS", platformVersion: "17.4.1")
             let attribution = try await AttributionService(store: world.store, matcher: matcher).attribute(report, project: world.project.id, at: now)
             #expect(attribution.install.clickID == "mine" && attribution.install.matchedFactors.contains("address"))
             #expect(attribution.timings.candidates == 1)
             #expect(try await world.store.install(project: world.project.id, id: attribution.install.id) == attribution.install, "stored")
             // With Core's /24 on request, the network's clicks are read (up to the candidate limit).
             let network = try await world.store.matchCandidates(
-                for: MatcherTests.phone, project: world.project.id, matcher: DeferredMatcher(candidateLimit: 1_000, scoresIPv4Networks: true), at: now)
+                for: Self.phone, project: world.project.id, matcher: DeferredMatcher(candidateLimit: 1_000, scoresIPv4Networks: true), at: now)
             #expect(network.count == 1_000)
             // The crowd among the newest 2,000 clicks: the stuffed device and the phone, not the five before them.
             let crowd = try await world.store.networkDevices(
@@ -110,7 +116,7 @@ struct MatchStoreTests {
             let counted = try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: lastWeek, limit: 20)
             #expect(counted == 4, "a, b, d, e")
             let candidates = try await world.store.matchCandidates(project: world.project.id, networkPrefix: "203.0.113", since: since, limit: 100)
-            let phone = MatcherTests.phone
+            let phone = Self.phone
             // The matcher counting among the candidates decides as it does with the database's count.
             for threshold in 2...7 {
                 let matcher = DeferredMatcher(sharedNetworkDevices: threshold, fingerprintWindowHours: 2160)

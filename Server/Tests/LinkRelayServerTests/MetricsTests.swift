@@ -6,6 +6,7 @@ import Logging
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The metrics an operator's Prometheus scrapes from `--metrics-port`: what the server did,
 /// counted by the server's own words only.

@@ -3,6 +3,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// A database of the previous schema brought up to date, its data kept.
 @Suite("Migrations from a previous version")

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The OpenAPI description is the API: every route the router has is described, nothing more,
 /// with the method the router answers.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The `linkrelay-server` binary as an operator runs it in production: its version, its logs
 /// as JSON lines, and its metrics on a listener of their own.

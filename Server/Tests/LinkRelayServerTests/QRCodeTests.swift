@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The QR encoder, proved by a real decoder: every symbol rendered as SVG, rasterised by
 /// `rsvg-convert` (Debian's librsvg2-bin) and read by `zbarimg` (zbar-tools) must give back the
@@ -38,16 +39,7 @@ struct QRCodeTests {
     }()
 
     static func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try ChildProcess.run(path, arguments)
     }
 
     /// What zbarimg reads in `code` rendered as SVG and rasterised at 4 pixels a module.

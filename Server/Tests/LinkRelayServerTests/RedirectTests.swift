@@ -5,6 +5,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// `GET /{code}` and `GET /{templateSlug}/{code}`, and the association files.
 @Suite("Redirect")

@@ -5,6 +5,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// `GET /api/sdk/v1/resolve/…` over a real socket: LinkForty's answer, keys, projects, and the
 /// click on disk before the answer.

@@ -4,6 +4,7 @@ import Logging
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The click store stays bounded by the longest attribution window.
 @Suite("Click retention")

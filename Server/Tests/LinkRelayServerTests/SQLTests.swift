@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// Statements written by interpolation, rows read by type, statements kept prepared.
 @Suite("SQL statements and rows")

@@ -11,6 +11,7 @@ import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+@testable import LinkRelayServerCore
 
 /// Graceful shutdown: a request under way when the server is told to stop is answered, and its
 /// write is kept; then the server stops.

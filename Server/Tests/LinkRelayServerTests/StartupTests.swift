@@ -9,6 +9,7 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The `linkrelay-server` binary as an operator starts it: every failure before serving is one
 /// line on standard error and exit status 1, with nothing made that should not be, and what is
@@ -33,19 +34,13 @@ struct StartupTests {
         let copy = URL(fileURLWithPath: folder.path).appendingPathComponent("linkrelay-server")
         try FileManager.default.copyItem(at: try Binary.url(), to: copy)
         for flags in [["--no-dashboard"], []] {
-            let process = Process()
-            process.executableURL = copy
-            process.arguments = ["serve", "--port", "0", "--database", "sqlite:links.sqlite"] + flags
-            process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = Pipe()
-            try process.run()
-            let printed = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let process = try ChildProcess(
+                copy, ["serve", "--port", "0", "--database", "sqlite:links.sqlite"] + flags, directory: URL(fileURLWithPath: folder.path), error: .pipe)
+            let printed = String(decoding: process.error?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+            let ending = process.waitUntilExit()
             // Killed by a trap before: SIGILL, "could not load resource bundle".
-            #expect(process.terminationReason == .exit)
-            #expect(process.terminationStatus == 1)
+            #expect(!ending.signaled)
+            #expect(ending.status == 1)
             #expect(printed.split(separator: "\n").map(String.init) == [
                 "linkrelay-server: The server's resources are missing: \(copy.deletingLastPathComponent().path)/\(ServerResources.folderName) (the dashboard's templates and openapi.json) must be beside the binary; an install is the binary and that folder."
             ])
@@ -372,7 +367,7 @@ enum Binary {
 
 /// A `linkrelay-server` process and what it has printed so far.
 final class RunningServer: Sendable {
-    private let process: Process
+    private let process: ChildProcess
     /// What the process printed, and how many of its two pipes are still open.
     private final class Printed: Sendable {
         let state = Mutex<(output: String, error: String, open: Int)>(("", "", 2))
@@ -383,34 +378,27 @@ final class RunningServer: Sendable {
     private let exitStatus: Task<Int32, Never>
 
     init(_ arguments: [String], environment: [String: String], in folder: String, launcher: [String] = []) throws {
-        let process = Process()
+        let executable: URL
+        let all: [String]
         if let tool = launcher.first {
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = Array(launcher.dropFirst()) + [try Binary.url().path] + arguments
+            executable = URL(fileURLWithPath: tool)
+            all = Array(launcher.dropFirst()) + [try Binary.url().path] + arguments
         } else {
-            process.executableURL = try Binary.url()
-            process.arguments = arguments
+            executable = try Binary.url()
+            all = arguments
         }
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
         var merged = ProcessInfo.processInfo.environment
         merged.removeValue(forKey: "LINKRELAY_ADMIN_KEY")
         for (name, value) in environment { merged[name] = value }
-        process.environment = merged
-        let outputPipe = Pipe()
-        let errorPipe = Pipe()
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
         let (changes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.changes = changes
+        let process = try ChildProcess(executable, all, environment: merged, directory: URL(fileURLWithPath: folder), output: .pipe, error: .pipe)
         self.process = process
         let printed = self.printed
-        let (exits, exitContinuation) = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { exitContinuation.yield($0.terminationStatus); exitContinuation.finish() }
-        try process.run()
         // A thread of its own per pipe, reading until the end (blocking reads stay off the
         // tasks' threads; Foundation's readabilityHandler on Linux crashed here once).
-        for (pipe, isError) in [(outputPipe, false), (errorPipe, true)] {
-            let handle = pipe.fileHandleForReading
+        for (handle, isError) in [(process.output, false), (process.error, true)] {
+            guard let handle else { continue }
             Thread.detachNewThread {
                 while true {
                     let data = handle.availableData
@@ -424,8 +412,7 @@ final class RunningServer: Sendable {
         }
         let drained = changes
         exitStatus = Task {
-            var status: Int32 = -1
-            for await value in exits { status = value }
+            let status = await process.exit().status
             _ = drained
             return status
         }

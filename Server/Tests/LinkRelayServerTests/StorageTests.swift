@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The storage protocol against SQLite (PostgreSQL joins the same suite with its engine).
 @Suite("Storage and migrations")

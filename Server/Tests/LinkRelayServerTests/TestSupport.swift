@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// A clock a test moves by hand.
 final class TestClock: Sendable {

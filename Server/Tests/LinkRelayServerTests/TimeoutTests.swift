@@ -11,6 +11,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+@testable import LinkRelayServerCore
 
 /// A client that stops sending is cut off: the connection is closed after the idle timeout,
 /// whether it sent nothing, half a head, or half a body.

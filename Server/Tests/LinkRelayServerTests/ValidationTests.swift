@@ -5,6 +5,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// Bad input: every body size-limited, every field checked with a 400 naming it, unknown routes
 /// a JSON 404, no detail of the server in any answer.

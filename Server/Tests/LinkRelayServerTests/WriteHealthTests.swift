@@ -5,6 +5,7 @@ import LinkRelay
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// Health says whether the database takes writes, not only whether the process answers.
 @Suite("Health when writes fail", .serialized)
@@ -181,17 +182,7 @@ enum Tmpfs {
 /// A command run to its end, for test set-up (mount, umount).
 enum Shell {
     static func run(_ executable: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return -1
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
+        guard let process = try? ChildProcess(URL(fileURLWithPath: executable), arguments) else { return -1 }
+        return process.waitUntilExit().status
     }
 }

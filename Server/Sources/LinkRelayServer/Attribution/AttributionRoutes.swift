@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LinkRelay
+import LinkRelayServerCore
 
 /// The SDK's attribution routes: install (E1, the deferred match), a late Apple Ads token for
 /// an install, event (E4) and the attribution lookup (E8).

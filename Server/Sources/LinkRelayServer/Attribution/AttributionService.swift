@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LinkRelay
+import LinkRelayServerCore
 
 /// An install report as the SDKs send it (§3 of LinkForty's protocol), read once, with the
 /// address the request came from.

@@ -1,4 +1,5 @@
 import Hummingbird
+import LinkRelayServerCore
 
 /// The API key on every request of a group of routes: `Authorization: Bearer lr_…`, known, not
 /// revoked, of one of ``scopes``, put on the context (``ServerContext/apiKey``) before the route

@@ -1,4 +1,5 @@
 import Foundation
+import LinkRelayServerCore
 
 /// The first start: a database without projects gets a `default` project and an admin key.
 package enum Bootstrap {

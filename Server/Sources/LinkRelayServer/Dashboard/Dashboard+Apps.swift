@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayDoctor
+import LinkRelayServerCore
 
 /// The dashboard's apps: the association files the server serves, and `linkrelay doctor`'s
 /// verdict on them (``AssociationFile``'s checks, as the command runs them on a domain).

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import NIOCore
+import LinkRelayServerCore
 
 /// CSV exports of the links, a link's clicks and the installs: streamed a page of rows at a time
 /// (the memory an export holds does not grow with its rows), RFC 4180, UTF-8.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LinkRelayServerCore
 
 /// The dashboard's events: counts and revenue by name and by day.
 extension Dashboard {

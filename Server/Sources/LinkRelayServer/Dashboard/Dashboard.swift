@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LinkRelay
 import NIOCore
+import LinkRelayServerCore
 
 /// The web dashboard at `/dashboard`: server-rendered pages (``DashboardPages``), usable without
 /// JavaScript, behind a sign-in with an admin key that becomes a session

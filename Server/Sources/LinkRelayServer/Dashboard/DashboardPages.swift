@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Mustache
 import NIOCore
+import LinkRelayServerCore
 
 /// The dashboard's templates (`Dashboard/Templates/*.mustache`, HTML-escaped unless a template
 /// says otherwise) and static files, read once from the server's resources.

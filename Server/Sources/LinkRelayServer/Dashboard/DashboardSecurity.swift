@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LinkRelay
 import Synchronization
+import LinkRelayServerCore
 
 /// The dashboard's sign-in and what guards it: a session per signed-in browser (its cookie's
 /// token kept only as a hash, in the database, with an expiry), a token on every form, the

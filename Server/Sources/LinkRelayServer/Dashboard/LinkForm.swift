@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import NIOCore
+import LinkRelayServerCore
 
 /// A form's fields as a browser posts them (`application/x-www-form-urlencoded`), at most 64 KiB.
 struct FormBody {

@@ -3,6 +3,7 @@ import HummingbirdCore
 import NIOHTTPTypes
 import NIOConcurrencyHelpers
 import NIOCore
+import LinkRelayServerCore
 
 /// The connections one listener has open, and which of them wait for a request: the longest
 /// idle is the one closed to make room for a new client.

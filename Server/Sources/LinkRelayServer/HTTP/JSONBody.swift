@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import NIOCore
+import LinkRelayServerCore
 
 /// A request's JSON object, read within a size limit, and its fields, each checked with a
 /// `400` naming the field when it is not what the endpoint takes.

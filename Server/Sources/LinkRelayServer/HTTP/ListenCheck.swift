@@ -6,6 +6,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LinkRelayServerCore
 
 /// Whether the server can listen where it is told to, asked before anything is written (a first
 /// start's project and admin key): a port another process holds is one line naming the address,

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LinkRelayServerCore
 
 /// The process's open-file limit, which bounds its connections: every connection is a file, and
 /// so are the database's files, its journal and the log. With the common soft limit of 1,024,

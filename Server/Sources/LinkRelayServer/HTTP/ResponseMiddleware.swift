@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Synchronization
+import LinkRelayServerCore
 
 /// The outermost middleware: every answer, an error's too, carries the headers that keep a
 /// browser from misreading or framing it, and (with an access log) leaves one line.

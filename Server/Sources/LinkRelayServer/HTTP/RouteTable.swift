@@ -1,6 +1,7 @@
 import Hummingbird
 import HTTPTypes
 import Synchronization
+import LinkRelayServerCore
 
 /// The router's routes as a tree of segments, for what the router itself does not say: which
 /// methods the route a path reaches takes, so a request with another method is answered

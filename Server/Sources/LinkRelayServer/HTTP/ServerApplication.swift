@@ -6,6 +6,7 @@ import LinkRelay
 import Logging
 import NIOCore
 import ServiceLifecycle
+import LinkRelayServerCore
 
 /// How the server listens and what it trusts.
 package struct ServerConfiguration: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LinkRelay
+import LinkRelayServerCore
 
 /// The admin API's links and analytics: LinkForty Core's routes (`GET /api/links`, `GET`,
 /// `DELETE /api/links/:id`, `POST /api/links/:id/duplicate`, `GET /api/analytics/overview`,

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import LinkRelayServerCore
 
 /// What `linkrelay-server links …` and `linkrelay-server stats --link` do, over a store: the
 /// same rules as the admin API (an edit is checked field by field as ``LinkEditing`` checks it),

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LinkRelay
+import LinkRelayServerCore
 
 /// Changing a link: LinkForty Core's `PUT /api/links/:id`, behind the admin key.
 struct LinkEditing: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LinkRelay
+import LinkRelayServerCore
 
 /// The SDK's link routes: resolve (`GET /api/sdk/v1/resolve/{code}` and
 /// `/{templateSlug}/{code}`).
@@ -48,8 +49,8 @@ struct LinkRoutes: Sendable {
     }
 }
 
-/// What a click tells about the device, read from the request.
-enum Fingerprint {
+extension Fingerprint {
+    /// What a click tells about the device, read from the request.
     /// - Parameter agent: the request's user agent, lower-cased already (the redirect made it to
     ///   decide its answer); made here when `nil`.
     static func click(
@@ -75,53 +76,5 @@ enum Fingerprint {
         return ClickRecord(
             linkID: link.id, projectID: link.projectID, clickedAt: date, device: device, platform: platform(agent), isBot: isBot(agent),
             source: source)
-    }
-
-    /// The most of a user agent a click keeps: real ones are 100–300 bytes; a click is ~250 bytes
-    /// on disk instead of whatever a client sends (61 KiB was seen).
-    static let maxUserAgentBytes = 512
-
-    /// The longest start of `text` of at most `bytes` bytes of UTF-8, ending on a whole character.
-    static func prefix(_ text: String, bytes: Int) -> String {
-        guard text.utf8.count > bytes else { return text }
-        var result = ""
-        var used = 0
-        for character in text {
-            used += character.utf8.count
-            if used > bytes { break }
-            result.append(character)
-        }
-        return result
-    }
-
-    /// A value kept only when it is short enough to be what it claims (a time zone, a language):
-    /// at most 64 bytes. `fp_lang`, and the first of `Accept-Language` when it is absent or too
-    /// long (70 KB of it was stored).
-    private static func bounded(_ value: String) -> String? {
-        value.isEmpty || value.utf8.count > 64 ? nil : value
-    }
-
-    private static func screenSize(_ value: String) -> Int? {
-        Int(value).flatMap { (1...100_000).contains($0) ? $0 : nil }
-    }
-
-    static func platform(_ userAgent: String?) -> DevicePlatform {
-        platform(LowercasedText(userAgent))
-    }
-
-    static func platform(_ agent: LowercasedText) -> DevicePlatform {
-        if agent.containsAny(["iphone", "ipad", " ios", "cfnetwork"]) { return .ios }
-        if agent.contains("android") { return .android }
-        return .web
-    }
-
-    /// Crawlers and link-preview fetchers: their clicks are kept, never matched.
-    static func isBot(_ userAgent: String?) -> Bool {
-        isBot(LowercasedText(userAgent))
-    }
-
-    static func isBot(_ agent: LowercasedText) -> Bool {
-        !agent.isEmpty
-            && agent.containsAny(["bot", "crawler", "spider", "facebookexternalhit", "slurp", "preview", "whatsapp", "telegram", "discord", "curl/", "wget/"])
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import NIOCore
+import LinkRelayServerCore
 
 /// The browser's side of a link: `GET /{code}` and `GET /{templateSlug}/{code}` (E9).
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import LinkRelayServerCore
 
 /// The HTTP API's OpenAPI 3.1 description (`openapi.json`, a resource of this module), served
 /// at `GET /openapi.json` without a key, for a client generator, a gateway or a fuzzer. Its

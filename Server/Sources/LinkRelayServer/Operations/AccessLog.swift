@@ -2,6 +2,7 @@ import Foundation
 import LinkRelay
 import ServiceLifecycle
 import Synchronization
+import LinkRelayServerCore
 
 /// One line per request, written to standard error a block at a time: a line's time is made
 /// once a second, without the system's time zone (which `localtime_r` looks up on the disk for

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import NIOCore
+import LinkRelayServerCore
 
 /// `GET /metrics` in Prometheus's text format, on a listener of its own (`--metrics-port`,
 /// loopback unless `--metrics-host` says otherwise), never on the API's port: a scrape needs no

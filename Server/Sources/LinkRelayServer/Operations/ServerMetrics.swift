@@ -2,6 +2,7 @@ import CoreMetrics
 @_spi(Backend) import LinkRelay
 import Prometheus
 import Synchronization
+import LinkRelayServerCore
 
 /// What the server counts and times, through swift-metrics, for an operator's Prometheus
 /// (`--metrics-port`, ``MetricsEndpoint``). Every label is the server's own word (a route's

@@ -1,4 +1,5 @@
 import Foundation
+import LinkRelayServerCore
 
 /// Where the server's resources are (the dashboard's templates and files, `openapi.json`): the
 /// folder SwiftPM builds beside the binary, `LinkRelayServer_LinkRelayServer.resources`

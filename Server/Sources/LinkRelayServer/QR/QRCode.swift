@@ -1,3 +1,4 @@
+import LinkRelayServerCore
 /// A QR code (ISO/IEC 18004) of bytes: byte mode, versions 1 to 40, error-correction levels L, M,
 /// Q and H, the mask chosen by the standard's four penalty rules. Written for the links' QR
 /// codes (the admin API's `GET /api/links/{id}/qr`, the dashboard) and proved against a real

@@ -1,4 +1,5 @@
 import Foundation
+import LinkRelayServerCore
 
 /// Which of a project's links a listing returns (``ServerStore/links(project:filter:after:limit:)``).
 package struct LinkFilter: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import LinkRelayServerCore
 
 extension SQLStore {
     /// On PostgreSQL, the click table's day partitions (see migration 3): the partitions from

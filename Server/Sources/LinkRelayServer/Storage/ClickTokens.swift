@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import LinkRelayServerCore
 
 /// The pasteboard landing page's click tokens: the page copies the link with a token that names
 /// its click (`?lr_click=…`), the app reads it on its first launch and sends it in the install

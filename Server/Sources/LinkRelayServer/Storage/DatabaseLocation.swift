@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import LinkRelayServerCore
 
 /// Where the data lives, as `--database` names it: `sqlite:PATH` (the default,
 /// `sqlite:linkrelay.sqlite`) or `postgres://user:password@host:port/database`.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LinkRelayServerCore
 
 /// One serving process per SQLite file: `serve` holds an exclusive `flock` on the database file
 /// while it runs, so a second server started on the same file refuses to start instead of

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import LinkRelayServerCore
 
 /// JSON as the database keeps it: text, keys sorted (so equal values are equal text).
 enum JSONText {

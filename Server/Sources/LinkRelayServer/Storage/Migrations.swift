@@ -1,3 +1,4 @@
+import LinkRelayServerCore
 /// The database schema, one numbered step at a time. A step never changes once released: a
 /// database made by an older server is brought up to date by the steps it has not applied, in
 /// order, each in its own transaction, and `schema_migrations` records each one.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
+import LinkRelayServerCore
 
 /// PostgreSQL: a pool of connections (postgres-nio's `PostgresClient`), for production and for
 /// several server processes sharing one database. Statements are the store's

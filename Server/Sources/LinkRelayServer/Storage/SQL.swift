@@ -9,6 +9,7 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
+import LinkRelayServerCore
 
 /// A value bound to a statement or read from a row: the three kinds the schema uses (times are
 /// whole milliseconds, flags 0 or 1, JSON text), the same in both engines.
@@ -159,10 +160,7 @@ enum SQLTime {
     /// Whole milliseconds since 1970, bounded (a `Date` far outside ±10,000 years, an infinity
     /// too, is clamped; NaN is 0).
     static func milliseconds(_ date: Date) -> Int {
-        let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        guard !value.isNaN else { return 0 }
-        // Clamped before the conversion: an infinity is the bound on its side.
-        return Int(min(max(value, -315_537_897_600_000), 315_537_897_600_000))
+        EpochMilliseconds.of(date)
     }
 
     static func date(_ milliseconds: Int) -> Date {

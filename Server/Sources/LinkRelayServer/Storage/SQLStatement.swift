@@ -1,6 +1,7 @@
 import Foundation
 import LinkRelay
 import PostgresNIO
+import LinkRelayServerCore
 
 /// A statement with its values bound where they appear in the text:
 ///

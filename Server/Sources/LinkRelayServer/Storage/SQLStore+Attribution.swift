@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import LinkRelayServerCore
 
 /// Installs, events, and the writes committed together.
 extension SQLStore {

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import LinkRelayServerCore
 
 /// Clicks: storing them (with their daily counts), reading them, and the deferred match's candidates.
 extension SQLStore {

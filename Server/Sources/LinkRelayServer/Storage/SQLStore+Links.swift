@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import LinkRelayServerCore
 
 /// Templates, apps, links and clicks.
 extension SQLStore {

@@ -2,6 +2,7 @@ import Foundation
 import LinkRelay
 import Logging
 import Synchronization
+import LinkRelayServerCore
 
 /// The store, on either engine: the statements are written once, in the SQL both SQLite and
 /// PostgreSQL speak (`?` placeholders, which the PostgreSQL engine numbers), and the same

@@ -1,6 +1,7 @@
 import CSQLite3
 import Foundation
 import Synchronization
+import LinkRelayServerCore
 
 /// One connection to an SQLite file through the system's library, with every statement kept
 /// prepared by its text: a statement that runs again is reset and bound again, not parsed and

@@ -1,5 +1,6 @@
 import Foundation
 import ServiceLifecycle
+import LinkRelayServerCore
 
 /// Where the server keeps everything: one protocol, two engines (``SQLStore/sqlite(path:create:)``, embedded, the
 /// default; PostgreSQL for production and for several server processes). The same suite of
@@ -214,14 +215,6 @@ extension ServerStore {
             try await checkConnection()
             return try await body(self)
         }
-    }
-}
-
-extension Date {
-    /// The date as stored: whole milliseconds (what both engines keep), so a record made in
-    /// memory equals the one read back.
-    package var storedPrecision: Date {
-        Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 }
 

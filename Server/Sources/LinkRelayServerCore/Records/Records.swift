@@ -37,7 +37,7 @@ package struct TemplateRecord: Sendable, Hashable, Codable {
     }
 
     /// The places a template's links fall back to, which teach the project's destination hosts.
-    var destinationURLs: [String?] { [iosAppStoreURL, androidAppStoreURL, webFallbackURL] }
+    package var destinationURLs: [String?] { [iosAppStoreURL, androidAppStoreURL, webFallbackURL] }
 }
 
 /// An app the links open: what `/.well-known/apple-app-site-association` and

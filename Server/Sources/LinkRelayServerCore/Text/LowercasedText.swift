@@ -1,17 +1,17 @@
 /// A header's text, lower-cased (ASCII) once, searched as bytes: `String.contains(_:)` with a
 /// string goes through Foundation's `CFStringFind` on Linux, and the user-agent checks of a
 /// redirect took a fifth of its CPU that way (measured with `perf` under `wrk`).
-struct LowercasedText {
-    let bytes: [UInt8]
+package struct LowercasedText {
+    package let bytes: [UInt8]
 
-    init(_ text: String?) {
+    package init(_ text: String?) {
         bytes = (text ?? "").utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
     }
 
-    var isEmpty: Bool { bytes.isEmpty }
+    package var isEmpty: Bool { bytes.isEmpty }
 
     /// Whether `token` (lower-case ASCII) occurs in the text: compared in place, neither copied.
-    func contains(_ token: String) -> Bool {
+    package func contains(_ token: String) -> Bool {
         var token = token
         return token.withUTF8 { needle in
             guard let first = needle.first else { return true }
@@ -33,7 +33,7 @@ struct LowercasedText {
     }
 
     /// Whether any of `tokens` occurs in the text.
-    func containsAny(_ tokens: [String]) -> Bool {
+    package func containsAny(_ tokens: [String]) -> Bool {
         tokens.contains { contains($0) }
     }
 }

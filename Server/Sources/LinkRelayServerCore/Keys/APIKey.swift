@@ -96,11 +96,11 @@ package enum APIKeys {
     }
 
     static let hexDigits = Array("0123456789abcdef")
-    static let base62 = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    package static let base62 = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
     /// `count` characters from `alphabet`, each from the system's secure generator without
     /// modulo bias.
-    static func randomString(_ count: Int, alphabet: [Character]) -> String {
+    package static func randomString(_ count: Int, alphabet: [Character]) -> String {
         var generator = SystemRandomNumberGenerator()
         return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }
@@ -108,7 +108,7 @@ package enum APIKeys {
 
 /// The lower-case hex SHA-256 of `text`'s UTF-8: the one digest the server makes (key hashes,
 /// fingerprint hashes, de-duplication keys), written without a formatter per byte.
-func sha256Hex(_ text: String) -> String {
+package func sha256Hex(_ text: String) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var hex = [UInt8]()
     hex.reserveCapacity(64)

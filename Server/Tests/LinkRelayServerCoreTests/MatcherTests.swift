@@ -2,7 +2,7 @@ import Foundation
 import LinkRelay
 import Testing
 
-@testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 /// The deferred match: LinkForty Core's factors and threshold, windows per link, ties to the
 /// newest, the exact address first (IPv4 /24s only on request), sprayers and bots never
@@ -15,7 +15,7 @@ struct MatcherTests {
         language: "en_US", screenWidth: 1179, screenHeight: 2556)
 
     static func click(
-        _ id: String, hoursAgo: Double = 1, prefix: String? = "203.0.113", userAgent: String? = HTTPTest.sdkUserAgent,
+        _ id: String, hoursAgo: Double = 1, prefix: String? = "203.0.113", userAgent: String? = Agents.app,
         timezone: String? = "America/New_York", language: String? = "en-US", width: Int? = 1179, height: Int? = 2556, isBot: Bool = false
     ) -> ClickRecord {
         ClickRecord(
@@ -36,8 +36,8 @@ struct MatcherTests {
 
     @Test("each factor scores as LinkForty's: ip 40, user_agent 30, timezone 10, language 10, screen 10, in that order", arguments: [
         (click("a"), 100, ["ip", "user_agent", "timezone", "language", "screen"]),
-        (click("b", userAgent: HTTPTest.safari), 70, ["ip", "timezone", "language", "screen"]),
-        (click("c", userAgent: HTTPTest.safari, width: nil, height: nil), 60, ["ip", "timezone", "language"]),
+        (click("b", userAgent: Agents.safari), 70, ["ip", "timezone", "language", "screen"]),
+        (click("c", userAgent: Agents.safari, width: nil, height: nil), 60, ["ip", "timezone", "language"]),
         (click("d", prefix: "198.51.100"), 60, ["user_agent", "timezone", "language", "screen"]),
         (click("e", timezone: "Europe/Berlin", language: "de-DE"), 80, ["ip", "user_agent", "screen"]),
         (click("f", width: 2556, height: 1179), 90, ["ip", "user_agent", "timezone", "language"]),
@@ -52,7 +52,7 @@ struct MatcherTests {
     }
 
     @Test("user agents compare as platform|browser, versions ignored; two app agents are both |", arguments: [
-        ("Acme Shop/2.3.0 iOS/17.4.1", "|"), (HTTPTest.sdkUserAgent, "|"), (HTTPTest.safari, "iphone|safari"),
+        ("Acme Shop/2.3.0 iOS/17.4.1", "|"), (Agents.app, "|"), (Agents.safari, "iphone|safari"),
         ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36", "linux|chrome"),
         ("Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 CriOS/124.0 Mobile/15E148 Safari/604.1", "ipad|safari"),
         ("", "|"),
@@ -64,9 +64,9 @@ struct MatcherTests {
     @Test("below 70 is organic; at 70 it matches")
     func threshold() {
         let matcher = DeferredMatcher(scoresIPv4Networks: true)
-        let weak = MatchCandidate(click: Self.click("weak", userAgent: HTTPTest.safari, width: nil, height: nil), windowHours: 168)
+        let weak = MatchCandidate(click: Self.click("weak", userAgent: Agents.safari, width: nil, height: nil), windowHours: 168)
         #expect(matcher.best(for: Self.phone, among: [weak], at: Self.now) == nil)
-        let enough = MatchCandidate(click: Self.click("enough", userAgent: HTTPTest.safari), windowHours: 168)
+        let enough = MatchCandidate(click: Self.click("enough", userAgent: Agents.safari), windowHours: 168)
         #expect(matcher.best(for: Self.phone, among: [enough], at: Self.now)?.confidence == 70)
     }
 
@@ -98,15 +98,15 @@ struct MatcherTests {
         let crowd = (0..<4).map { index in
             MatchCandidate(click: Self.crowdClick(index, hoursAgo: 100), windowHours: 168)
         }
-        let target = MatchCandidate(click: Self.click("target", userAgent: HTTPTest.safari), windowHours: 168)
+        let target = MatchCandidate(click: Self.click("target", userAgent: Agents.safari), windowHours: 168)
         #expect(DeferredMatcher(sharedNetworkDevices: 5, scoresIPv4Networks: true).best(for: Self.phone, among: [target] + crowd, at: Self.now) == nil)
     }
 
     @Test("the best score wins; on a tie between clicks of one device the newest click (the first candidate) wins")
     func ties() {
         let matcher = DeferredMatcher(scoresIPv4Networks: true)
-        let newer = MatchCandidate(click: Self.click("newer", hoursAgo: 1, userAgent: HTTPTest.safari), windowHours: 168)
-        let older = MatchCandidate(click: Self.click("older", hoursAgo: 2, userAgent: HTTPTest.safari), windowHours: 168)
+        let newer = MatchCandidate(click: Self.click("newer", hoursAgo: 1, userAgent: Agents.safari), windowHours: 168)
+        let older = MatchCandidate(click: Self.click("older", hoursAgo: 2, userAgent: Agents.safari), windowHours: 168)
         // From the install's own address: 90, above the network's 70.
         let best = Self.atAddress("best", hoursAgo: 3)
         #expect(matcher.best(for: Self.phone, among: [newer, older], at: Self.now)?.click.id == "newer")
@@ -116,13 +116,13 @@ struct MatcherTests {
     @Test("two devices scoring the best alike: the install stays organic (Core gives it to the newer); one device's two clicks are not ambiguous")
     func ambiguity() {
         let matcher = DeferredMatcher(scoresIPv4Networks: true)
-        let mine = MatchCandidate(click: Self.click("mine", hoursAgo: 2, userAgent: HTTPTest.safari), windowHours: 168)
+        let mine = MatchCandidate(click: Self.click("mine", hoursAgo: 2, userAgent: Agents.safari), windowHours: 168)
         // Another phone of the same model, zone and language, its Safari a version older.
         let neighbour = MatchCandidate(
-            click: Self.click("neighbour", hoursAgo: 1, userAgent: HTTPTest.safari.replacingOccurrences(of: "17_4", with: "16_6")), windowHours: 168)
+            click: Self.click("neighbour", hoursAgo: 1, userAgent: Agents.safari.replacingOccurrences(of: "17_4", with: "16_6")), windowHours: 168)
         #expect(matcher.best(for: Self.phone, among: [neighbour, mine], at: Self.now) == nil)
         #expect(DeferredMatcher(refusesAmbiguousMatches: false, scoresIPv4Networks: true).best(for: Self.phone, among: [neighbour, mine], at: Self.now)?.click.id == "neighbour")
-        let again = MatchCandidate(click: Self.click("again", hoursAgo: 1, userAgent: HTTPTest.safari), windowHours: 168)
+        let again = MatchCandidate(click: Self.click("again", hoursAgo: 1, userAgent: Agents.safari), windowHours: 168)
         #expect(matcher.best(for: Self.phone, among: [again, mine], at: Self.now)?.click.id == "again", "the same phone tapping twice")
         // A better-scoring click wins outright over a lower tie.
         let better = Self.atAddress("better", hoursAgo: 3)
@@ -131,7 +131,7 @@ struct MatcherTests {
 
     /// A click from an exact address (the phone's household router is 203.0.113.7).
     static func atAddress(_ id: String, _ address: String = "203.0.113.7", hoursAgo: Double = 1, width: Int = 1179, language: String = "en-US") -> MatchCandidate {
-        var click = click(id, hoursAgo: hoursAgo, userAgent: HTTPTest.safari, language: language, width: width)
+        var click = click(id, hoursAgo: hoursAgo, userAgent: Agents.safari, language: language, width: width)
         click.device.ip = address
         return MatchCandidate(click: click, windowHours: 168)
     }
@@ -260,7 +260,7 @@ struct MatcherTests {
         #expect(matcher.best(for: Self.phone, among: [Self.atAddress("other-screen", width: 828)], networkDevices: 0, at: Self.now) == nil)
         #expect(matcher.best(for: Self.phone, among: [Self.atAddress("other-language", language: "de-DE")], networkDevices: 0, at: Self.now) == nil)
         var sibling = Self.atAddress("sibling", hoursAgo: 1)
-        sibling.click.device.userAgent = HTTPTest.safari.replacingOccurrences(of: "17_4", with: "16_6")
+        sibling.click.device.userAgent = Agents.safari.replacingOccurrences(of: "17_4", with: "16_6")
         let mine = Self.atAddress("mine", hoursAgo: 2)
         #expect(matcher.best(for: Self.phone, among: [sibling, mine], networkDevices: 0, at: Self.now) == nil, "two phones of one family alike")
         #expect(DeferredMatcher(refusesAmbiguousMatches: false).best(for: Self.phone, among: [sibling, mine], networkDevices: 0, at: Self.now)?.click.id == "sibling")
@@ -273,7 +273,7 @@ struct MatcherTests {
     @Test("a network crowded with distinct devices halves the address: the same partial fingerprint is organic there")
     func sharedNetwork() {
         let matcher = DeferredMatcher(sharedNetworkDevices: 5, scoresIPv4Networks: true)
-        let target = MatchCandidate(click: Self.click("target", userAgent: HTTPTest.safari), windowHours: 168)
+        let target = MatchCandidate(click: Self.click("target", userAgent: Agents.safari), windowHours: 168)
         let full = Self.atAddress("full", hoursAgo: 2)
         // Four other devices: five in all, the crowd threshold.
         let crowd = (0..<4).map { index in

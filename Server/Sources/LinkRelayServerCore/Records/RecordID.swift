@@ -6,12 +6,12 @@ import Foundation
 /// 4) ids every click dirtied a page of its own in the primary key's index, and under load
 /// SQLite wrote about 13 KiB a click (245 MB/s of WAL and checkpoints at 18,000 clicks/s).
 /// Still a UUID as LinkForty's SDKs and every client expect, lower-case as before.
-enum RecordID {
+package enum RecordID {
     /// A version 7 UUID for a row made at `date` (clamped to 1970…10889, the 48 bits' range; NaN
     /// is 1970), its other 74 bits random.
-    static func timeOrdered(at date: Date) -> String {
+    package static func timeOrdered(at date: Date) -> String {
         // The stored time's milliseconds (NaN and infinities already bounded there), within 48 bits.
-        let stamp = min(UInt64(clamping: SQLTime.milliseconds(date)), 281_474_976_710_655)
+        let stamp = min(UInt64(clamping: EpochMilliseconds.of(date)), 281_474_976_710_655)
         var generator = SystemRandomNumberGenerator()
         let random: UInt64 = generator.next()
         let more: UInt64 = generator.next()
@@ -33,5 +33,23 @@ enum RecordID {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// A date as whole milliseconds since 1970, as every stored time is kept: NaN is 0, and the
+/// value is clamped to ±10,000 years before the conversion (an infinity is the bound on its side).
+package enum EpochMilliseconds {
+    package static func of(_ date: Date) -> Int {
+        let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        guard !value.isNaN else { return 0 }
+        return Int(min(max(value, -315_537_897_600_000), 315_537_897_600_000))
+    }
+}
+
+extension Date {
+    /// The date as stored: whole milliseconds (what both engines keep), so a record made in
+    /// memory equals the one read back.
+    package var storedPrecision: Date {
+        Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +18,7 @@ package enum ClientAddress {
     /// address, whatever it wrote to the left. When every entry is a trusted address, the
     /// leftmost. An entry that is not an IPv4 or IPv6 address ends the walk (the client wrote it),
     /// and with no address found the peer is the client. `::ffff:` mapped IPv4 is unwrapped.
-    static func of(forwardedFor: String?, peer: String?, trustProxy: Bool, trustedProxies: [IPNetwork] = []) -> String? {
+    package static func of(forwardedFor: String?, peer: String?, trustProxy: Bool, trustedProxies: [IPNetwork] = []) -> String? {
         var chosen = peer.flatMap { normalized(Substring($0)) }
         if trustProxy, let forwardedFor {
             var leftmostTrusted: String?
@@ -54,18 +53,12 @@ package enum ClientAddress {
         return String(decoding: address, as: UTF8.self)
     }
 
-    /// `request`'s `X-Forwarded-For` fields, joined; `nil` without one.
-    static func forwardedFor(_ request: Request) -> String? {
-        let forwarded = request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value).joined(separator: ",")
-        return forwarded.isEmpty ? nil : forwarded
-    }
-
     /// Whether `chosen`, the client read from `forwardedFor` with no proxy named
     /// (`--trusted-proxy`), looks like a proxy of the operator's rather than a client: a
     /// loopback or private address with another address before it (a load balancer in front of
     /// nginx appears so, and then every client behind it has that address; so does a client on a
     /// private network that wrote the header itself).
-    static func looksLikeUnnamedProxy(_ chosen: String?, forwardedFor: String?) -> Bool {
+    package static func looksLikeUnnamedProxy(_ chosen: String?, forwardedFor: String?) -> Bool {
         // A header of one entry (an honest client behind one proxy, the usual tap) is settled
         // without parsing an address.
         guard let chosen, let forwardedFor, forwardedFor.utf8.contains(UInt8(ascii: ",")), let bytes = IPNetwork.bytes(of: chosen),
@@ -85,7 +78,7 @@ package enum ClientAddress {
     }
 
     /// Whether `address` (or a network prefix) is IPv6: it holds a colon, which no IPv4 form does.
-    static func isIPv6(_ address: String) -> Bool {
+    package static func isIPv6(_ address: String) -> Bool {
         address.utf8.contains(UInt8(ascii: ":"))
     }
 

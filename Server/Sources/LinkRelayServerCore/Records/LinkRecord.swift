@@ -115,10 +115,10 @@ package struct LinkRecord: Sendable, Hashable, Codable {
 
     /// The request fields naming a place the redirect may send a person, which an SDK key's
     /// link may set only to the project's destination hosts (``DestinationHosts``).
-    static let destinationFields = ["originalUrl", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "iosUniversalLink", "androidAppLink"]
+    package static let destinationFields = ["originalUrl", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "iosUniversalLink", "androidAppLink"]
 
     /// The places the redirect may send a person, as ``destinationFields`` name them.
-    var destinationURLs: [String?] {
+    package var destinationURLs: [String?] {
         [originalURL, webFallbackURL, iosAppStoreURL, androidAppStoreURL, iosUniversalLink, androidAppLink]
     }
 }
@@ -186,7 +186,7 @@ package struct ClickSource: Sendable, Hashable, Codable {
 
     /// `Referer`'s host: an http(s) URL's host of letters, digits, `-` and `.`, at most 253
     /// characters, lowercased; `nil` for anything else.
-    static func referrerHost(_ header: String?) -> String? {
+    package static func referrerHost(_ header: String?) -> String? {
         guard let header, header.utf8.count <= 4096, let url = URL(string: header), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = url.host?.lowercased(), DestinationHosts.isValidPattern(host), !host.hasPrefix("*.")
         else { return nil }
@@ -195,7 +195,7 @@ package struct ClickSource: Sendable, Hashable, Codable {
 
     /// A country code as a proxy sends it: two letters (upper-cased); `XX` (unknown) and `T1`
     /// (Tor) and anything else are `nil`.
-    static func country(_ header: String?) -> String? {
+    package static func country(_ header: String?) -> String? {
         guard let header, header.utf8.count == 2 else { return nil }
         let code = header.uppercased()
         guard code.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) }), code != "XX" else { return nil }
@@ -206,7 +206,7 @@ package struct ClickSource: Sendable, Hashable, Codable {
     /// value, and one daily-count row), at most 100 characters counted as Unicode scalars (so at
     /// most 400 bytes; counted as grapheme clusters, `E` and 12,000 combining marks was "one
     /// character" of 24,001 bytes), no control characters; `nil` otherwise.
-    static func utmSource(_ value: String?) -> String? {
+    package static func utmSource(_ value: String?) -> String? {
         guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), trimmed.utf8.count <= 4 * maxUTMSourceLength else { return nil }
         let value = trimmed.precomposedStringWithCanonicalMapping
         guard !value.isEmpty, TextLimit.fits(value, characters: maxUTMSourceLength),
