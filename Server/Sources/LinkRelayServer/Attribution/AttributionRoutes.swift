@@ -25,7 +25,7 @@ struct AttributionRoutes: Sendable {
     /// §3 of LinkForty's protocol: the install report, matched against the clicks of its
     /// network, stored (on disk before the answer), answered as Core answers
     /// (``AttributionService``, ``InstallAttribution``).
-    func install(_ request: Request, _ context: ServerContext) async throws -> InstallAttribution {
+    func install(_ request: Request, _ context: ServerContext) async throws -> LinkRelayServerCore.InstallAttribution {
         let key = try context.requireAPIKey()
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let report = try InstallReport(body, clientAddress: context.clientAddress, matchPrivateNetworks: configuration.matchPrivateNetworks)
@@ -52,29 +52,6 @@ struct AttributionRoutes: Sendable {
             throw APIError(.notFound, "Install not found")
         }
         return ServerApplication.json(["installId": .string(installID), "success": true] as [String: JSONValue])
-    }
-
-    /// Core's `deepLinkData` (§3.4), plus `linkId`, `clickId`, `deepLinkPath` and `appScheme`.
-    static func deepLinkData(_ link: LinkRecord, match: DeferredMatch) -> [String: JSONValue] {
-        deepLinkData(link, clickID: match.click.id, clickedAt: match.click.clickedAt, confidence: match.confidence, factors: match.factors)
-    }
-
-    static func deepLinkData(_ link: LinkRecord, clickID: String, clickedAt: Date, confidence: Int, factors: [String]) -> [String: JSONValue] {
-        var data: [String: JSONValue] = [
-            "shortCode": .string(link.shortCode), "originalUrl": .string(link.originalURL), "linkId": .string(link.id),
-            "clickId": .string(clickID),
-            "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)), "targetingRules": .object(link.targetingRules),
-            "deepLinkParameters": .object(link.deepLinkParameters), "clickedAt": .string(ServerApplication.sdkTimestamp(clickedAt)),
-            "confidenceScore": .int(confidence), "matchedFactors": .array(factors.map(JSONValue.string)),
-        ]
-        for (name, value) in [
-            ("iosUrl", link.iosAppStoreURL), ("androidUrl", link.androidAppStoreURL), ("webFallbackUrl", link.webFallbackURL),
-            ("deepLinkPath", link.deepLinkPath), ("appScheme", link.appScheme),
-        ] {
-            data[name] = value.map(JSONValue.string) ?? .null
-        }
-        if !link.templateSlug.isEmpty { data["templateSlug"] = .string(link.templateSlug) }
-        return data
     }
 
     // MARK: Events
@@ -180,29 +157,5 @@ struct AttributionRoutes: Sendable {
                 ])
         }
         return ServerApplication.json(answer)
-    }
-}
-
-extension Optional {
-    /// `map` with an asynchronous, throwing transform.
-    func asyncFlatMap<U>(_ transform: (Wrapped) async throws -> U?) async rethrows -> U? {
-        guard let self else { return nil }
-        return try await transform(self)
-    }
-}
-
-extension ServerStore {
-    /// The clicks `matcher` reads for `install` at `now`: within the fingerprint's window, from
-    /// the install's exact address when an IPv4 install can only match it (the address first,
-    /// without ``DeferredMatcher/scoresIPv4Networks``), from its network otherwise; none
-    /// without a network.
-    package func matchCandidates(for install: DeviceSignals, project: String, matcher: DeferredMatcher, at now: Date) async throws -> [MatchCandidate] {
-        guard let prefix = install.networkPrefix else { return [] }
-        let since = now.addingTimeInterval(-min(DeferredMatcher.lookback, TimeInterval(matcher.fingerprintWindowHours) * 3600))
-        if matcher.matchesAddressOnly(install) {
-            guard let address = install.ip else { return [] }
-            return try await matchCandidates(project: project, address: address, since: since, limit: matcher.candidateLimit)
-        }
-        return try await matchCandidates(project: project, networkPrefix: prefix, since: since, limit: matcher.candidateLimit)
     }
 }

@@ -280,7 +280,7 @@ package enum ServerApplication {
     /// Core's `…30.123Z` a `nil`; Android's `Instant.parse`, Flutter's `DateTime.parse` and React
     /// Native (a string) read both forms.
     static func sdkTimestamp(_ date: Date) -> String {
-        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)).formatted(wholeSeconds)
+        DeepLinkData.timestamp(date)
     }
 
     /// An ISO 8601 date and time, with or without a fraction of a second, `Z` or an offset of

@@ -2,10 +2,11 @@ import Foundation
 import ServiceLifecycle
 import LinkRelayServerCore
 
-/// Where the server keeps everything: one protocol, two engines (``SQLStore/sqlite(path:create:)``, embedded, the
+/// Where the server keeps everything (what the install's attribution reads and writes is
+/// ``AttributionStore``, in the Core): one protocol, two engines (``SQLStore/sqlite(path:create:)``, embedded, the
 /// default; PostgreSQL for production and for several server processes). The same suite of
 /// storage tests runs against both.
-package protocol ServerStore: Service {
+package protocol ServerStore: AttributionStore, Service {
     /// Applies every ``Migration`` the database has not applied yet, in order, each in one
     /// transaction; returns the versions applied now (empty when the database was up to date).
     /// - Throws: ``StoreError/newerSchema(found:known:)`` for a database a newer server made.
@@ -38,12 +39,6 @@ package protocol ServerStore: Service {
 
     /// Stores a token the landing page hands out, on disk before the page is answered.
     func insertClickToken(_ token: ClickTokenRecord) async throws
-    /// Takes the token with `hash` for `installID` if it is the project's, unused and not
-    /// expired at `now`, and marks its click claimed (no fingerprint match takes it from then
-    /// on); otherwise says why not.
-    func useClickToken(hash: String, project: String, installID: String, at now: Date) async throws -> ClickTokenUse
-    /// Gives back a token taken for `installID` (its install could not be stored), and its click.
-    func releaseClickToken(hash: String, installID: String) async throws
     /// Deletes the tokens that expired before `cutoff`; how many.
     func deleteClickTokens(expiredBefore cutoff: Date) async throws -> Int
 
@@ -85,9 +80,6 @@ package protocol ServerStore: Service {
     func link(project: String, dedupeKey: String) async throws -> LinkRecord?
     /// The link with `id`, as stored now.
     func link(id: String) async throws -> LinkRecord?
-    /// The link with `id`, kept in the process as long as links by code (``setLinkCacheTTL(_:)``)
-    /// and forgotten at once by this process's edits: what the install's match reads.
-    func cachedLink(id: String) async throws -> LinkRecord?
 
     // MARK: The admin API
 
@@ -150,27 +142,7 @@ package protocol ServerStore: Service {
     /// PostgreSQL the day partitions around `now` made and those wholly before `cutoff` dropped;
     /// how many clicks went with them.
     func maintainClickPartitions(now: Date, droppingBefore cutoff: Date?) async throws -> Int
-    /// The deferred match's candidates: `project`'s clicks from `networkPrefix` since `since`,
-    /// bots left out, newest first, at most `limit`, each with its link's attribution window.
-    func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate]
-    /// The deferred match's candidates from one exact `address`: `project`'s clicks from it since
-    /// `since`, bots left out, newest first, at most `limit`, each with its link's window.
-    func matchCandidates(project: String, address: String, since: Date, limit: Int) async throws -> [MatchCandidate]
-    /// How many distinct devices (``DeferredMatcher``'s device signature: user agent, time zone,
-    /// language, screen) clicked from `networkPrefix` in `project` within their links' windows
-    /// at `now` and no earlier than `since`, bots left out, among its newest
-    /// ``DeferredMatcher/crowdRows`` such clicks, counted up to `limit`: the crowd
-    /// ``DeferredMatcher/best(for:among:networkDevices:at:)`` weighs the address by.
-    func networkDevices(project: String, networkPrefix: String, at now: Date, since: Date, limit: Int) async throws -> Int
 
-    /// Stores an install; it is on disk when this returns.
-    func recordInstall(_ install: InstallRecord) async throws
-    /// The install of `project` with `id`.
-    func install(project: String, id: String) async throws -> InstallRecord?
-    /// Adds the Apple Ads token an app got after its install report to `project`'s install `id`,
-    /// unless the install has one already (the first token stays): `false` when the project has
-    /// no such install. On disk when this returns.
-    func addAppleAdsToken(_ token: String, install id: String, project: String) async throws -> Bool
     /// The newest install of `project` with `fingerprintHash`.
     func latestInstall(project: String, fingerprintHash: String) async throws -> InstallRecord?
 

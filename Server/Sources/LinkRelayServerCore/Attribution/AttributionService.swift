@@ -1,7 +1,5 @@
 import Foundation
-import Hummingbird
 import LinkRelay
-import LinkRelayServerCore
 
 /// An install report as the SDKs send it (§3 of LinkForty's protocol), read once, with the
 /// address the request came from.
@@ -38,43 +36,6 @@ package struct InstallReport: Sendable {
         self.reportedIP = reportedIP
     }
 
-    /// Reads `body`, each field checked (a `400` naming the first that is wrong).
-    /// - Parameters:
-    ///   - clientAddress: the address the request came from (``ServerContext/clientAddress``).
-    ///   - matchPrivateNetworks: whether a private address has a network to match in.
-    init(_ body: JSONBody, clientAddress: String?, matchPrivateNetworks: Bool) throws {
-        let userAgent = try body.string("userAgent", required: true, maxLength: 512)
-        let timezone = try body.string("timezone", maxLength: 64)
-        let language = try body.string("language", maxLength: 64)
-        let screenWidth = try body.integer("screenWidth", in: 0...100_000)
-        let screenHeight = try body.integer("screenHeight", in: 0...100_000)
-        platform = try body.string("platform", maxLength: 32)
-        platformVersion = try body.string("platformVersion", maxLength: 32)
-        deviceID = try body.string("deviceId", maxLength: 128)
-        attributionWindowHours = try body.integer("attributionWindowHours", in: 1...2160)
-        _ = try body.string("sdkName", maxLength: 50)
-        _ = try body.string("sdkVersion", maxLength: 50)
-        reportedIP = try body.string("ipAddress", maxLength: 64)
-        // Up to 256 characters are read; one that is not a token of this server is answered
-        // `unknown` without asking the database.
-        clickToken = try body.string("clickToken", maxLength: 256)
-        // Apple's are about 1 KB of Base64: anything else is refused, naming the field.
-        appleAdsToken = try body.string("appleAdsToken", maxLength: 4096)
-        allowsFingerprint = try body.bool("fingerprint") ?? true
-        if let token = appleAdsToken, token.isEmpty || !token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
-            throw APIError.field("appleAdsToken", "must be the token AdServices gave, as it gave it")
-        }
-        guard allowsFingerprint else {
-            // Nothing to match on and nothing kept: not the address, not what the app sent.
-            signals = DeviceSignals(ip: nil, networkPrefix: nil, userAgent: userAgent)
-            return
-        }
-        signals = DeviceSignals(
-            ip: clientAddress,
-            networkPrefix: clientAddress.flatMap { ClientAddress.networkPrefix(of: $0, includingPrivate: matchPrivateNetworks) },
-            userAgent: userAgent, timezone: timezone, language: language, screenWidth: screenWidth, screenHeight: screenHeight)
-    }
-
     /// LinkForty's fingerprint hash of the report (``DeferredMatcher/fingerprintHash(_:platform:platformVersion:)``).
     package var fingerprintHash: String {
         DeferredMatcher.fingerprintHash(signals, platform: platform, platformVersion: platformVersion)
@@ -86,10 +47,10 @@ package struct InstallReport: Sendable {
 /// before ``attribute(_:project:at:)`` returns). The benchmark calls the same, so what it times
 /// is what the endpoint does.
 package struct AttributionService: Sendable {
-    package let store: any ServerStore
+    package let store: any AttributionStore
     package let matcher: DeferredMatcher
 
-    package init(store: any ServerStore, matcher: DeferredMatcher) {
+    package init(store: any AttributionStore, matcher: DeferredMatcher) {
         self.store = store
         self.matcher = matcher
     }
@@ -168,7 +129,7 @@ package struct AttributionService: Sendable {
             method: .pasteboard, installedAt: now, device: report.signals, platform: DevicePlatform(reported: report.platform),
             platformVersion: report.platformVersion, deviceID: report.deviceID, fingerprintHash: report.fingerprintHash,
             attributionWindowHours: report.attributionWindowHours,
-            deepLinkData: AttributionRoutes.deepLinkData(link, clickID: clickID, clickedAt: clickedAt, confidence: 100, factors: factors),
+            deepLinkData: DeepLinkData.deepLinkData(link, clickID: clickID, clickedAt: clickedAt, confidence: 100, factors: factors),
             appleAdsToken: report.appleAdsToken)
         let writing = ContinuousClock.now
         do {
@@ -210,7 +171,7 @@ package struct AttributionService: Sendable {
         let link = try await match.asyncFlatMap { try await store.cachedLink(id: $0.click.linkID) }
         if link == nil { match = nil }
         var deepLinkData: [String: JSONValue] = [:]
-        if let match, let link { deepLinkData = AttributionRoutes.deepLinkData(link, match: match) }
+        if let match, let link { deepLinkData = DeepLinkData.deepLinkData(link, match: match) }
         let install = InstallRecord(
             projectID: project, linkID: link?.id, clickID: match?.click.id, confidence: match?.confidence ?? 0,
             matchedFactors: match?.factors ?? [], method: match?.method ?? .none, installedAt: now, device: report.signals,
@@ -229,7 +190,7 @@ package struct AttributionService: Sendable {
 /// the deferred link's `linkId`, `clickId`, `deepLinkPath` and `appScheme` in `deepLinkData`,
 /// so a client needs no second request (and makes no second click) to route it; and
 /// `attributionMethod`.
-package struct InstallAttribution: Sendable, ResponseGenerator {
+package struct InstallAttribution: Sendable {
     /// The install as stored.
     package let install: InstallRecord
     /// Whether a click was matched.
@@ -269,22 +230,4 @@ package struct InstallAttribution: Sendable, ResponseGenerator {
         package var write: Duration
     }
 
-    /// The answer's fields.
-    package var answer: [String: JSONValue] {
-        var answer: [String: JSONValue] = [
-            "installId": .string(install.id), "attributed": .bool(attributed), "confidenceScore": .int(install.confidence),
-            "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)), "attributionMethod": .string(install.method.rawValue),
-        ]
-        // An organic install has no `deepLinkData` at all. Core sends `{}`, which LinkForty's iOS
-        // SDK 1.1.3 cannot decode (its `DeepLinkData` requires `shortCode`): `initialize()`
-        // throws on every organic install. Absent decodes in every LinkForty SDK.
-        if !install.deepLinkData.isEmpty { answer["deepLinkData"] = .object(install.deepLinkData) }
-        if let reportedIP { answer["clientReportedIp"] = .string(reportedIP) }
-        if let clickToken { answer["clickToken"] = .string(clickToken.status) }
-        return answer
-    }
-
-    package func response(from request: Request, context: some RequestContext) throws -> Response {
-        ServerApplication.json(answer)
-    }
 }
