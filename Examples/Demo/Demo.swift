@@ -29,7 +29,8 @@ struct Demo {
         do {
             if let index = arguments.firstIndex(of: "--sandbox") {
                 guard index + 1 < arguments.count, let sandboxURL = URL(string: arguments[index + 1]), sandboxURL.host != nil else {
-                    FileHandle.standardError.write(Data("linkrelay-demo: --sandbox takes the sandbox's URL, e.g. http://127.0.0.1:8642\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("linkrelay-demo: --sandbox takes the sandbox's URL, e.g. http://127.0.0.1:8642\n".utf8))
                     exit(2)
                 }
                 try await SwitchDemo.run(providers, sandboxURL: sandboxURL)

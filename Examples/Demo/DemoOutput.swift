@@ -30,7 +30,7 @@ enum DemoOutput {
                 line += "  params " + link.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             }
             if let destination = link.destination { line += "  destination \(destination.absoluteString)" }
-        if let code = link.shortCode { line += "  short code \(code)" }
+            if let code = link.shortCode { line += "  short code \(code)" }
             print(line)
         case .authenticationRequired(let link):
             print("   → sign-in needed for \(link.path); the link is held")

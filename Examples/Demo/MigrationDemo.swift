@@ -31,18 +31,23 @@ enum MigrationDemo {
             configuration.deviceInfo = StaticDeviceInfo()
             configuration.retryPolicy = .none
             configuration.previousSDKs = [LinkFortySDKImporter()]
-            configuration.previousSDKStorage = PreviousSDKStorage(defaultsSuiteName: suite, applicationSupport: FileManager.default.temporaryDirectory)
+            configuration.previousSDKStorage = PreviousSDKStorage(
+                defaultsSuiteName: suite, applicationSupport: FileManager.default.temporaryDirectory)
             configuration.existingUsers = policy
             let client = DeepLinkClient(backend: world.backend, configuration: configuration)
             var app = ShopApp(client: client)
 
-            DemoOutput.step(policy == .skipInstallMatch ? "The update's first launch (existingUsers: .skipInstallMatch, the default)" : "The same, with existingUsers: .treatAsNew")
+            DemoOutput.step(
+                policy == .skipInstallMatch
+                    ? "The update's first launch (existingUsers: .skipInstallMatch, the default)"
+                    : "The same, with existingUsers: .treatAsNew")
             let launched = await app.launch()
             let kind = await client.launch().kind
             print("   launch: \(kind)")
             if case .existingUser(let previous) = kind {
                 print(
-                    "   identity kept from LinkForty's SDK: installId \(previous.installID ?? "none") (AppLaunch.Kind.existingUser; LinkForty's id, for a LinkForty backend: Paylisher names installs by its own)")
+                    "   identity kept from LinkForty's SDK: installId \(previous.installID ?? "none") (AppLaunch.Kind.existingUser; LinkForty's id, for a LinkForty backend: Paylisher names installs by its own)"
+                )
             }
             print("   install outcome: \(DemoOutput.describe(launched.outcome))")
             let matches = sandbox.simulator.requests.filter { $0.url.path.hasSuffix("/v1/deferred-deeplink") }.count

@@ -1,8 +1,8 @@
 import Foundation
 import LinkRelay
-import LinkRelayWire
 import LinkRelaySimulator
 import LinkRelayTesting
+import LinkRelayWire
 import ShopApp
 
 /// The proof that app code does not change between providers: `ShopApp` (written once, against

@@ -82,7 +82,8 @@ public struct ShopWorld: Sendable {
             productLink = URL(string: "https://\(host)/p42")!
             walletLink = URL(string: "https://\(host)/w")!
         case .paylisher:
-            try await sandbox.createCampaign(SandboxAPI.PaylisherCampaign(keyName: "p42", title: "Product 42", scheme: "shopapp://product/42"))
+            try await sandbox.createCampaign(
+                SandboxAPI.PaylisherCampaign(keyName: "p42", title: "Product 42", scheme: "shopapp://product/42"))
             backend = PaylisherBackend(
                 try .init(
                     apiKey: settings.paylisherAPIKey, analyticsHost: URL(string: "https://\(settings.paylisherAnalyticsHost)")!,

@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import LinkRelay
 import LinkRelayServer
-import Synchronization
 import LinkRelayServerCore
+import Synchronization
 
 /// Issue 52, §5: the dashboard's overview and a link's page with `--clicks` clicks stored over 30
 /// days (half of them on one link, the worst case for its page), on each engine. Each page is
@@ -35,7 +35,9 @@ enum DashboardTiming {
     /// Whether every page met the target on every engine.
     static func run(_ arguments: ArraySlice<String>) async throws -> Bool {
         let options = Options(arguments)
-        say("The dashboard's pages with \(options.clicks) clicks over 30 days on \(options.links) links, half on one; \(options.requests) requests each (\(Date()))")
+        say(
+            "The dashboard's pages with \(options.clicks) clicks over 30 days on \(options.links) links, half on one; \(options.requests) requests each (\(Date()))"
+        )
         say("| engine | clicks | page | p50 | p99 | most | p99 ≤ 100 ms |")
         say("|---|---|---|---|---|---|---|")
         let met = Mutex(true)
@@ -49,11 +51,14 @@ enum DashboardTiming {
                 let now = Date()
                 let links = (0..<options.links).map { index in
                     LinkRecord(
-                        projectID: project.id, shortCode: "l\(index)", originalURL: "https://acme.example/\(index)", utmParameters: ["source": "mail"],
+                        projectID: project.id, shortCode: "l\(index)", originalURL: "https://acme.example/\(index)",
+                        utmParameters: ["source": "mail"],
                         createdAt: now.addingTimeInterval(-40 * 86_400), title: "Link \(index)")
                 }
                 for link in links { try await store.insertLink(link) }
-                for day in 0...31 { _ = try await store.maintainClickPartitions(now: now.addingTimeInterval(-Double(day) * 86_400), droppingBefore: nil) }
+                for day in 0...31 {
+                    _ = try await store.maintainClickPartitions(now: now.addingTimeInterval(-Double(day) * 86_400), droppingBefore: nil)
+                }
                 let started = ContinuousClock.now
                 var batch: [ClickRecord] = []
                 let platforms: [DevicePlatform] = [.ios, .android, .web]
@@ -66,7 +71,9 @@ enum DashboardTiming {
                             linkID: link.id, projectID: project.id, clickedAt: date,
                             device: DeviceSignals(ip: "198.51.\(index % 200).\(index % 250)", networkPrefix: "198.51.\(index % 200)"),
                             platform: platforms[index % 3], isBot: index % 50 == 0,
-                            source: ClickSource(referrerHost: "site\(index % 40).example", country: ["DE", "FR", "US", nil][index % 4], utmSource: ["mail", "ads", nil][index % 3])))
+                            source: ClickSource(
+                                referrerHost: "site\(index % 40).example", country: ["DE", "FR", "US", nil][index % 4],
+                                utmSource: ["mail", "ads", nil][index % 3])))
                     if batch.count == 10_000 || index == options.clicks - 1 {
                         try await store.importClicks(batch)
                         batch.removeAll(keepingCapacity: true)
@@ -75,7 +82,8 @@ enum DashboardTiming {
                 say("<!-- \(engine): \(options.clicks) clicks stored in \(started.duration(to: .now)) -->")
                 let configuration = ServerConfiguration(accessLog: false)
                 let app = Application(
-                    router: ServerApplication.router(store: store, configuration: configuration), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+                    router: ServerApplication.router(store: store, configuration: configuration),
+                    configuration: .init(address: .hostname("127.0.0.1", port: 0)))
                 try await app.test(.live) { client in
                     let cookie = try await signIn(client, key: admin.secret)
                     for (name, path) in [
@@ -96,7 +104,9 @@ enum DashboardTiming {
                         let p99 = times[min(times.count - 1, Int((Double(times.count) * 0.99).rounded(.up)) - 1)]
                         let isPage = !path.hasPrefix("/api")
                         if isPage && p99 > target { met.withLock { $0 = false } }
-                        say("| \(engine) | \(options.clicks) | \(name) | \(ms(times[times.count / 2])) | \(ms(p99)) | \(ms(times.last ?? .zero)) | \(isPage ? (p99 <= target ? "met" : "NOT met") : "–") |")
+                        say(
+                            "| \(engine) | \(options.clicks) | \(name) | \(ms(times[times.count / 2])) | \(ms(p99)) | \(ms(times.last ?? .zero)) | \(isPage ? (p99 <= target ? "met" : "NOT met") : "–") |"
+                        )
                     }
                 }
             }
@@ -108,7 +118,8 @@ enum DashboardTiming {
     static func signIn(_ client: some TestClientProtocol, key: String) async throws -> String {
         let page = try await client.execute(uri: "/dashboard/sign-in", method: .get) { $0 }
         let html = String(buffer: page.body)
-        guard let range = html.range(of: "name=\"csrf\" value=\""), let signInCookie = page.headers[.setCookie]?.split(separator: ";").first else {
+        guard let range = html.range(of: "name=\"csrf\" value=\""), let signInCookie = page.headers[.setCookie]?.split(separator: ";").first
+        else {
             throw StoreError(.failed, "no sign-in form")
         }
         let csrf = String(html[range.upperBound...].prefix { $0 != "\"" })
@@ -117,7 +128,8 @@ enum DashboardTiming {
             uri: "/dashboard/sign-in", method: .post,
             headers: [.contentType: "application/x-www-form-urlencoded", .cookie: String(signInCookie)], body: ByteBuffer(string: body)
         ) { $0 }
-        guard let session = answer.headers[values: .setCookie].first(where: { $0.hasPrefix("lr_session=") })?.split(separator: ";").first else {
+        guard let session = answer.headers[values: .setCookie].first(where: { $0.hasPrefix("lr_session=") })?.split(separator: ";").first
+        else {
             throw StoreError(.failed, "the sign-in failed: \(answer.status)")
         }
         return String(session)

@@ -1,8 +1,8 @@
 import Foundation
 import LinkRelay
 import LinkRelayServer
-import LinkRelaySimulator
 import LinkRelayServerCore
+import LinkRelaySimulator
 
 /// What one matcher made of the sampled installs.
 struct MatchOutcome {
@@ -127,7 +127,8 @@ enum CoreReplay {
                     clickID: record.id, clickedAt: record.clickedAt,
                     attributionWindowHours: Population.windows[Int(clicks[index].link) % Population.windows.count],
                     fingerprint: LinkFortyMatcher.Fingerprint(
-                        ip: record.device.ip, userAgent: record.device.userAgent, timezone: record.device.timezone, language: record.device.language,
+                        ip: record.device.ip, userAgent: record.device.userAgent, timezone: record.device.timezone,
+                        language: record.device.language,
                         screenWidth: record.device.screenWidth, screenHeight: record.device.screenHeight)))
             index -= 1
         }
@@ -155,7 +156,8 @@ enum Oracle {
             guard click.kind == .tap, click.time <= install.time, install.time - click.time <= Population.window(link: click.link)
             else { continue }
             let record = data.record(index)
-            guard record.device.timezone == signals.timezone, record.device.language.map({ $0.prefix(2).lowercased() }) == signals.language.map({ $0.prefix(2).lowercased() }),
+            guard record.device.timezone == signals.timezone,
+                record.device.language.map({ $0.prefix(2).lowercased() }) == signals.language.map({ $0.prefix(2).lowercased() }),
                 record.device.screenWidth == signals.screenWidth, record.device.screenHeight == signals.screenHeight
             else { continue }
             if Int(click.device) == device { own = true } else { return false }
@@ -173,7 +175,9 @@ enum InMemoryRelay {
     ) -> Int? {
         let candidates = candidates(for: install, byNetwork: byNetwork, data: data, limit: matcher.candidateLimit)
         let now = Date(timeIntervalSince1970: TimeInterval(install.time) / 1000)
-        return matcher.best(for: signals, among: candidates, at: now).flatMap { Int($0.click.id.dropFirst()) }.map { Int(data.population.clicks[$0].device) }
+        return matcher.best(for: signals, among: candidates, at: now).flatMap { Int($0.click.id.dropFirst()) }.map {
+            Int(data.population.clicks[$0].device)
+        }
     }
 
     /// The clicks the store reads for `install`: its network's, before it, within 90 days, bots
@@ -184,7 +188,8 @@ enum InMemoryRelay {
         for index in (byNetwork[Int32(install.network)] ?? []).reversed() where clicks[index].time <= install.time {
             let record = data.record(index)
             guard !record.isBot, install.time - clicks[index].time <= 2160 * 3_600_000 else { continue }
-            candidates.append(MatchCandidate(click: record, windowHours: Population.windows[Int(clicks[index].link) % Population.windows.count]))
+            candidates.append(
+                MatchCandidate(click: record, windowHours: Population.windows[Int(clicks[index].link) % Population.windows.count]))
             if candidates.count == limit { break }
         }
         return candidates

@@ -120,7 +120,9 @@ struct Population {
     static let timezones = ["America/New_York", "America/Chicago", "America/Los_Angeles", "Europe/London", "Europe/Berlin", "Asia/Tokyo"]
     static let timezoneWeights = [0.35, 0.2, 0.2, 0.1, 0.1, 0.05]
     /// (browser `navigator.language`, the app's `Locale` identifier)
-    static let languages = [("en-US", "en_US"), ("es-US", "es_US"), ("en-GB", "en_GB"), ("de-DE", "de_DE"), ("ja-JP", "ja_JP"), ("fr-FR", "fr_FR")]
+    static let languages = [
+        ("en-US", "en_US"), ("es-US", "es_US"), ("en-GB", "en_GB"), ("de-DE", "de_DE"), ("ja-JP", "ja_JP"), ("fr-FR", "fr_FR"),
+    ]
     static let languageWeights = [0.72, 0.1, 0.06, 0.05, 0.04, 0.03]
     /// Screens in pixels (points × scale), as the redirect's page and the SDKs measure them.
     static let screens = [(1179, 2556), (1170, 2532), (1290, 2796), (828, 1792), (1284, 2778), (1125, 2436), (750, 1334)]
@@ -190,7 +192,9 @@ struct Population {
         switch shape {
         case .bench:
             // What share of phones each kind of network holds, and how many phones one holds.
-            let mix: [(NetworkKind, Double, ClosedRange<Int>)] = [(.home, 0.5, 1...4), (.carrier, 0.2, 200...600), (.office, 0.1, 10...60), (.ipv6, 0.2, 1...2)]
+            let mix: [(NetworkKind, Double, ClosedRange<Int>)] = [
+                (.home, 0.5, 1...4), (.carrier, 0.2, 200...600), (.office, 0.1, 10...60), (.ipv6, 0.2, 1...2),
+            ]
             for (kind, share, size) in mix {
                 var left = Int(Double(tappingDevices) * share)
                 while left > 0 {
@@ -209,7 +213,8 @@ struct Population {
                 var hosts = Array(1...254)
                 for index in 0..<householdsPerNetwork where left > 0 {
                     let host = hosts.remove(at: Int.random(in: 0..<hosts.count, using: &random))
-                    left -= addHousehold(network: network, host: shape == .ipv6Households ? index : host, privateAddresses: shape == .ipv6Households)
+                    left -= addHousehold(
+                        network: network, host: shape == .ipv6Households ? index : host, privateAddresses: shape == .ipv6Households)
                 }
             }
             if shape == .carrierHeavy {
@@ -254,7 +259,9 @@ struct Population {
                     // The sharer's chat app fetches the preview, from the sharer's network.
                     let sharer = Int.random(in: 0..<tapping, using: &random)
                     clicks.append(
-                        Click(time: time - 60_000, device: Int32(sharer), link: link, kind: .preview, network: Int32(devices[sharer].network)))
+                        Click(
+                            time: time - 60_000, device: Int32(sharer), link: link, kind: .preview, network: Int32(devices[sharer].network))
+                    )
                 }
             }
         }
@@ -276,7 +283,8 @@ struct Population {
             let network = moved ? elsewhere[Int.random(in: 0..<elsewhere.count, using: &random)] : devices[device].network
             // The right answer: a tap of this phone still inside its link's window, from this network.
             let live = taps[device].contains { tap in tap.time <= time && time - tap.time <= Self.window(link: tap.link) }
-            installs.append(Install(time: time, device: device, network: network, truth: !moved && live ? .matchable(device: device) : .unmatchable))
+            installs.append(
+                Install(time: time, device: device, network: network, truth: !moved && live ? .matchable(device: device) : .unmatchable))
         }
         let organic = installs.count / 4
         for _ in 0..<organic {
@@ -302,13 +310,16 @@ struct Population {
         if shape == .ipv6Households, net.kind == .ipv6 {
             host = (host &* 2_654_435_761 &+ Int((time - start) / 86_400_000) &* 40_503) & 0xffff | 1
         }
-        if net.kind == .ipv6 { return net.prefix + String(format: ":%x:%x:%x:%x", host, host &* 7 & 0xffff, host &* 13 & 0xffff, host &* 31 & 0xffff) }
+        if net.kind == .ipv6 {
+            return net.prefix + String(format: ":%x:%x:%x:%x", host, host &* 7 & 0xffff, host &* 13 & 0xffff, host &* 31 & 0xffff)
+        }
         return net.prefix + ".\(host % 254 + 1)"
     }
 
     func browserUserAgent(device: Int) -> String {
         let version = ["17_4", "17_3", "16_6", "15_8"][devices[device].safariVersion]
-        return "Mozilla/5.0 (iPhone; CPU iPhone OS \(version) like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/\(version.replacingOccurrences(of: "_", with: ".")) Mobile/15E148 Safari/604.1"
+        return
+            "Mozilla/5.0 (iPhone; CPU iPhone OS \(version) like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/\(version.replacingOccurrences(of: "_", with: ".")) Mobile/15E148 Safari/604.1"
     }
 
     static let appUserAgent = "Acme Shop/2.3.0 iOS/17.4.1"

@@ -1,7 +1,7 @@
 import Foundation
 import LinkRelayServer
-import Logging
 import LinkRelayServerCore
+import Logging
 
 /// The click store over simulated days: each day the retention pass runs (as the hourly job
 /// does at the day's start), then the day's clicks are stored; every 30 days (and on the last)
@@ -53,9 +53,12 @@ enum RetentionRun {
                         batch.append(
                             ClickRecord(
                                 id: "d\(day)c\(index)", linkID: link.id, projectID: project.id,
-                                clickedAt: dayStart.addingTimeInterval(86_400 * Double(index) / Double(options.perDay)), device: DeviceSignals(ip: "203.0.\(index % 250).9",
-                                networkPrefix: "203.0.\(index % 250)", userAgent: Population.appUserAgent, timezone: "Europe/Berlin", language: "de-DE",
-                                screenWidth: 1179, screenHeight: 2556), platform: .ios, isBot: false))
+                                clickedAt: dayStart.addingTimeInterval(86_400 * Double(index) / Double(options.perDay)),
+                                device: DeviceSignals(
+                                    ip: "203.0.\(index % 250).9",
+                                    networkPrefix: "203.0.\(index % 250)", userAgent: Population.appUserAgent, timezone: "Europe/Berlin",
+                                    language: "de-DE",
+                                    screenWidth: 1179, screenHeight: 2556), platform: .ios, isBot: false))
                         if batch.count == 10_000 {
                             try await store.importClicks(batch)
                             batch.removeAll(keepingCapacity: true)

@@ -51,29 +51,39 @@ enum StuffedNetwork {
                 _ = try await store.maintainClickPartitions(now: now.addingTimeInterval(-86_400), droppingBefore: nil)
                 func click(_ id: String, secondsAgo: Double, address: String, width: Int) -> ClickRecord {
                     ClickRecord(
-                        id: id, linkID: link.id, projectID: project.id, clickedAt: now.addingTimeInterval(-secondsAgo), device: DeviceSignals(ip: address,
-                        networkPrefix: ClientAddress.networkPrefix(of: address), userAgent: safari, timezone: "America/New_York",
-                        language: "en-US", screenWidth: width, screenHeight: 2556), platform: .ios, isBot: false)
+                        id: id, linkID: link.id, projectID: project.id, clickedAt: now.addingTimeInterval(-secondsAgo),
+                        device: DeviceSignals(
+                            ip: address,
+                            networkPrefix: ClientAddress.networkPrefix(of: address), userAgent: safari, timezone: "America/New_York",
+                            language: "en-US", screenWidth: width, screenHeight: 2556), platform: .ios, isBot: false)
                 }
                 // The stuffing: distinct fingerprints from the /24's other addresses over the last 20 hours.
                 var clicks = (0..<options.clicks).map { index in
-                    click("x\(index)", secondsAgo: 72_000 * Double(index) / Double(options.clicks), address: "198.51.100.\(10 + index % 240)", width: 500 + index % 400)
+                    click(
+                        "x\(index)", secondsAgo: 72_000 * Double(index) / Double(options.clicks), address: "198.51.100.\(10 + index % 240)",
+                        width: 500 + index % 400)
                 }
                 // The phones that tapped: one in the stuffed /24 (its own address), one in a quiet /24.
                 clicks.append(click("stuffed-own", secondsAgo: 3_600, address: "198.51.100.7", width: 1179))
                 clicks.append(click("quiet-own", secondsAgo: 3_600, address: "203.0.113.7", width: 1179))
                 try await store.importClicks(clicks)
 
-                for (name, matcher) in [("default", DeferredMatcher()), ("--ipv4-network-match", DeferredMatcher(scoresIPv4Networks: true))] {
+                for (name, matcher) in [
+                    ("default", DeferredMatcher()), ("--ipv4-network-match", DeferredMatcher(scoresIPv4Networks: true)),
+                ] {
                     let app = Application(
                         router: ServerApplication.router(
-                            store: store, configuration: ServerConfiguration(trustProxy: true, matcher: matcher, accessLog: false), clock: { now }),
+                            store: store, configuration: ServerConfiguration(trustProxy: true, matcher: matcher, accessLog: false),
+                            clock: { now }),
                         configuration: .init(address: .hostname("127.0.0.1", port: 0)))
                     let delivered = try await app.test(.live) { client in
                         var delivered = true
-                        for (network, address, own) in [("the stuffed /24", "198.51.100.7", "stuffed-own"), ("a quiet /24", "203.0.113.7", "quiet-own")] {
+                        for (network, address, own) in [
+                            ("the stuffed /24", "198.51.100.7", "stuffed-own"), ("a quiet /24", "203.0.113.7", "quiet-own"),
+                        ] {
                             let signals = DeviceSignals(
-                                ip: address, networkPrefix: ClientAddress.networkPrefix(of: address), userAgent: "Acme Shop/2.3.0 iOS/17.4.1",
+                                ip: address, networkPrefix: ClientAddress.networkPrefix(of: address),
+                                userAgent: "Acme Shop/2.3.0 iOS/17.4.1",
                                 timezone: "America/New_York", language: "en_US", screenWidth: 1179, screenHeight: 2556)
                             let read = try await store.matchCandidates(for: signals, project: project.id, matcher: matcher, at: now).count
                             var latencies: [Double] = []
@@ -87,7 +97,8 @@ enum StuffedNetwork {
                                 ]
                                 let sent = ContinuousClock.now
                                 let answer = try await client.execute(
-                                    uri: "/api/sdk/v1/install", method: .post, headers: headers, body: ByteBuffer(data: try JSONEncoder().encode(body))
+                                    uri: "/api/sdk/v1/install", method: .post, headers: headers,
+                                    body: ByteBuffer(data: try JSONEncoder().encode(body))
                                 ) { response in try JSONDecoder().decode([String: JSONValue].self, from: Data(buffer: response.body)) }
                                 let elapsed = ContinuousClock.now - sent
                                 latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
@@ -96,8 +107,12 @@ enum StuffedNetwork {
                             latencies.sort()
                             let p50 = latencies[latencies.count / 2]
                             let p99 = latencies[min(latencies.count - 1, Int((Double(latencies.count) * 0.99).rounded(.up)) - 1)]
-                            say("| \(name) | \(network) | \(read) | \(attributed) of \(options.installs) | \(String(format: "%.2f / %.2f ms", p50, p99)) |")
-                            if name == "default", (network == "the stuffed /24" && read > 1) || attributed != options.installs { delivered = false }
+                            say(
+                                "| \(name) | \(network) | \(read) | \(attributed) of \(options.installs) | \(String(format: "%.2f / %.2f ms", p50, p99)) |"
+                            )
+                            if name == "default", (network == "the stuffed /24" && read > 1) || attributed != options.installs {
+                                delivered = false
+                            }
                         }
                         return delivered
                     }
@@ -105,7 +120,9 @@ enum StuffedNetwork {
                 }
             }
         }
-        say("\n\(met ? "met" : "MISSED"): the default matcher reads only the install's own address on a stuffed /24 and attributes the phone's own tap there")
+        say(
+            "\n\(met ? "met" : "MISSED"): the default matcher reads only the install's own address on a stuffed /24 and attributes the phone's own tap there"
+        )
         return met
     }
 

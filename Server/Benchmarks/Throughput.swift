@@ -19,7 +19,8 @@ enum BareRedirect {
             router: router, server: .http1(configuration: .init(idleTimeout: .seconds(30))),
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "LinkRelay Server"),
             onServerRunning: { channel in
-                FileHandle.standardOutput.write(Data("bare redirect listening on http://127.0.0.1:\(channel.localAddress?.port ?? port)\n".utf8))
+                FileHandle.standardOutput.write(
+                    Data("bare redirect listening on http://127.0.0.1:\(channel.localAddress?.port ?? port)\n".utf8))
             })
         try await app.runService()
     }

@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import LinkRelay
 import LinkRelayServer
-import Synchronization
 import LinkRelayServerCore
+import Synchronization
 
 // linkrelay-server-bench: LinkRelay Server measured against LinkForty Core's algorithm on the
 // same synthetic population (see Population), with the truth known.
@@ -50,7 +50,9 @@ struct Options {
             case "--explore": explore = true
             case "--phases": phases = true
             case "--token-share":
-                tokenShares = (iterator.next() ?? "").split(separator: ",").compactMap { Double($0) }.filter { $0.isFinite && (0...1).contains($0) }
+                tokenShares = (iterator.next() ?? "").split(separator: ",").compactMap { Double($0) }.filter {
+                    $0.isFinite && (0...1).contains($0)
+                }
                 if tokenShares.isEmpty {
                     FileHandle.standardError.write(Data("--token-share takes shares from 0 to 1, such as 0,0.1,0.3,0.5\n".utf8))
                     exit(64)
@@ -62,7 +64,10 @@ struct Options {
                 } else if let shape = Population.Shape(rawValue: name) {
                     shapes = [shape]
                 } else {
-                    FileHandle.standardError.write(Data("--population takes all or one of: \(Population.Shape.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
+                    FileHandle.standardError.write(
+                        Data(
+                            "--population takes all or one of: \(Population.Shape.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8)
+                    )
                     exit(64)
                 }
             case "--smoke":
@@ -231,22 +236,30 @@ func run(
             let elapsed = ContinuousClock.now - sent
             tally.latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
             var relayDevice: Int?
-            if case .object(let link)? = answer["deepLinkData"], case .string(let clickID)? = link["clickId"], let index = Int(clickID.dropFirst()) {
+            if case .object(let link)? = answer["deepLinkData"], case .string(let clickID)? = link["clickId"],
+                let index = Int(clickID.dropFirst())
+            {
                 relayDevice = Int(population.clicks[index].device)
             }
             tally.relay.record(install.truth, attributedTo: relayDevice)
             tally.core.record(install.truth, attributedTo: CoreReplay.match(install, signals: signals, in: data))
             tally.sameNetwork.record(
-                install.truth, attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: false))
+                install.truth,
+                attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: false))
             tally.sameAddress.record(
-                install.truth, attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: true))
+                install.truth,
+                attributedTo: Reference.match(install, signals: signals, byNetwork: byNetwork, data: data, exactAddress: true))
             if Oracle.distinguishable(install, signals: signals, byNetwork: byNetwork, data: data) { tally.distinguishable += 1 }
             if options.phases {
                 let now = Date(timeIntervalSince1970: TimeInterval(install.time) / 1000)
                 // What the install endpoint does (its AttributionService), timed step by step.
                 let report = InstallReport(signals: signals, platform: "iOS", platformVersion: "17.4.1", attributionWindowHours: 168)
-                let timings = try await AttributionService(store: store, matcher: DeferredMatcher()).attribute(report, project: project.id, at: now).timings
-                func ms(_ duration: Duration) -> Double { Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000 }
+                let timings = try await AttributionService(store: store, matcher: DeferredMatcher()).attribute(
+                    report, project: project.id, at: now
+                ).timings
+                func ms(_ duration: Duration) -> Double {
+                    Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
+                }
                 tally.phases.append((timings.candidates, ms(timings.read), ms(timings.scoring), ms(timings.write)))
             }
         }
@@ -254,12 +267,27 @@ func run(
             func p(_ values: [Double], _ q: Double) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * q))] }
             let phases = tally.phases
             say("  phases at \(size) clicks (\(engine)), p50 / p99 / max:")
-            say(String(format: "    candidates read     %.0f / %.0f / %.0f", p(phases.map { Double($0.candidates) }, 0.5), p(phases.map { Double($0.candidates) }, 0.99), phases.map { Double($0.candidates) }.max() ?? 0))
-            say(String(format: "    crowd + candidates  %.2f / %.2f / %.2f ms", p(phases.map(\.query), 0.5), p(phases.map(\.query), 0.99), phases.map(\.query).max() ?? 0))
-            say(String(format: "    scoring             %.2f / %.2f / %.2f ms", p(phases.map(\.score), 0.5), p(phases.map(\.score), 0.99), phases.map(\.score).max() ?? 0))
-            say(String(format: "    durable write       %.2f / %.2f / %.2f ms", p(phases.map(\.write), 0.5), p(phases.map(\.write), 0.99), phases.map(\.write).max() ?? 0))
+            say(
+                String(
+                    format: "    candidates read     %.0f / %.0f / %.0f", p(phases.map { Double($0.candidates) }, 0.5),
+                    p(phases.map { Double($0.candidates) }, 0.99), phases.map { Double($0.candidates) }.max() ?? 0))
+            say(
+                String(
+                    format: "    crowd + candidates  %.2f / %.2f / %.2f ms", p(phases.map(\.query), 0.5), p(phases.map(\.query), 0.99),
+                    phases.map(\.query).max() ?? 0))
+            say(
+                String(
+                    format: "    scoring             %.2f / %.2f / %.2f ms", p(phases.map(\.score), 0.5), p(phases.map(\.score), 0.99),
+                    phases.map(\.score).max() ?? 0))
+            say(
+                String(
+                    format: "    durable write       %.2f / %.2f / %.2f ms", p(phases.map(\.write), 0.5), p(phases.map(\.write), 0.99),
+                    phases.map(\.write).max() ?? 0))
             let slow = phases.sorted { $0.query + $0.score > $1.query + $1.score }.prefix(phases.count / 100 + 1)
-            say(String(format: "    the slowest 1 %% of reads+scoring: %.0f candidates on average", slow.map { Double($0.candidates) }.reduce(0, +) / Double(slow.count)))
+            say(
+                String(
+                    format: "    the slowest 1 %% of reads+scoring: %.0f candidates on average",
+                    slow.map { Double($0.candidates) }.reduce(0, +) / Double(slow.count)))
         }
         return tally
     }
@@ -295,7 +323,9 @@ if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "bare" {
     exit(0)
 }
 if CommandLine.arguments.count > 3, CommandLine.arguments[1] == "seed" {
-    try await Seed.run(database: CommandLine.arguments[2], clicks: Int(CommandLine.arguments[3]) ?? 1_000_000, installsFile: CommandLine.arguments.count > 4 ? CommandLine.arguments[4] : nil)
+    try await Seed.run(
+        database: CommandLine.arguments[2], clicks: Int(CommandLine.arguments[3]) ?? 1_000_000,
+        installsFile: CommandLine.arguments.count > 4 ? CommandLine.arguments[4] : nil)
     exit(0)
 }
 
@@ -328,69 +358,79 @@ var engines = ["sqlite"]
 let tokenRuns = options.tokenShares != [0]
 if options.postgres != nil { engines.append("postgres") }
 say("LinkRelay Server vs LinkForty Core's matcher, on the same synthetic population (seeded)")
-say("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GB; \(Date())\n")
+say(
+    "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GB; \(Date())\n"
+)
 var failed = false
 for shape in options.shapes {
-for engine in engines {
-for tokenShare in options.tokenShares {
-    say("engine: \(engine)")
-    say("population: \(shape.rawValue)")
-    if tokenRuns { say("token share: \(tokenShare) (installs whose phone tapped the landing page's button and allowed the paste)") }
-    say("| clicks in window | installs (matchable) | oracle recall | LinkRelay recall (÷ oracle) | LinkRelay wrong | same /24 ref. recall | wrong | same address ref. recall | wrong | Core recall | Core wrong | install p50 / p99 | bytes per click |")
-    say("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    var rows: [Row] = []
-    for size in options.sizes {
-        let row = try await run(clicks: size, shape: shape, engine: engine, tokenShare: tokenShare, options: options)
-        rows.append(row)
-        let ratio = row.oracle == 0 ? 0 : row.relay.recall / row.oracle
-        say(
-            "| \(size) | \(row.sampled) (\(row.matchable)) | \(percent(row.oracle)) | \(percent(row.relay.recall)) (\(String(format: "%.3f", ratio))) | "
-                + "\(percent(row.relay.wrongShare)) of \(row.relay.attributed) | "
-                + "\(percent(row.sameNetwork.recall)) | \(percent(row.sameNetwork.wrongShare)) | \(percent(row.sameAddress.recall)) | \(percent(row.sameAddress.wrongShare)) | "
-                + "\(percent(row.core.recall)) | \(percent(row.core.wrongShare)) of \(row.core.attributed) | "
-                + String(format: "%.2f / %.2f ms | ", row.percentile(0.5), row.percentile(0.99))
-                + (row.bytesPerClick.map { String(format: "%.0f |", $0) } ?? "– |"))
-    }
-    if let largest = rows.last, !options.smoke, tokenRuns {
-        let relay = largest.relay
-        let verdicts = [
-            ("recall ≥ the oracle's", relay.recall >= largest.oracle, "\(percent(relay.recall)) against \(percent(largest.oracle)); \(largest.tokens) installs carried a token"),
-            ("wrong attributions ≤ 2 % of attributed installs", relay.wrongShare <= 0.02, "\(percent(relay.wrongShare)) of \(relay.attributed)"),
-        ]
-        say("\nat \(largest.clicks) clicks on \(engine), \(shape.rawValue), token share \(tokenShare):")
-        for (target, met, figure) in verdicts {
-            say("  \(met ? "met" : "MISSED"): \(target) (\(figure))")
-            // Judged where the issue sets it: a share of 0.3 and more.
-            if !met, tokenShare >= 0.3 { failed = true }
+    for engine in engines {
+        for tokenShare in options.tokenShares {
+            say("engine: \(engine)")
+            say("population: \(shape.rawValue)")
+            if tokenRuns { say("token share: \(tokenShare) (installs whose phone tapped the landing page's button and allowed the paste)") }
+            say(
+                "| clicks in window | installs (matchable) | oracle recall | LinkRelay recall (÷ oracle) | LinkRelay wrong | same /24 ref. recall | wrong | same address ref. recall | wrong | Core recall | Core wrong | install p50 / p99 | bytes per click |"
+            )
+            say("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+            var rows: [Row] = []
+            for size in options.sizes {
+                let row = try await run(clicks: size, shape: shape, engine: engine, tokenShare: tokenShare, options: options)
+                rows.append(row)
+                let ratio = row.oracle == 0 ? 0 : row.relay.recall / row.oracle
+                say(
+                    "| \(size) | \(row.sampled) (\(row.matchable)) | \(percent(row.oracle)) | \(percent(row.relay.recall)) (\(String(format: "%.3f", ratio))) | "
+                        + "\(percent(row.relay.wrongShare)) of \(row.relay.attributed) | "
+                        + "\(percent(row.sameNetwork.recall)) | \(percent(row.sameNetwork.wrongShare)) | \(percent(row.sameAddress.recall)) | \(percent(row.sameAddress.wrongShare)) | "
+                        + "\(percent(row.core.recall)) | \(percent(row.core.wrongShare)) of \(row.core.attributed) | "
+                        + String(format: "%.2f / %.2f ms | ", row.percentile(0.5), row.percentile(0.99))
+                        + (row.bytesPerClick.map { String(format: "%.0f |", $0) } ?? "– |"))
+            }
+            if let largest = rows.last, !options.smoke, tokenRuns {
+                let relay = largest.relay
+                let verdicts = [
+                    (
+                        "recall ≥ the oracle's", relay.recall >= largest.oracle,
+                        "\(percent(relay.recall)) against \(percent(largest.oracle)); \(largest.tokens) installs carried a token"
+                    ),
+                    (
+                        "wrong attributions ≤ 2 % of attributed installs", relay.wrongShare <= 0.02,
+                        "\(percent(relay.wrongShare)) of \(relay.attributed)"
+                    ),
+                ]
+                say("\nat \(largest.clicks) clicks on \(engine), \(shape.rawValue), token share \(tokenShare):")
+                for (target, met, figure) in verdicts {
+                    say("  \(met ? "met" : "MISSED"): \(target) (\(figure))")
+                    // Judged where the issue sets it: a share of 0.3 and more.
+                    if !met, tokenShare >= 0.3 { failed = true }
+                }
+            } else if let largest = rows.last, !options.smoke {
+                let ratio = largest.oracle == 0 ? 0 : largest.relay.recall / largest.oracle
+                let relay = largest.relay
+                let verdicts = [
+                    ("recall ≥ 0.99 × the oracle's", ratio >= 0.99, String(format: "%.3f", ratio)),
+                    (
+                        "wrong attributions ≤ 1 %", relay.wrongShare <= 0.01,
+                        "\(percent(relay.wrongShare)): \(relay.organicAttributed) installs of phones that never tapped, "
+                            + "\(relay.attributedWrong - relay.organicAttributed) given another phone's tap or a tap from another network or past its window"
+                    ),
+                    ("install p99 ≤ 10 ms", largest.percentile(0.99) <= 10, String(format: "%.2f ms", largest.percentile(0.99))),
+                    (
+                        "recall ≥ the same-/24 reference's", relay.recall >= largest.sameNetwork.recall,
+                        "\(percent(relay.recall)) against \(percent(largest.sameNetwork.recall))"
+                    ),
+                    (
+                        "wrong ≤ the same-address reference's", relay.wrongShare <= largest.sameAddress.wrongShare,
+                        "\(percent(relay.wrongShare)) against \(percent(largest.sameAddress.wrongShare))"
+                    ),
+                ]
+                say("\nat \(largest.clicks) clicks on \(engine), \(shape.rawValue):")
+                for (target, met, figure) in verdicts {
+                    say("  \(met ? "met" : "MISSED"): \(target) (\(figure))")
+                    if !met { failed = true }
+                }
+            }
+            say("")
         }
-    } else if let largest = rows.last, !options.smoke {
-        let ratio = largest.oracle == 0 ? 0 : largest.relay.recall / largest.oracle
-        let relay = largest.relay
-        let verdicts = [
-            ("recall ≥ 0.99 × the oracle's", ratio >= 0.99, String(format: "%.3f", ratio)),
-            (
-                "wrong attributions ≤ 1 %", relay.wrongShare <= 0.01,
-                "\(percent(relay.wrongShare)): \(relay.organicAttributed) installs of phones that never tapped, "
-                    + "\(relay.attributedWrong - relay.organicAttributed) given another phone's tap or a tap from another network or past its window"
-            ),
-            ("install p99 ≤ 10 ms", largest.percentile(0.99) <= 10, String(format: "%.2f ms", largest.percentile(0.99))),
-            (
-                "recall ≥ the same-/24 reference's", relay.recall >= largest.sameNetwork.recall,
-                "\(percent(relay.recall)) against \(percent(largest.sameNetwork.recall))"
-            ),
-            (
-                "wrong ≤ the same-address reference's", relay.wrongShare <= largest.sameAddress.wrongShare,
-                "\(percent(relay.wrongShare)) against \(percent(largest.sameAddress.wrongShare))"
-            ),
-        ]
-        say("\nat \(largest.clicks) clicks on \(engine), \(shape.rawValue):")
-        for (target, met, figure) in verdicts {
-            say("  \(met ? "met" : "MISSED"): \(target) (\(figure))")
-            if !met { failed = true }
-        }
     }
-    say("")
-}
-}
 }
 exit(failed ? 1 : 0)

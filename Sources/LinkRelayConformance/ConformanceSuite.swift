@@ -118,7 +118,9 @@ private struct Context {
             let link = await iterator.next()
             try expect(link?.url == world.knownLink, "the cold-start link was not delivered: \(String(describing: link))")
             try expect(link?.resolution == .server, "the cold-start link resolved as \(String(describing: link?.resolution))")
-            try expect(link?.pathSegments == world.knownLinkPath, "path \(String(describing: link?.pathSegments)), expected \(world.knownLinkPath)")
+            try expect(
+                link?.pathSegments == world.knownLinkPath, "path \(String(describing: link?.pathSegments)), expected \(world.knownLinkPath)"
+            )
 
         case .sameLinkTwiceIsDeliveredOnce:
             // The AppDelegate and the SceneDelegate both forward one tap; then another link.
@@ -169,7 +171,9 @@ private struct Context {
             for (key, value) in expected.parameters {
                 try expect(link.parameters[key] == value, "parameter \(key) is \(link.parameters[key] ?? "missing"), expected \(value)")
             }
-            if let code = expected.shortCode { try expect(link.shortCode == code, "short code \(link.shortCode ?? "none"), expected \(code)") }
+            if let code = expected.shortCode {
+                try expect(link.shortCode == code, "short code \(link.shortCode ?? "none"), expected \(code)")
+            }
 
         case .unknownLinkFallsBackWithReason:
             let link = try await client.resolve(world.unknownLink)
@@ -177,7 +181,8 @@ private struct Context {
             try expect(link.url == world.unknownLink, "the fallback link has another URL")
 
         case .serverErrorRetriedThenFallback:
-            simulator.setFault(.status(503, body: #"{"error":"unavailable"}"#), method: world.resolveRoute.method, path: world.resolveRoute.path)
+            simulator.setFault(
+                .status(503, body: #"{"error":"unavailable"}"#), method: world.resolveRoute.method, path: world.resolveRoute.path)
             let links = client.deepLinks()
             client.handle(world.knownLink)
             await clock.waitForSleepers(count: 2)  // first backoff and the deadline
@@ -194,7 +199,8 @@ private struct Context {
             try expect(error.code == .server(status: 503), "the fallback reason is \(error.code)")
 
         case .clientErrorNotRetried:
-            simulator.setFault(.status(400, body: #"{"error":"bad request"}"#), method: world.resolveRoute.method, path: world.resolveRoute.path)
+            simulator.setFault(
+                .status(400, body: #"{"error":"bad request"}"#), method: world.resolveRoute.method, path: world.resolveRoute.path)
             let link = try await client.resolve(world.knownLink)
             let attempts = simulator.requestCount(path: world.resolveRoute.path)
             try expect(attempts == 1, "a 400 was tried \(attempts) times, expected 1")

@@ -1,11 +1,11 @@
-// The simulator is assembled from the providers' emulations (Adapters/<Provider>/Emulation) and
-// the world they plug into: `import LinkRelaySimulator` gives all of them. This file is the
-// simulator's list of providers: a new provider's emulation is one import and one entry below.
-@_exported import LinkRelaySimulatorCore
 @_exported import LinkRelayDynalinksEmulation
 @_exported import LinkRelayLimeLinkEmulation
 @_exported import LinkRelayLinkFortyEmulation
 @_exported import LinkRelayPaylisherEmulation
+// The simulator is assembled from the providers' emulations (Adapters/<Provider>/Emulation) and
+// the world they plug into: `import LinkRelaySimulator` gives all of them. This file is the
+// simulator's list of providers: a new provider's emulation is one import and one entry below.
+@_exported import LinkRelaySimulatorCore
 
 extension Sandbox {
     /// Every provider's emulation the Sandbox serves, in the order it lists them.

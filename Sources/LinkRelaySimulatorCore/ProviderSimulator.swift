@@ -66,7 +66,8 @@ public final class ProviderSimulator: HTTPTransport {
             case "status":
                 let status = try container.decode(Int.self, forKey: .status)
                 guard (100...599).contains(status) else {
-                    throw DecodingError.dataCorruptedError(forKey: .status, in: container, debugDescription: "A status is 100 to 599; got \(status).")
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .status, in: container, debugDescription: "A status is 100 to 599; got \(status).")
                 }
                 self = .status(
                     status, body: try container.decodeIfPresent(String.self, forKey: .body) ?? "",
@@ -76,7 +77,8 @@ public final class ProviderSimulator: HTTPTransport {
                 let bytes = try container.decode(Int.self, forKey: .bytes)
                 guard (0...Self.largestDecodedBody).contains(bytes) else {
                     throw DecodingError.dataCorruptedError(
-                        forKey: .bytes, in: container, debugDescription: "An oversized body is 0 to \(Self.largestDecodedBody) bytes; got \(bytes).")
+                        forKey: .bytes, in: container,
+                        debugDescription: "An oversized body is 0 to \(Self.largestDecodedBody) bytes; got \(bytes).")
                 }
                 self = .oversizedBody(bytes)
             case "drop": self = .drop
@@ -355,7 +357,8 @@ public final class ProviderSimulator: HTTPTransport {
         }
         let forwarded = request.headers["X-Forwarded-For"]?.split(separator: ",").first
             .map { $0.trimmingCharacters(in: .whitespaces) }
-        let answer = response
+        let answer =
+            response
             ?? emulation.handle(Request(http: request, clientIP: forwarded ?? clientIP, receivedAt: clock.currentDate))
         guard answer.body.count <= maximumResponseSize else {
             throw DeepLinkError(.responseTooLarge, "The response is larger than \(maximumResponseSize) bytes and was refused.")

@@ -46,7 +46,8 @@ public struct SandboxSetting: Sendable, Hashable {
     public var summary: String
 
     /// A setting; see each property.
-    public init(provider: SandboxProvider, key: String, kind: Kind, default defaultValue: [String], option: String? = nil, summary: String) {
+    public init(provider: SandboxProvider, key: String, kind: Kind, default defaultValue: [String], option: String? = nil, summary: String)
+    {
         self.provider = provider
         self.key = key
         self.kind = kind

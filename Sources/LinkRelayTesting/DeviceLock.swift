@@ -60,10 +60,11 @@ public final class DeviceLock: ProtectedDataAvailability {
             if !isLocked { return }
             if !counted {
                 counted = true
-                waitWatchers.update(waits.withLock { value -> Int in
-                    value += 1
-                    return value
-                })
+                waitWatchers.update(
+                    waits.withLock { value -> Int in
+                        value += 1
+                        return value
+                    })
             }
             await signal.wait(after: seen)
         }

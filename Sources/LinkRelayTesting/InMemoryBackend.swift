@@ -12,7 +12,8 @@ import Foundation
 /// ```
 ///
 /// A URL without a script resolves according to ``unscriptedLinks``.
-public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, LinkEventObservingBackend, LateAppleAdsTokenBackend, Sendable {
+public final class InMemoryBackend: EventTrackingBackend, LinkCreatingBackend, LinkEventObservingBackend, LateAppleAdsTokenBackend, Sendable
+{
     /// What resolving a URL gives.
     public enum Resolution: Sendable {
         /// This link.

@@ -19,5 +19,6 @@ public struct StaticDeviceInfo: DeviceInfoProvider {
     public static let iPhone = DeviceInfo(
         screen: .init(width: 393, height: 852, scale: 3), osName: "iOS", osVersion: "17.4.1",
         deviceModel: "iPhone16,1", timeZoneIdentifier: "Europe/Berlin", preferredLanguages: ["de-DE", "en-US"],
-        regionCode: "DE", calendarIdentifier: "gregorian", appVersion: "2.3.0", appBuild: "230", vendorID: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF"))
+        regionCode: "DE", calendarIdentifier: "gregorian", appVersion: "2.3.0", appBuild: "230",
+        vendorID: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF"))
 }

@@ -26,9 +26,10 @@ package struct ProviderAPI: Sendable {
     package init(backend: BackendID, name: String, failure: Failure? = nil) {
         self.backend = backend
         self.name = name
-        self.failure = failure ?? { [name] response, what, url, now in
-            ProviderAPI.defaultFailure(name: name, backend: backend, for: response, what, url: url, now: now)
-        }
+        self.failure =
+            failure ?? { [name] response, what, url, now in
+                ProviderAPI.defaultFailure(name: name, backend: backend, for: response, what, url: url, now: now)
+            }
     }
 
     /// `<name> answered <status> to <what>.`, with the body's `error` or `message` (at most 200
@@ -79,7 +80,8 @@ package struct ProviderAPI: Sendable {
 
     /// The `.decoding` error for an answer to `what` that could not be read.
     package func decodingError(_ what: String, status: Int, url: URL? = nil, underlying: any Error) -> DeepLinkError {
-        DeepLinkError(.decoding, "\(name)'s answer to \(what) could not be read.", backend: backend, status: status, url: url, underlying: underlying)
+        DeepLinkError(
+            .decoding, "\(name)'s answer to \(what) could not be read.", backend: backend, status: status, url: url, underlying: underlying)
     }
 
     /// ``send(_:_:url:accepting:otherwise:context:)``, then ``decode(_:from:_:url:)``.

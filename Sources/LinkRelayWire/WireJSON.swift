@@ -397,7 +397,9 @@ package enum WireJSON {
             return try Single(value: value, codingPath: codingPath + [key]).decode(type)
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type, forKey key: Key
+        ) throws
             -> KeyedDecodingContainer<NestedKey>
         {
             try ValueDecoder(value: try member(key), codingPath: codingPath + [key]).container(keyedBy: type)

@@ -60,24 +60,36 @@ struct AppleRulesTests {
         #expect(findings.keys.sorted() == ["agora-universal-links.json", "apple-doc-legacy.json"])
         // A template's placeholders and the documentation's eight-character team ID.
         #expect(findings["agora-universal-links.json"]?.first?.contains("DEVELOPMENT_TEAM.PRODUCT_BUNDLE_IDENTIFIER") == true)
-        #expect(findings["apple-doc-legacy.json"]?.first?.hasPrefix("failure: applinks.details[1] lists the app ID \"ABCD1234.com.apple.wwdc\"") == true)
+        #expect(
+            findings["apple-doc-legacy.json"]?.first?.hasPrefix("failure: applinks.details[1] lists the app ID \"ABCD1234.com.apple.wwdc\"")
+                == true)
     }
 
     static let appleCases: [AppleCase] = [
         // Components, in order (Apple: "Supporting associated domains").
         AppleCase("apple-doc-components.json", "https://example.com/buy/item", "opens", "component #2 of ABCDE12345.com.example.app"),
         AppleCase("apple-doc-components.json", "https://example.com/buy", "opens", "component #2 of ABCDE12345.com.example.app"),
-        AppleCase("apple-doc-components.json", "https://example.com/buy/item#no_universal_links", "excluded", "component #1 of ABCDE12345.com.example.app"),
-        AppleCase("apple-doc-components.json", "https://example.com/help/website/faq", "excluded", "component #3 of ABCDE12345.com.example.app"),
-        AppleCase("apple-doc-components.json", "https://example.com/help/website", "excluded", "component #3 of ABCDE12345.com.example.app"),
-        AppleCase("apple-doc-components.json", "https://example.com/help/article?articleNumber=1234", "opens", "component #4 of ABCDE12345.com.example.app"),
+        AppleCase(
+            "apple-doc-components.json", "https://example.com/buy/item#no_universal_links", "excluded",
+            "component #1 of ABCDE12345.com.example.app"),
+        AppleCase(
+            "apple-doc-components.json", "https://example.com/help/website/faq", "excluded", "component #3 of ABCDE12345.com.example.app"),
+        AppleCase(
+            "apple-doc-components.json", "https://example.com/help/website", "excluded", "component #3 of ABCDE12345.com.example.app"),
+        AppleCase(
+            "apple-doc-components.json", "https://example.com/help/article?articleNumber=1234", "opens",
+            "component #4 of ABCDE12345.com.example.app"),
         AppleCase("apple-doc-components.json", "https://example.com/help/article?articleNumber=12345", "none"),
         AppleCase("apple-doc-components.json", "https://example.com/help/article", "none"),
         // A repeated name must match at every occurrence.
         AppleCase("apple-doc-components.json", "https://example.com/help/article?articleNumber=99&articleNumber=1234", "none"),
-        AppleCase("apple-doc-components.json", "https://example.com/help/article?articleNumber=1234&articleNumber=5678", "opens", "component #4 of ABCDE12345.com.example.app"),
+        AppleCase(
+            "apple-doc-components.json", "https://example.com/help/article?articleNumber=1234&articleNumber=5678", "opens",
+            "component #4 of ABCDE12345.com.example.app"),
         AppleCase("apple-doc-components.json", "https://example.com/other", "none"),
-        AppleCase("apple-doc-components.json", "https://example.com/buy/item", "opens", "component #2 of ABCDE12345.com.example.app", appID: "ABCDE12345.com.example.app2"),
+        AppleCase(
+            "apple-doc-components.json", "https://example.com/buy/item", "opens", "component #2 of ABCDE12345.com.example.app",
+            appID: "ABCDE12345.com.example.app2"),
         // defaults: caseSensitive false for every component.
         AppleCase("apple-doc-defaults.json", "https://example.com/products/abc", "opens", "component #1 of ABCDE12345.com.example.app"),
         AppleCase("apple-doc-defaults.json", "https://example.com/PRODUCTS/abc", "opens", "component #1 of ABCDE12345.com.example.app"),
@@ -91,12 +103,19 @@ struct AppleRulesTests {
         AppleCase("apple-doc-substitution.json", "https://example.com/en_QQ/taco/", "none"),
         AppleCase("apple-doc-substitution.json", "https://example.com/en_US/taco", "none"),
         // The legacy form.
-        AppleCase("apple-doc-legacy.json", "https://example.com/wwdc/news/", "opens", "path #1 of 9JA89QQLNQ.com.apple.wwdc", appID: "9JA89QQLNQ.com.apple.wwdc"),
+        AppleCase(
+            "apple-doc-legacy.json", "https://example.com/wwdc/news/", "opens", "path #1 of 9JA89QQLNQ.com.apple.wwdc",
+            appID: "9JA89QQLNQ.com.apple.wwdc"),
         AppleCase("apple-doc-legacy.json", "https://example.com/wwdc/news", "none", appID: "9JA89QQLNQ.com.apple.wwdc"),
-        AppleCase("apple-doc-legacy.json", "https://example.com/videos/wwdc/2015/123", "opens", "path #2 of 9JA89QQLNQ.com.apple.wwdc", appID: "9JA89QQLNQ.com.apple.wwdc"),
+        AppleCase(
+            "apple-doc-legacy.json", "https://example.com/videos/wwdc/2015/123", "opens", "path #2 of 9JA89QQLNQ.com.apple.wwdc",
+            appID: "9JA89QQLNQ.com.apple.wwdc"),
         AppleCase("apple-doc-legacy.json", "https://example.com/videos/wwdc/2014/123", "none", appID: "9JA89QQLNQ.com.apple.wwdc"),
-        AppleCase("apple-doc-legacy.json", "https://example.com/anything", "opens", "path #1 of ABCD1234.com.apple.wwdc", appID: "ABCD1234.com.apple.wwdc"),
-        AppleCase("apple-doc-legacy-not.json", "https://example.com/videos/wwdc/2010/x", "excluded", "path #1 of ABCDE12345.com.example.app"),
+        AppleCase(
+            "apple-doc-legacy.json", "https://example.com/anything", "opens", "path #1 of ABCD1234.com.apple.wwdc",
+            appID: "ABCD1234.com.apple.wwdc"),
+        AppleCase(
+            "apple-doc-legacy-not.json", "https://example.com/videos/wwdc/2010/x", "excluded", "path #1 of ABCDE12345.com.example.app"),
         AppleCase("apple-doc-legacy-not.json", "https://example.com/videos/wwdc/2012/x", "opens", "path #2 of ABCDE12345.com.example.app"),
         AppleCase("apple-doc-legacy-not.json", "https://example.com/videos/wwdc/2020/x", "none"),
     ]
@@ -130,7 +149,9 @@ struct AppleRulesTests {
         let noSlash = try file(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "buy/*"}]}]}}"#)
         #expect(verdict(noSlash, "https://example.com/buy/1") == .opensApp(by: #"{"/": "buy/*"}"#))
 
-        let typedQuery = try file(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/a", "?": {"id": 5, "x": "?"}}]}]}}"#)
+        let typedQuery = try file(
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/a", "?": {"id": 5, "x": "?"}}]}]}}"#
+        )
         // The whole dictionary is ignored: any query matches.
         #expect(verdict(typedQuery, "https://example.com/a?x=long") == .opensApp(by: #"{"/": "/a", "?": {"id": 5, "x": "?"}}"#))
         #expect(typedQuery.findings.map(\.status) == [.warning])
@@ -139,14 +160,17 @@ struct AppleRulesTests {
         #expect(verdict(keyed, "https://example.com/keyed/1") == .opensApp(by: #""/keyed/*""#))
         #expect(keyed.findings.isEmpty)
 
-        let terms = try file(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "*/terms/*", "exclude": true}, {"/": "*"}]}]}}"#)
+        let terms = try file(
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "*/terms/*", "exclude": true}, {"/": "*"}]}]}}"#
+        )
         #expect(verdict(terms, "https://example.com/terms") == .excluded(by: #"{"/": "*/terms/*", "exclude": true}"#))
         #expect(verdict(terms, "https://example.com/en/terms/privacy") == .excluded(by: #"{"/": "*/terms/*", "exclude": true}"#))
         #expect(verdict(terms, "https://example.com/termsandmore") == .opensApp(by: #"{"/": "*"}"#))
 
         // percentEncoded in defaults, and a component's own setting over the defaults.
         let encoded = try file(
-            #"{"applinks": {"defaults": {"percentEncoded": false, "caseSensitive": false}, "details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/café", "caseSensitive": true}, {"/": "/Tea"}]}]}}"#)
+            #"{"applinks": {"defaults": {"percentEncoded": false, "caseSensitive": false}, "details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/café", "caseSensitive": true}, {"/": "/Tea"}]}]}}"#
+        )
         #expect(verdict(encoded, "https://example.com/caf%C3%A9") == .opensApp(by: #"{"/": "/café", "caseSensitive": true}"#))
         #expect(verdict(encoded, "https://example.com/CAF%C3%A9") == .noMatch)
         #expect(verdict(encoded, "https://example.com/tea") == .opensApp(by: #"{"/": "/Tea"}"#))
@@ -161,7 +185,9 @@ struct AppleRulesTests {
         #expect(withBOM.findings.map(\.status) == [.warning])
         #expect(verdict(withBOM, "https://example.com/x") == .opensApp(by: #"{"/": "/*"}"#))
 
-        let apps = try file(#"{"applinks": {"apps": ["ABCDE12345.com.example.app"], "details": [{"appID": "ABCDE12345.com.example.app", "paths": ["*"]}]}}"#)
+        let apps = try file(
+            #"{"applinks": {"apps": ["ABCDE12345.com.example.app"], "details": [{"appID": "ABCDE12345.com.example.app", "paths": ["*"]}]}}"#
+        )
         #expect(apps.findings.map(\.status) == [.failure])
         #expect(apps.findings.first?.message.contains("applinks.apps must be an empty array") == true)
 
@@ -169,12 +195,18 @@ struct AppleRulesTests {
         #expect(noRules.findings.map(\.status) == [.warning])
         #expect(verdict(noRules, "https://example.com/x") == .noMatch)
 
-        let typo = try file(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/admin/*", "exlude": true}, {"/": "*"}]}]}}"#)
-        #expect(typo.findings.map(\.message) == [#"applinks.details[0].components[0] has the unknown key "exlude" (a typo for "exclude"?); iOS ignores it."#])
+        let typo = try file(
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/admin/*", "exlude": true}, {"/": "*"}]}]}}"#
+        )
+        #expect(
+            typo.findings.map(\.message) == [
+                #"applinks.details[0].components[0] has the unknown key "exlude" (a typo for "exclude"?); iOS ignores it."#
+            ])
         // iOS ignores the misspelt key, so the admin pages open the app.
         #expect(verdict(typo, "https://example.com/admin/x") == .opensApp(by: #"{"/": "/admin/*", "exlude": true}"#))
 
-        let malformed = try file(#"{"applinks": {"details": [{"appIDs": ["com.example.app"], "components": [{"/": "*"}]}, {"components": [{"/": "*"}]}]}}"#)
+        let malformed = try file(
+            #"{"applinks": {"details": [{"appIDs": ["com.example.app"], "components": [{"/": "*"}]}, {"components": [{"/": "*"}]}]}}"#)
         #expect(malformed.findings.map(\.status) == [.failure, .failure])
     }
 
@@ -205,9 +237,12 @@ struct AppleRulesTests {
         #expect(languages.allSatisfy { (2...3).contains($0.count) && $0.allSatisfy { ("a"..."z").contains($0) } })
         #expect(regions.allSatisfy { $0.count == 2 && $0.allSatisfy { ("A"..."Z").contains($0) } })
         // And they are what a file's rule matches with.
-        let rule = AssociationFile.Rule.wildcard("/$(lang)_$(region)/*", matches: "/fil_PH/help", caseSensitive: true, variables: AssociationFile.Rule.builtInVariables)
+        let rule = AssociationFile.Rule.wildcard(
+            "/$(lang)_$(region)/*", matches: "/fil_PH/help", caseSensitive: true, variables: AssociationFile.Rule.builtInVariables)
         #expect(rule)
-        #expect(!AssociationFile.Rule.wildcard("/$(lang)/*", matches: "/english/help", caseSensitive: true, variables: AssociationFile.Rule.builtInVariables))
+        #expect(
+            !AssociationFile.Rule.wildcard(
+                "/$(lang)/*", matches: "/english/help", caseSensitive: true, variables: AssociationFile.Rule.builtInVariables))
     }
 
     @Test("substitution variables never make matching blow up")

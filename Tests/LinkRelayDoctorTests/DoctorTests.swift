@@ -32,14 +32,22 @@ struct DoctorTests {
         ]
         let checks = Doctor.run(checked).checks("aasa.web-link")
         #expect(checks.map(\.status) == [.pass, .pass, .failure])
-        #expect(checks[0].message == "https://go.acme.app/admin/users opens Safari: excluded by component #1 of ABCDE12345.com.acme.shop, {\"/\": \"/admin/*\", \"exclude\": true}.")
-        #expect(checks[2].message == "https://go.acme.app/k3m9x2qa/terms must open Safari, but it opens the app: matched component #2 of ABCDE12345.com.acme.shop, {\"/\": \"/k3m9x2qa/*\"}.")
+        #expect(
+            checks[0].message
+                == "https://go.acme.app/admin/users opens Safari: excluded by component #1 of ABCDE12345.com.acme.shop, {\"/\": \"/admin/*\", \"exclude\": true}."
+        )
+        #expect(
+            checks[2].message
+                == "https://go.acme.app/k3m9x2qa/terms must open Safari, but it opens the app: matched component #2 of ABCDE12345.com.acme.shop, {\"/\": \"/k3m9x2qa/*\"}."
+        )
         #expect(checks[2].fix == "Add {\"/\": \"/k3m9x2qa/terms\", \"exclude\": true} before that rule, or narrow the rule.")
     }
 
-    @Test("a link no rule matches gets a narrow pattern as advice, never /*", arguments: [
-        ("https://go.acme.app/spring", "/spring"), ("https://go.acme.app/products/42", "/products/*"), ("https://go.acme.app", "/"),
-    ])
+    @Test(
+        "a link no rule matches gets a narrow pattern as advice, never /*",
+        arguments: [
+            ("https://go.acme.app/spring", "/spring"), ("https://go.acme.app/products/42", "/products/*"), ("https://go.acme.app", "/"),
+        ])
     func narrowAdvice(_ link: String, _ pattern: String) throws {
         let claims = BackendClaims(provider: "linkforty", domains: ["go.acme.app"], schemes: ["acme"], links: [URL(string: link)!])
         let failures = Doctor.run(try input(claims: claims)).checks("aasa.link").filter { $0.status == .failure }
@@ -51,7 +59,10 @@ struct DoctorTests {
     func healthy() throws {
         let report = Doctor.run(try input())
         #expect(report.status == .pass, "\(report.checks.filter { $0.status != .pass })")
-        #expect(report.checks("aasa.link").map(\.message) == ["https://go.acme.app/k3m9x2qa/Xk9_2bQz opens the app: matched component #2 of ABCDE12345.com.acme.shop, {\"/\": \"/k3m9x2qa/*\"}."])
+        #expect(
+            report.checks("aasa.link").map(\.message) == [
+                "https://go.acme.app/k3m9x2qa/Xk9_2bQz opens the app: matched component #2 of ABCDE12345.com.acme.shop, {\"/\": \"/k3m9x2qa/*\"}."
+            ])
         #expect(report.checks("entitlements.applinks").map(\.status) == [.pass])
         #expect(report.checks("info-plist.schemes").map(\.status) == [.pass])
         #expect(report.checks("backend.claims").count == 2)  // the universal link and acme://open
@@ -71,38 +82,57 @@ struct DoctorTests {
         Mistake(name: "the AASA excludes the link", check: "aasa.link", status: .failure) { try $0.input(aasa: "excludes-all.json") },
         Mistake(name: "no AASA rule matches the link", check: "aasa.link", status: .failure) {
             // The legacy file lists /k3m9x2qa/* and /sale/*, not short links without a template.
-            try $0.input(aasa: "legacy.json", claims: BackendClaims(provider: "linkforty", domains: ["go.acme.app"], links: [URL(string: "https://go.acme.app/Xk9_2bQz")!]))
+            try $0.input(
+                aasa: "legacy.json",
+                claims: BackendClaims(
+                    provider: "linkforty", domains: ["go.acme.app"], links: [URL(string: "https://go.acme.app/Xk9_2bQz")!]))
         },
         Mistake(name: "the AASA is malformed", check: "aasa.json", status: .failure) { try $0.input(aasa: "malformed.json") },
         Mistake(name: "the AASA is an HTML page", check: "aasa.json", status: .failure) { try $0.input(aasa: "html.json") },
         Mistake(name: "the legacy form", check: "aasa.form", status: .warning) { try $0.input(aasa: "legacy-no-apps.json") },
-        Mistake(name: "no associated domains", check: "entitlements.applinks", status: .failure) { try $0.input(entitlements: "NoDomains.entitlements") },
+        Mistake(name: "no associated domains", check: "entitlements.applinks", status: .failure) {
+            try $0.input(entitlements: "NoDomains.entitlements")
+        },
         Mistake(name: "developer mode in the entitlements", check: "entitlements.mode", status: .warning) {
             try $0.input(entitlements: "DeveloperMode.entitlements")
         },
         Mistake(name: "an associated domain the backend does not claim", check: "entitlements.unclaimed", status: .warning) {
             try $0.input(entitlements: "DeveloperMode.entitlements")
         },
-        Mistake(name: "the scheme is not registered", check: "info-plist.schemes", status: .failure) { try $0.input(plist: "NoSchemes.plist") },
+        Mistake(name: "the scheme is not registered", check: "info-plist.schemes", status: .failure) {
+            try $0.input(plist: "NoSchemes.plist")
+        },
         Mistake(name: "a link on a host the backend does not claim", check: "backend.claims", status: .failure) {
-            try $0.input(claims: BackendClaims(provider: "linkforty", domains: ["go.acme.app"], links: [URL(string: "https://acme.app/k3m9x2qa/x")!]))
+            try $0.input(
+                claims: BackendClaims(provider: "linkforty", domains: ["go.acme.app"], links: [URL(string: "https://acme.app/k3m9x2qa/x")!])
+            )
         },
         Mistake(name: "an unknown provider", check: "backend.configuration", status: .failure) {
             try $0.input(claims: BackendClaims(provider: "branch", domains: ["go.acme.app"]))
         },
         Mistake(name: "the file comes through a redirect", check: "aasa.fetch", status: .failure) {
-            try $0.input(fetch: FetchReport(
-                url: URL(string: "https://go.acme.app/.well-known/apple-app-site-association")!, status: 301, contentType: nil,
-                redirect: "https://www.acme.app/.well-known/apple-app-site-association"))
+            try $0.input(
+                fetch: FetchReport(
+                    url: URL(string: "https://go.acme.app/.well-known/apple-app-site-association")!, status: 301, contentType: nil,
+                    redirect: "https://www.acme.app/.well-known/apple-app-site-association"))
         },
         Mistake(name: "the file is served as .json", check: "aasa.fetch", status: .failure) {
-            try $0.input(fetch: FetchReport(url: URL(string: "https://go.acme.app/apple-app-site-association.json")!, status: 200, contentType: "application/json", redirect: nil))
+            try $0.input(
+                fetch: FetchReport(
+                    url: URL(string: "https://go.acme.app/apple-app-site-association.json")!, status: 200, contentType: "application/json",
+                    redirect: nil))
         },
         Mistake(name: "the file is served as text/html", check: "aasa.content-type", status: .warning) {
-            try $0.input(fetch: FetchReport(url: URL(string: "https://go.acme.app/.well-known/apple-app-site-association")!, status: 200, contentType: "text/html", redirect: nil))
+            try $0.input(
+                fetch: FetchReport(
+                    url: URL(string: "https://go.acme.app/.well-known/apple-app-site-association")!, status: 200, contentType: "text/html",
+                    redirect: nil))
         },
         Mistake(name: "the file came from another domain", check: "aasa.domain", status: .warning) {
-            try $0.input(fetch: FetchReport(url: URL(string: "https://acme.app/.well-known/apple-app-site-association")!, status: 200, contentType: "application/json", redirect: nil))
+            try $0.input(
+                fetch: FetchReport(
+                    url: URL(string: "https://acme.app/.well-known/apple-app-site-association")!, status: 200,
+                    contentType: "application/json", redirect: nil))
         },
     ]
 
@@ -137,7 +167,8 @@ struct DoctorTests {
         input.fetch = report
         #expect(Doctor.run(input).checks("aasa.fetch").map(\.status) == [.pass])
 
-        let moved = OneAnswer(HTTPResponse(status: 301, headers: ["Location": "https://www.acme.app/.well-known/apple-app-site-association"]))
+        let moved = OneAnswer(
+            HTTPResponse(status: 301, headers: ["Location": "https://www.acme.app/.well-known/apple-app-site-association"]))
         let (_, redirected) = try await FetchReport.fetch(URL(string: "https://go.acme.app/")!, over: moved)
         #expect(redirected.redirect == "https://www.acme.app/.well-known/apple-app-site-association")
         input.fetch = redirected
@@ -179,7 +210,9 @@ struct DoctorTests {
         #expect(!direct.fromLegacyRoot)
         #expect(wellKnown.asked.withLock { $0.count } == 1)
 
-        input.fetch = FetchReport(url: URL(string: "http://go.acme.app/.well-known/apple-app-site-association")!, status: 200, contentType: "application/json", redirect: nil)
+        input.fetch = FetchReport(
+            url: URL(string: "http://go.acme.app/.well-known/apple-app-site-association")!, status: 200, contentType: "application/json",
+            redirect: nil)
         #expect(Doctor.run(input).checks("aasa.fetch").map(\.status).contains(.failure))
     }
 
@@ -187,7 +220,8 @@ struct DoctorTests {
     func structureFindings() throws {
         var input = try input()
         input.associationFile = Data(
-            #"{"applinks": {"apps": ["x"], "details": [{"appIDs": ["ABCDE12345.com.acme.shop"], "components": [{"/": "/k3m9x2qa/*", "exlude": true}]}]}}"#.utf8)
+            #"{"applinks": {"apps": ["x"], "details": [{"appIDs": ["ABCDE12345.com.acme.shop"], "components": [{"/": "/k3m9x2qa/*", "exlude": true}]}]}}"#
+                .utf8)
         let report = Doctor.run(input)
         #expect(report.checks("aasa.structure").map(\.status) == [.failure, .warning])
         #expect(report.status == .failure)
@@ -211,7 +245,8 @@ struct DoctorTests {
         #expect(Doctor.run(input).checks("aasa.size").map(\.status) == [status])
     }
 
-    @Test("each provider's typical link is claimed by its adapter", arguments: ["linkforty", "limelink", "dynalinks", "paylisher", "local"])
+    @Test(
+        "each provider's typical link is claimed by its adapter", arguments: ["linkforty", "limelink", "dynalinks", "paylisher", "local"])
     func providers(_ provider: String) throws {
         let domain = provider == "limelink" ? "shop.limelink.org" : provider == "dynalinks" ? "acme.dynalinks.app" : "go.acme.app"
         let claims = BackendClaims(provider: provider, domains: [domain], schemes: ["acme"])
@@ -223,8 +258,10 @@ struct DoctorTests {
     @Test("the command line: a readable report, JSON with --json, exit 1 on a failure, 0 when only warnings")
     func commandLine() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
-        let common = ["doctor", "--app-id", appID, "--provider", "linkforty", "--domain", "go.acme.app", "--scheme", "acme",
-                      "--aasa", "\(folder)/modern.json", "--entitlements", "\(folder)/App.entitlements"]
+        let common = [
+            "doctor", "--app-id", appID, "--provider", "linkforty", "--domain", "go.acme.app", "--scheme", "acme",
+            "--aasa", "\(folder)/modern.json", "--entitlements", "\(folder)/App.entitlements",
+        ]
         let healthy = try run(common + ["--info-plist", "\(folder)/Info.plist"])
         #expect(healthy.status == 0)
         #expect(healthy.output.contains("✔ https://go.acme.app/k3m9x2qa/Xk9_2bQz opens the app"))
@@ -320,7 +357,10 @@ struct DoctorAppClipTests {
         #expect(badID.contains { $0.status == .failure && $0.message.contains("\"com.acme.shop.Clip\", which is not TEAMID.bundle.id") })
         let unrelated = try run(#"{\#(Self.links), "appclips": {"apps": ["ABCDE12345.com.acme.clip"]}}"#, clip: "ABCDE12345.com.acme.clip")
         #expect(unrelated.first?.status == .failure)
-        #expect(unrelated.first?.message == "The App Clip's id ABCDE12345.com.acme.clip does not start with the app's, ABCDE12345.com.acme.shop, and a dot: App Store Connect refuses such a Clip.")
+        #expect(
+            unrelated.first?.message
+                == "The App Clip's id ABCDE12345.com.acme.clip does not start with the app's, ABCDE12345.com.acme.shop, and a dot: App Store Connect refuses such a Clip."
+        )
     }
 
     @Test("without --app-clip-id, a file that lists the app's Clip says so; one without the section says nothing")

@@ -50,7 +50,9 @@ struct ConformanceKitTests {
             return .organic()
         }
 
-        private func call<Answer: Decodable>(_ type: Answer.Type, _ request: HTTPRequest, context: BackendContext, url: URL?) async throws -> Answer {
+        private func call<Answer: Decodable>(
+            _ type: Answer.Type, _ request: HTTPRequest, context: BackendContext, url: URL?
+        ) async throws -> Answer {
             let response = try await context.transport.send(request)
             if response.status == 404, url != nil { throw DeepLinkError(.notFound, "Acme does not know this link.", backend: id, url: url) }
             guard response.isSuccess else { throw response.serverError("Acme answered \(response.status).", backend: id, url: url) }

@@ -35,7 +35,8 @@ struct FifthProviderTests {
         #expect(body(byHost) == "toyapp://autumn")
 
         let phone = String(decoding: try JSONEncoder().encode(StaticDeviceInfo.iPhone), as: UTF8.self)
-        let click = await sandbox.handle(admin(.post, "/_admin/toy/clicks", body: #"{"url":"https://go.toy.example/spring","device":"# + phone + "}"))
+        let click = await sandbox.handle(
+            admin(.post, "/_admin/toy/clicks", body: #"{"url":"https://go.toy.example/spring","device":"# + phone + "}"))
         #expect(status(click) == 201)
         let events = try await sandbox.receivedEvents(.toy)
         #expect(events == [SandboxAPI.ReceivedEvent(name: "click", properties: ["url": "https://go.toy.example/spring"])])
@@ -84,8 +85,10 @@ extension SandboxProvider {
 
 extension SandboxSetting {
     static let toyHost = SandboxSetting(provider: .toy, key: "host", kind: .host, default: ["toy.example"], summary: "Toy's API host")
-    static let toyLinkHost = SandboxSetting(provider: .toy, key: "linkHost", kind: .host, default: ["go.toy.example"], summary: "Toy's links")
-    static let toyKey = SandboxSetting(provider: .toy, key: "key", kind: .text, default: ["toy_key"], option: "--toy-key", summary: "Toy's key")
+    static let toyLinkHost = SandboxSetting(
+        provider: .toy, key: "linkHost", kind: .host, default: ["go.toy.example"], summary: "Toy's links")
+    static let toyKey = SandboxSetting(
+        provider: .toy, key: "key", kind: .text, default: ["toy_key"], option: "--toy-key", summary: "Toy's key")
 }
 
 struct ToyLink: SandboxAdminLink, Hashable {

@@ -1,8 +1,8 @@
 import Foundation
 import LinkRelay
-import LinkRelayWire
 import LinkRelaySimulator
 import LinkRelayTesting
+import LinkRelayWire
 import Testing
 
 /// The Sandbox's routing and admin API, in process (the Sandbox package's tests run the same
@@ -84,7 +84,8 @@ struct SandboxTests {
         #expect(description.provider(.limeLink)?.hosts == ["limelink.org", "*.limelink.org"])
 
         let created = try response(
-            await sandbox.handle(request(.post, "/_admin/limelink/links", body: #"{"project":"shop","suffix":"p42","uri":"shopapp://product/42"}"#)))
+            await sandbox.handle(
+                request(.post, "/_admin/limelink/links", body: #"{"project":"shop","suffix":"p42","uri":"shopapp://product/42"}"#)))
         #expect(created.status == 201)
         #expect(sandbox.limeLink.links.map(\.uri) == ["shopapp://product/42"])
 
@@ -93,7 +94,8 @@ struct SandboxTests {
         #expect(try response(await sandbox.handle(request(.post, "/_admin/limelink/clicks", body: click))).status == 201)
         #expect(sandbox.limeLink.clicks.map(\.userAgent) == ["iOS 17_4_1"])
 
-        let fault = #"{"path":"/api/v1/stats/event","method":"POST","fault":{"kind":"status","status":503,"headers":{"Retry-After":"2"}},"times":1}"#
+        let fault =
+            #"{"path":"/api/v1/stats/event","method":"POST","fault":{"kind":"status","status":503,"headers":{"Retry-After":"2"}},"times":1}"#
         #expect(try response(await sandbox.handle(request(.put, "/_admin/faults", body: fault))).status == 204)
         let faulted = try response(await sandbox.handle(request(.post, "/limelink/api/v1/stats/event", body: "{}")))
         #expect(faulted.status == 503)
@@ -110,18 +112,27 @@ struct SandboxTests {
         #expect(String(decoding: events.body, as: UTF8.self) == "[]")
     }
 
-    @Test("bad admin calls are 400 or 404 with a message, and change nothing", arguments: [
-        ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"explode"}}"#, 400, "Unknown fault kind 'explode'"),
-        ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"delay","seconds":1e12}}"#, 400, "A delay is 0 to 86400 seconds"),
-        ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"delay","seconds":-1}}"#, 400, "A delay is 0 to 86400 seconds"),
-        ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"oversizedBody","bytes":1e15}}"#, 400, "not a valid"),
-        ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"oversizedBody","bytes":1000000000}}"#, 400, "An oversized body is 0 to 67108864 bytes"),
-        ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"status","status":42}}"#, 400, "A status is 100 to 599"),
-        ("POST", "/_admin/linkforty/links", #"{"deepLinkPath":"/x"}"#, 400, "not a valid LinkFortyLink"),
-        ("POST", "/_admin/linkforty/clicks", #"{"url":"https://go.sandbox.test/none","device":{"osName":"iOS","osVersion":"17","timeZoneIdentifier":"UTC","preferredLanguages":[],"isSimulator":false}}"#, 400, "LinkForty emulation has no link"),
-        ("POST", "/_admin/acme/links", "{}", 404, "No admin route"),
-        ("GET", "/_admin/faults", "", 404, "No admin route"),
-    ])
+    @Test(
+        "bad admin calls are 400 or 404 with a message, and change nothing",
+        arguments: [
+            ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"explode"}}"#, 400, "Unknown fault kind 'explode'"),
+            ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"delay","seconds":1e12}}"#, 400, "A delay is 0 to 86400 seconds"),
+            ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"delay","seconds":-1}}"#, 400, "A delay is 0 to 86400 seconds"),
+            ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"oversizedBody","bytes":1e15}}"#, 400, "not a valid"),
+            (
+                "PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"oversizedBody","bytes":1000000000}}"#, 400,
+                "An oversized body is 0 to 67108864 bytes"
+            ),
+            ("PUT", "/_admin/faults", #"{"path":"/x","fault":{"kind":"status","status":42}}"#, 400, "A status is 100 to 599"),
+            ("POST", "/_admin/linkforty/links", #"{"deepLinkPath":"/x"}"#, 400, "not a valid LinkFortyLink"),
+            (
+                "POST", "/_admin/linkforty/clicks",
+                #"{"url":"https://go.sandbox.test/none","device":{"osName":"iOS","osVersion":"17","timeZoneIdentifier":"UTC","preferredLanguages":[],"isSimulator":false}}"#,
+                400, "LinkForty emulation has no link"
+            ),
+            ("POST", "/_admin/acme/links", "{}", 404, "No admin route"),
+            ("GET", "/_admin/faults", "", 404, "No admin route"),
+        ])
     func badAdminCalls(_ method: String, _ target: String, _ body: String, _ status: Int, _ message: String) async throws {
         let sandbox = Sandbox()
         let answer = try response(await sandbox.handle(request(HTTPMethod(rawValue: method), target, body: body)))
@@ -131,9 +142,12 @@ struct SandboxTests {
         #expect(sandbox.linkForty.links.isEmpty && sandbox.linkForty.clicks.isEmpty)
     }
 
-    @Test("faults are Codable as the admin API writes them", arguments: [
-        ProviderSimulator.Fault.delay(2.5), .status(429, body: "{}", headers: ["Retry-After": "3"]), .malformedBody, .oversizedBody(10), .drop,
-    ])
+    @Test(
+        "faults are Codable as the admin API writes them",
+        arguments: [
+            ProviderSimulator.Fault.delay(2.5), .status(429, body: "{}", headers: ["Retry-After": "3"]), .malformedBody, .oversizedBody(10),
+            .drop,
+        ])
     func faultCoding(_ fault: ProviderSimulator.Fault) throws {
         let data = try JSONEncoder().encode(fault)
         #expect(try JSONDecoder().decode(ProviderSimulator.Fault.self, from: data) == fault)

@@ -56,7 +56,8 @@ struct WebClickTests {
         #expect(linkForty.clicks.map(\.fingerprint.ip) == ["198.51.100.23", simulator.clientIP])
         #expect(linkForty.clicks.first?.clickedAt == date)
 
-        try limeLink.recordWebClick(url: URL(string: "https://abc123.limelink.org/link/summer-sale")!, from: device, ip: "198.51.100.23", at: date)
+        try limeLink.recordWebClick(
+            url: URL(string: "https://abc123.limelink.org/link/summer-sale")!, from: device, ip: "198.51.100.23", at: date)
         #expect(limeLink.clicks.map(\.ip) == ["198.51.100.23"])
         #expect(limeLink.clicks.map(\.clickedAt) == [date])
     }
@@ -68,7 +69,9 @@ struct WebClickTests {
         let appURL = URL(string: "diyetim://products/42?color=red")!
         try paylisher.recordWebClick(url: appURL, from: device)
         try paylisher.recordWebClick(url: appURL, campaignKey: "SUMMER", from: device)
-        let error = #expect(throws: UnknownLinkError.self) { try paylisher.recordWebClick(url: appURL, campaignKey: "WINTER", from: device) }
+        let error = #expect(throws: UnknownLinkError.self) {
+            try paylisher.recordWebClick(url: appURL, campaignKey: "WINTER", from: device)
+        }
         #expect(error?.provider == "Paylisher")
     }
 }

@@ -103,16 +103,20 @@ struct AppStoreInstallTests {
     ) async {
         let clock = ManualClock()
         let source = ScriptedSource(
-            clock: clock, Self.record(clock, purchasedDaysAgo: purchased, installedDaysAgo: installed, original: original, environment: environment))
+            clock: clock,
+            Self.record(clock, purchasedDaysAgo: purchased, installedDaysAgo: installed, original: original, environment: environment))
         let launch = await client(clock: clock, source: source, marker: marker, firstBuild: firstBuild).launch()
         #expect(launch.kind == expected)
         #expect(launch.isExistingUser == (expected == Self.unknown))
         #expect(source.asked.withLock { $0 } == 1)
     }
 
-    @Test("on a Mac (Catalyst, an iPhone app on a Mac) the original version is the marketing version: never compared with the first LinkRelay build")
+    @Test(
+        "on a Mac (Catalyst, an iPhone app on a Mac) the original version is the marketing version: never compared with the first LinkRelay build"
+    )
     func onAMac() {
-        let check = AppStoreInstallCheck(source: ScriptedSource(clock: ManualClock(), .unavailable(reason: "")), firstBuildWithLinkRelay: "500")
+        let check = AppStoreInstallCheck(
+            source: ScriptedSource(clock: ManualClock(), .unavailable(reason: "")), firstBuildWithLinkRelay: "500")
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         for (isBuild, expected) in [(true, Self.unknown), (false, nil)] as [(Bool, AppLaunch.Kind?)] {
             let record = AppStoreInstall(
@@ -187,7 +191,8 @@ struct AppStoreInstallTests {
     func timeoutBounds() async {
         for (given, expected) in [(-1.0, 0.0), (.nan, 0), (0, 0), (0.25, 0.25), (60, 5), (.infinity, 5)] as [(Double, Double)] {
             let client = makeClient(InMemoryBackend()) {
-                $0.appStoreInstall = AppStoreInstallCheck(source: ScriptedSource(clock: ManualClock(), .unavailable(reason: "")), timeout: given)
+                $0.appStoreInstall = AppStoreInstallCheck(
+                    source: ScriptedSource(clock: ManualClock(), .unavailable(reason: "")), timeout: given)
             }
             #expect(client.configuration.appStoreInstall?.timeout == expected, "\(given)")
         }

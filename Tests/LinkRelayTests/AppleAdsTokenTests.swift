@@ -100,7 +100,9 @@ struct AppleAdsTokenTests {
     @Test("the timeout accepts every value: NaN, negative and 0 ask for no token; above 5 s (infinity too) counts as 5 s")
     func timeoutBounds() async {
         for (given, expected) in [(-1.0, 0.0), (.nan, 0), (0, 0), (0.25, 0.25), (60, 5), (.infinity, 5)] as [(Double, Double)] {
-            let client = makeClient(InMemoryBackend()) { $0.appleAds = AppleAdsAttribution(source: ScriptedSource(clock: ManualClock()), timeout: given) }
+            let client = makeClient(InMemoryBackend()) {
+                $0.appleAds = AppleAdsAttribution(source: ScriptedSource(clock: ManualClock()), timeout: given)
+            }
             #expect(client.configuration.appleAds?.timeout == expected, "\(given)")
         }
         let backend = InMemoryBackend(hosts: ["go.acme.app"], acceptsAppleAdsToken: true)
@@ -117,7 +119,9 @@ struct AppleAdsTokenTests {
 
     // MARK: Asked at once, kept when late (issue 62.3)
 
-    @Test("asked as soon as the run knows the install is new, in parallel: while the pasteboard waits for the user the token comes, and the report waits no longer")
+    @Test(
+        "asked as soon as the run knows the install is new, in parallel: while the pasteboard waits for the user the token comes, and the report waits no longer"
+    )
     func askedAtOnce() async {
         let clock = ManualClock()
         let backend = InMemoryBackend(hosts: ["go.acme.app"], acceptsAppleAdsToken: true)
@@ -151,7 +155,9 @@ struct AppleAdsTokenTests {
         return backend
     }
 
-    func lateClient(_ backend: InMemoryBackend, clock: ManualClock, store: InMemoryStore, source: ScriptedSource, logs: LogCollector? = nil) -> DeepLinkClient {
+    func lateClient(
+        _ backend: InMemoryBackend, clock: ManualClock, store: InMemoryStore, source: ScriptedSource, logs: LogCollector? = nil
+    ) -> DeepLinkClient {
         makeClient(backend, clock: clock, store: store) {
             $0.retryPolicy = .none
             $0.processLaunch = UUID()
@@ -217,7 +223,9 @@ struct AppleAdsTokenTests {
         }
     }
 
-    @Test("a server without the endpoint (LinkForty Core: .unsupported) and a backend that takes no late token: the token is dropped, not tried again")
+    @Test(
+        "a server without the endpoint (LinkForty Core: .unsupported) and a backend that takes no late token: the token is dropped, not tried again"
+    )
     func lateTokenRefused() async {
         let clock = ManualClock()
         let store = InMemoryStore()

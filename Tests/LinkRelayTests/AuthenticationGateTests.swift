@@ -30,11 +30,13 @@ struct AuthenticationGateTests {
         #expect(await client.pendingLink == held)
     }
 
-    @Test("gating matches the first segment or the whole path", arguments: [
-        ("myapp://wallet", true), ("https://go.acme.app/wallet/x", true), ("myapp://account/settings", true),
-        ("myapp://account", false), ("myapp://account/settings/more", false), ("myapp://walletx", false),
-        ("myapp://home?auth=required", true), ("myapp://home?auth=no", false),
-    ])
+    @Test(
+        "gating matches the first segment or the whole path",
+        arguments: [
+            ("myapp://wallet", true), ("https://go.acme.app/wallet/x", true), ("myapp://account/settings", true),
+            ("myapp://account", false), ("myapp://account/settings/more", false), ("myapp://walletx", false),
+            ("myapp://home?auth=required", true), ("myapp://home?auth=no", false),
+        ])
     func gatingRules(_ link: String, _ gated: Bool) async throws {
         let client = gatedClient()
         let resolved = try await client.resolve(url(link))
@@ -128,10 +130,12 @@ struct AuthenticationGateTests {
 
 @Suite("Destination policy", .timeLimit(.minutes(1)))
 struct DestinationPolicyTests {
-    @Test("dangerous or unlisted destination schemes are refused", arguments: [
-        "javascript:alert(1)", "file:///etc/passwd", "data:text/html,hi", "http://plain.example/x",
-        "otherapp://x", "JavaScript:alert(1)",
-    ])
+    @Test(
+        "dangerous or unlisted destination schemes are refused",
+        arguments: [
+            "javascript:alert(1)", "file:///etc/passwd", "data:text/html,hi", "http://plain.example/x",
+            "otherapp://x", "JavaScript:alert(1)",
+        ])
     func refused(_ destination: String) async throws {
         let backend = InMemoryBackend(schemes: ["myapp"], hosts: ["go.acme.app"])
         let link = url("https://go.acme.app/promo")

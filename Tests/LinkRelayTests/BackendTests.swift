@@ -8,11 +8,13 @@ import Testing
 struct BackendTests {
     let context = BackendContext(transport: StubTransport())
 
-    @Test("LocalBackend claims its schemes and hosts, and only those", arguments: [
-        ("myapp://x", true), ("MYAPP://x", true), ("https://go.acme.app/x", true), ("http://GO.ACME.APP/x", true),
-        ("https://eu.acme.app/x", true), ("https://acme.app/x", false), ("https://evil.example/x", false),
-        ("other://x", false), ("mailto:a@b.c", false),
-    ])
+    @Test(
+        "LocalBackend claims its schemes and hosts, and only those",
+        arguments: [
+            ("myapp://x", true), ("MYAPP://x", true), ("https://go.acme.app/x", true), ("http://GO.ACME.APP/x", true),
+            ("https://eu.acme.app/x", true), ("https://acme.app/x", false), ("https://evil.example/x", false),
+            ("other://x", false), ("mailto:a@b.c", false),
+        ])
     func localClaims(_ link: String, _ claimed: Bool) {
         let backend = LocalBackend(.init(schemes: ["MyApp"], hosts: ["go.acme.app", "*.acme.app"]))
         #expect(backend.canHandle(url(link)) == claimed)

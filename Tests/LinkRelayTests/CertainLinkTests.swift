@@ -55,7 +55,9 @@ struct CertainLinkTests {
         #expect(pasteboard.calls.isEmpty)
     }
 
-    @Test("on the first launch: asked silently, read, the link delivered once as the deferred link without its token, the pasteboard cleared, no fingerprint match")
+    @Test(
+        "on the first launch: asked silently, read, the link delivered once as the deferred link without its token, the pasteboard cleared, no fingerprint match"
+    )
     func readOnFirstLaunch() async throws {
         scriptFingerprintMatch()
         pasteboard.copy(Self.tapped)
@@ -243,7 +245,9 @@ struct CertainLinkTests {
 
     // MARK: The App Clip
 
-    @Test("the App Clip saves its invocation URL; the full app's first launch delivers it once and removes it; never again, not after clearData()")
+    @Test(
+        "the App Clip saves its invocation URL; the full app's first launch delivers it once and removes it; never again, not after clearData()"
+    )
     func appClipHandoff() async throws {
         scriptFingerprintMatch()
         let group = InMemoryStore()
@@ -381,9 +385,10 @@ struct CertainLinkTests {
         #expect(bare.url == url("https://go.acme.app/a") && bare.clickToken == "t2")
         #expect(CertainLink(url: url("https://go.acme.app/a"), source: .appClip).clickToken == nil)
         #expect(CertainLink.pastedURL("  https://go.acme.app/a\n") == url("https://go.acme.app/a"))
-        for text in ["go.acme.app/a", "see https://go.acme.app/a", "myapp://a", "https://", "", "https://a https://b",
-            String(repeating: "a", count: 5000)]
-        {
+        for text in [
+            "go.acme.app/a", "see https://go.acme.app/a", "myapp://a", "https://", "", "https://a https://b",
+            String(repeating: "a", count: 5000),
+        ] {
             #expect(CertainLink.pastedURL(text) == nil, "\(text.prefix(40))")
         }
     }

@@ -200,9 +200,10 @@ struct PublishedEventObservationTests {
             case .failure: "failure"
             }
         }
-        #expect(observed == [
-            "link /one", "held /wallet", "link /wallet (after sign-in)", "held /wallet/again", "dropped /wallet/again cancelled",
-        ])
+        #expect(
+            observed == [
+                "link /one", "held /wallet", "link /wallet (after sign-in)", "held /wallet/again", "dropped /wallet/again cancelled",
+            ])
     }
 
     @Test("a backend that never finishes taking in an event does not hold up the next link")
@@ -298,9 +299,10 @@ struct BoundedBufferTests {
         for index in 0..<10 { broadcaster.publish(.link(.fixture(path: "/p/\(index)"))) }
         let delivered = await links.prefixArray(4)
         #expect(delivered.map(\.path) == ["/p/6", "/p/7", "/p/8", "/p/9"])
-        #expect(warnings.withLock { $0 }.filter { $0.contains("events behind") } == [
-            "A subscriber is 4 events behind; dropped the oldest waiting for it (linkBufferLimit): 1 so far."
-        ])
+        #expect(
+            warnings.withLock { $0 }.filter { $0.contains("events behind") } == [
+                "A subscriber is 4 events behind; dropped the oldest waiting for it (linkBufferLimit): 1 so far."
+            ])
         // Far behind: the first drop, then every 1,000th; not one line per drop.
         for index in 0..<5_000 { broadcaster.publish(.link(.fixture(path: "/q/\(index)"))) }
         #expect(warnings.withLock { $0 }.filter { $0.contains("events behind") }.count == 6)

@@ -62,23 +62,33 @@ struct ConversionValueTests {
         "a table of event orders: the values written, never decreasing, locks kept, windows elapsing",
         arguments: [
             // The first launch registers the install with the lowest value; each rule met raises it.
-            ([.event("signup"), .event("level_complete"), .event("level_complete"), .event("level_complete")] as [Step],
-             ["1:0/low", "1:4/low", "1:8/medium"]),
+            (
+                [.event("signup"), .event("level_complete"), .event("level_complete"), .event("level_complete")] as [Step],
+                ["1:0/low", "1:4/low", "1:8/medium"]
+            ),
             // Revenue in the schema's currency only; the second threshold locks, and nothing follows.
-            ([.revenue(5, "USD"), .revenue(0.5, "EUR"), .revenue(0.5, "EUR"), .revenue(19, "EUR"), .event("signup")],
-             ["1:0/low", "1:32/high", "1:63/high locked"]),
+            (
+                [.revenue(5, "USD"), .revenue(0.5, "EUR"), .revenue(0.5, "EUR"), .revenue(19, "EUR"), .event("signup")],
+                ["1:0/low", "1:32/high", "1:63/high locked"]
+            ),
             // A later, lower rule never lowers the value: parts rise separately.
-            ([.revenue(1, "EUR"), .event("signup"), .event("level_complete"), .event("level_complete"), .event("level_complete")],
-             ["1:0/low", "1:32/high"]),
+            (
+                [.revenue(1, "EUR"), .event("signup"), .event("level_complete"), .event("level_complete"), .event("level_complete")],
+                ["1:0/low", "1:32/high"]
+            ),
             // An event the rules do not name changes nothing.
             ([.event("opened_settings"), .event("signup"), .event("signup")], ["1:0/low", "1:4/low"]),
             // The second window starts afresh: counts and revenue are per window; a rule of only
             // the later windows counts there.
-            ([.event("share"), .event("signup"), .wait(days: 3), .event("share"), .event("signup"), .revenue(2, "EUR")],
-             ["1:0/low", "1:4/low", "2:2/high", "2:4/high", "2:32/high"]),
+            (
+                [.event("share"), .event("signup"), .wait(days: 3), .event("share"), .event("signup"), .revenue(2, "EUR")],
+                ["1:0/low", "1:4/low", "2:2/high", "2:4/high", "2:32/high"]
+            ),
             // A locked first window does not lock the second.
-            ([.revenue(25, "EUR"), .event("signup"), .wait(days: 2), .event("signup")],
-             ["1:0/low", "1:63/high locked", "2:4/low"]),
+            (
+                [.revenue(25, "EUR"), .event("signup"), .wait(days: 2), .event("signup")],
+                ["1:0/low", "1:63/high locked", "2:4/low"]
+            ),
             // After 35 days nothing is written.
             ([.wait(days: 35), .event("signup"), .revenue(30, "EUR")], ["1:0/low"]),
             // Each later window gets its value at the first launch in it, once: without a
@@ -270,7 +280,11 @@ struct ConversionValueTests {
             let calls = Locked(0)
             init(clock: ManualClock) { self.clock = clock }
             func write(_ update: ConversionValueUpdate) async throws {
-                if calls.withLock({ $0 += 1; return $0 }) == 1 { try await clock.sleep(for: 3600) }
+                if calls.withLock({
+                    $0 += 1; return $0
+                }) == 1 {
+                    try await clock.sleep(for: 3600)
+                }
             }
         }
         let clock = ManualClock()
@@ -312,8 +326,11 @@ struct ConversionValueTests {
 
     @Test("windows: 2, 7 and 35 days from the first launch")
     func windows() {
-        for (days, expected) in [(-1.0, PostbackWindow.first), (0, .first), (1.99, .first), (2, .second), (6.9, .second), (7, .third), (34.9, .third)]
-        as [(Double, PostbackWindow)] {
+        for (days, expected) in [
+            (-1.0, PostbackWindow.first), (0, .first), (1.99, .first), (2, .second), (6.9, .second), (7, .third), (34.9, .third),
+        ]
+            as [(Double, PostbackWindow)]
+        {
             #expect(PostbackWindow(elapsed: days * Self.day) == expected, "\(days)")
         }
         #expect(PostbackWindow(elapsed: 35 * Self.day) == nil)
@@ -406,7 +423,9 @@ struct AdReengagementTests {
         #expect(try JSONDecoder().decode(DeepLink.self, from: try JSONEncoder().encode(link)).isAdReengagement)
     }
 
-    @Test("re-engagement rules count from the open in windows of their own, for re-engagement postbacks only; the install's values for the install's")
+    @Test(
+        "re-engagement rules count from the open in windows of their own, for re-engagement postbacks only; the install's values for the install's"
+    )
     func values() async throws {
         let clock = ManualClock()
         let store = InMemoryStore()
@@ -433,7 +452,8 @@ struct AdReengagementTests {
     @Test("without re-engagement rules: the install's values go to both kinds of postback, and a re-engagement writes nothing of its own")
     func withoutRules() async throws {
         let writer = Writer()
-        let client = client(writer, clock: ManualClock(), store: InMemoryStore(), schema: try ConversionSchema(rules: [.event("signup", fine: 4)]))
+        let client = client(
+            writer, clock: ManualClock(), store: InMemoryStore(), schema: try ConversionSchema(rules: [.event("signup", fine: 4)]))
         await client.start()
         client.handle(url("https://go.acme.app/sale?\(Self.parameter)=1"))
         await client.waitUntilIdle()

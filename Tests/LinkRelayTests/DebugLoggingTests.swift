@@ -75,6 +75,7 @@ struct DebugLoggingTests {
         let logs = LogCollector()
         let client = client(StubTransport(), logs: logs, level: .info)
         #expect(!(await client.makeContext().transport is LoggingTransport))
-        #expect(await makeClient(KeyedBackend()) { $0.logSink = .console(minimumLevel: .debug) }.makeContext().transport is LoggingTransport)
+        #expect(
+            await makeClient(KeyedBackend()) { $0.logSink = .console(minimumLevel: .debug) }.makeContext().transport is LoggingTransport)
     }
 }

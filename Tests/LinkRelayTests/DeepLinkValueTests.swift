@@ -16,7 +16,8 @@ struct DeepLinkValueTests {
 
     /// Written by the build before the box (e460997), keys sorted: links stored by it still read,
     /// and a link encodes to the same bytes.
-    static let storedByEarlierBuild = #"{"campaign":{"id":"c1","name":"Spring"},"clickedAt":821692800,"destination":"acme:\/\/products\/42","id":"dc62b9c719e241b4","linkID":"L1","metadata":{"k":1},"origin":"deferred","parameters":{"color":"red"},"path":"\/products\/42","pathSegments":["products","42"],"provider":"linkforty","requiresAuthentication":true,"resolution":{"local":{"_0":{"timedOut":{}}}},"shortCode":"p42","url":"https:\/\/go.acme.app\/p\/42?color=red","utm":{"campaign":"spring","source":"mail"}}"#
+    static let storedByEarlierBuild =
+        #"{"campaign":{"id":"c1","name":"Spring"},"clickedAt":821692800,"destination":"acme:\/\/products\/42","id":"dc62b9c719e241b4","linkID":"L1","metadata":{"k":1},"origin":"deferred","parameters":{"color":"red"},"path":"\/products\/42","pathSegments":["products","42"],"provider":"linkforty","requiresAuthentication":true,"resolution":{"local":{"_0":{"timedOut":{}}}},"shortCode":"p42","url":"https:\/\/go.acme.app\/p\/42?color=red","utm":{"campaign":"spring","source":"mail"}}"#
 
     @Test("changing a copy leaves the original as it was, field by field")
     func copiesAreIndependent() {

@@ -42,7 +42,8 @@ struct DescriptionTests {
             installID: "inst-1", isAttributed: true, confidence: .init(score: 90), matchedFactors: ["ip"], method: .fingerprint)
         #expect(
             "\(InstallOutcome.attributed(Self.link, attribution))"
-                == "attributed to https://go.acme.app/p42 (linkforty, resolved by the server); fingerprint match, confidence 90 (high), install id inst-1")
+                == "attributed to https://go.acme.app/p42 (linkforty, resolved by the server); fingerprint match, confidence 90 (high), install id inst-1"
+        )
         #expect("\(InstallOutcome.organic(.organic(installID: "i")))" == "organic; install id i")
         #expect("\(InstallOutcome.organic(nil))" == "organic")
         #expect("\(InstallOutcome.timedOut)" == "timed out")

@@ -16,8 +16,9 @@ struct DurationBoundsTests {
         value.isNaN || value < 0 ? 0 : value
     }
 
-    @Test("the system clock sleeps for any deadline: past, NaN and negative return at once, far ones until cancelled",
-          arguments: extremes)
+    @Test(
+        "the system clock sleeps for any deadline: past, NaN and negative return at once, far ones until cancelled",
+        arguments: extremes)
     func systemClockTakesAnyDeadline(_ seconds: TimeInterval) async throws {
         let clock = SystemClock()
         let sleeping = Task { try await clock.sleep(for: seconds) }
@@ -191,8 +192,9 @@ struct DurationBoundsTests {
         #expect(await client.completePendingLink()?.path == "/wallet")
     }
 
-    @Test("screens of any size make pixel counts without trapping",
-          arguments: [(1e300, 3.0), (.infinity, 2.0), (.nan, 2.0), (-1e300, 3.0), (390, 3)] as [(Double, Double)])
+    @Test(
+        "screens of any size make pixel counts without trapping",
+        arguments: [(1e300, 3.0), (.infinity, 2.0), (.nan, 2.0), (-1e300, 3.0), (390, 3)] as [(Double, Double)])
     func pixelCounts(_ width: Double, _ scale: Double) {
         let screen = DeviceInfo.Screen(width: width, height: width, scale: scale)
         let product = (width * scale).rounded()

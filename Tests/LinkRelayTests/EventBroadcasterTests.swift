@@ -57,23 +57,27 @@ struct EventBroadcasterTests {
 
 @Suite("Redaction and logging")
 struct RedactionTests {
-    @Test("known secrets are removed, raw and percent-encoded", arguments: [
-        ("key sk_live_ABCD1234 failed", "key [redacted] failed"),
-        ("https://x.com/?k=a%2Bb%2Fc%3D", "https://x.com/?k=[redacted]"),
-        ("nothing secret here", "nothing secret here"),
-    ])
+    @Test(
+        "known secrets are removed, raw and percent-encoded",
+        arguments: [
+            ("key sk_live_ABCD1234 failed", "key [redacted] failed"),
+            ("https://x.com/?k=a%2Bb%2Fc%3D", "https://x.com/?k=[redacted]"),
+            ("nothing secret here", "nothing secret here"),
+        ])
     func knownSecrets(_ input: String, _ expected: String) {
         let redactor = Redactor(secrets: ["sk_live_ABCD1234", "a+b/c="])
         #expect(redactor.redact(input) == expected)
     }
 
-    @Test("secret-named values are removed without knowing the secret", arguments: [
-        ("Authorization: Bearer abc.def.ghi", "Authorization: Bearer [redacted]"),
-        ("GET /x?api_key=zzz&page=2", "GET /x?api_key=[redacted]&page=2"),
-        (#"{"private_key":"pk_123","n":1}"#, #"{"private_key":"[redacted]","n":1}"#),
-        ("apiKey: 12345", "apiKey: [redacted]"),
-        ("tokenize my_token=keep", "tokenize my_token=keep"),
-    ])
+    @Test(
+        "secret-named values are removed without knowing the secret",
+        arguments: [
+            ("Authorization: Bearer abc.def.ghi", "Authorization: Bearer [redacted]"),
+            ("GET /x?api_key=zzz&page=2", "GET /x?api_key=[redacted]&page=2"),
+            (#"{"private_key":"pk_123","n":1}"#, #"{"private_key":"[redacted]","n":1}"#),
+            ("apiKey: 12345", "apiKey: [redacted]"),
+            ("tokenize my_token=keep", "tokenize my_token=keep"),
+        ])
     func namedSecrets(_ input: String, _ expected: String) {
         #expect(Redactor(secrets: []).redact(input) == expected)
     }
@@ -88,7 +92,10 @@ struct RedactionTests {
         let logs = LogCollector()
         let logger = LinkRelayLogger(sink: LogSink(minimumLevel: .info) { _ in }, secrets: ["SECRET99"])
         var built = false
-        logger.debug({ built = true; return "x" }())
+        logger.debug(
+            {
+                built = true; return "x"
+            }())
         #expect(!built)
         let collecting = LinkRelayLogger(sink: logs.sink, secrets: ["SECRET99"])
         collecting.warning("key SECRET99 in use")
@@ -132,12 +139,14 @@ struct ModelTests {
         #expect(try JSONDecoder().decode([DeepLinkEvent].self, from: data) == events)
     }
 
-    @Test("confidence is normalised to 0...100 with a level", arguments: [
-        (InstallAttribution.Confidence(score: 150), 100, InstallAttribution.Confidence.Level.high),
-        (.init(score: -5), 0, .low), (.init(score: 70), 70, .high), (.init(score: 69), 69, .medium),
-        (.init(score: 40), 40, .medium), (.init(score: 39), 39, .low), (.init(fraction: 0.555), 56, .medium),
-        (.init(fraction: .nan), 0, .low), (.init(level: .high), 85, .high), (.init(score: 30, level: .high), 30, .high),
-    ])
+    @Test(
+        "confidence is normalised to 0...100 with a level",
+        arguments: [
+            (InstallAttribution.Confidence(score: 150), 100, InstallAttribution.Confidence.Level.high),
+            (.init(score: -5), 0, .low), (.init(score: 70), 70, .high), (.init(score: 69), 69, .medium),
+            (.init(score: 40), 40, .medium), (.init(score: 39), 39, .low), (.init(fraction: 0.555), 56, .medium),
+            (.init(fraction: .nan), 0, .low), (.init(level: .high), 85, .high), (.init(score: 30, level: .high), 30, .high),
+        ])
     func confidence(_ confidence: InstallAttribution.Confidence, _ score: Int, _ level: InstallAttribution.Confidence.Level) {
         #expect(confidence.score == score)
         #expect(confidence.level == level)

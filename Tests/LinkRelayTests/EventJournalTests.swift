@@ -59,7 +59,9 @@ struct EventJournalTests {
     @Test("a queue stored as a JSON array (before the journal) is read, and rewritten as a journal with the next change")
     func readsTheOldFormat() async throws {
         let store = InMemoryStore()
-        let old = (0..<3).map { ConversionEvent(name: "old-\($0)", properties: [:], timestamp: Date(timeIntervalSince1970: 0), revenue: nil) }
+        let old = (0..<3).map {
+            ConversionEvent(name: "old-\($0)", properties: [:], timestamp: Date(timeIntervalSince1970: 0), revenue: nil)
+        }
         try store.setData(try JSONEncoder.linkRelay().encode(old), forKey: DeepLinkClient.eventQueueKey)
         let client = launch(store)
         #expect(await client.queuedEventCount == 3)

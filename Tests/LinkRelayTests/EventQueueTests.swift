@@ -98,7 +98,8 @@ struct EventQueueTests {
         await client.flushEvents()
         #expect(backend.sentEvents.map(\.name) == ["e3", "e4", "e5"])
         // The first drop is logged, then every 1,000th: not a line per track.
-        #expect(logs.lines.filter { $0.contains("event queue is full") } == ["The event queue is full (3); dropped the oldest: e1 (1 so far)."])
+        #expect(
+            logs.lines.filter { $0.contains("event queue is full") } == ["The event queue is full (3); dropped the oldest: e1 (1 so far)."])
         let offline = launch {
             $0.eventQueueCapacity = 3
             $0.logSink = logs.sink
@@ -141,9 +142,11 @@ struct EventQueueTests {
         #expect(await again.queuedEventCount == 0)
     }
 
-    @Test("invalid revenue and names are typed errors", arguments: [
-        (Decimal(-1), "EUR"), (Decimal(1), "EURO"), (Decimal(1), "E1R"), (Decimal(1), ""), (Decimal.nan, "EUR"),
-    ])
+    @Test(
+        "invalid revenue and names are typed errors",
+        arguments: [
+            (Decimal(-1), "EUR"), (Decimal(1), "EURO"), (Decimal(1), "E1R"), (Decimal(1), ""), (Decimal.nan, "EUR"),
+        ])
     func invalidRevenue(_ amount: Decimal, _ currency: String) async throws {
         let client = launch()
         let error = await #expect(throws: DeepLinkError.self) {
@@ -259,9 +262,11 @@ struct RetryTests {
         #expect(backend.resolvedURLs.count == 1)
     }
 
-    @Test("decoding errors and unsupported features are not retried", arguments: [
-        DeepLinkError.Code.decoding, .unsupported, .invalidURL, .rejected, .responseTooLarge,
-    ])
+    @Test(
+        "decoding errors and unsupported features are not retried",
+        arguments: [
+            DeepLinkError.Code.decoding, .unsupported, .invalidURL, .rejected, .responseTooLarge,
+        ])
     func finalErrorsNotRetried(_ code: DeepLinkError.Code) async throws {
         backend.script(link, .failure(DeepLinkError(code, "final")))
         _ = try await client().resolve(link)
@@ -282,9 +287,11 @@ struct RetryTests {
         #expect(backend.resolvedURLs.count == 2)
     }
 
-    @Test("backoff grows, is capped, and jitter only shortens it", arguments: [
-        (1, 0.0, 0.5), (2, 0.0, 1.0), (3, 0.0, 2.0), (1, 0.999, 0.4001),
-    ])
+    @Test(
+        "backoff grows, is capped, and jitter only shortens it",
+        arguments: [
+            (1, 0.0, 0.5), (2, 0.0, 1.0), (3, 0.0, 2.0), (1, 0.999, 0.4001),
+        ])
     func backoffFormula(_ attempt: Int, _ random: Double, _ expected: TimeInterval) throws {
         let policy = RetryPolicy(maximumAttempts: 5, initialBackoff: 0.5, multiplier: 2, maximumBackoff: 30, jitter: 0.2)
         let delay = try #require(policy.delay(after: attempt, error: DeepLinkError(.network, "x"), random: random))
@@ -294,9 +301,11 @@ struct RetryTests {
         #expect(policy.delay(after: 5, error: DeepLinkError(.network, "x"), random: 0) == nil)
     }
 
-    @Test("Retry-After headers are read as seconds or an HTTP date", arguments: [
-        ("120", 120.0), ("0", 0.0), ("Thu, 01 Jan 1970 00:01:40 GMT", 40.0), ("soon", nil), ("-5", nil),
-    ])
+    @Test(
+        "Retry-After headers are read as seconds or an HTTP date",
+        arguments: [
+            ("120", 120.0), ("0", 0.0), ("Thu, 01 Jan 1970 00:01:40 GMT", 40.0), ("soon", nil), ("-5", nil),
+        ])
     func retryAfterHeader(_ value: String, _ expected: TimeInterval?) {
         let response = HTTPResponse(status: 503, headers: ["Retry-After": value])
         #expect(response.retryAfter(now: Date(timeIntervalSince1970: 60)) == expected)
@@ -354,7 +363,9 @@ final class EnqueuingBackend: EventTrackingBackend, LinkEventObservingBackend {
         }
     }
     func send(_ event: ConversionEvent, context: BackendContext) async throws {
-        let count = sent.withLock { $0.append(event.name); return $0.count }
+        let count = sent.withLock {
+            $0.append(event.name); return $0.count
+        }
         waiters.update(count)
     }
 }

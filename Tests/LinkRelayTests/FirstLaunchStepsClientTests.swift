@@ -88,7 +88,9 @@ struct FirstLaunchStepsClientTests {
         await client.shutdown()
     }
 
-    @Test("the App Store's record is asked once per launch, also when the device locks as it answers: the launch waits, then keeps its answer")
+    @Test(
+        "the App Store's record is asked once per launch, also when the device locks as it answers: the launch waits, then keeps its answer"
+    )
     func appStoreOnceAcrossALock() async {
         let lock = DeviceLock(locked: false)
         let source = HeldSource(reinstallRecord(), lockOnAnswer: lock)

@@ -29,7 +29,8 @@ struct FirstLaunchStepsTests {
     static func attributed(installID: String = "install-1", link: Bool = true) -> Steps.MatchResult {
         .matched(
             InstallMatch(
-                attribution: InstallAttribution(installID: installID, isAttributed: true, confidence: .init(score: 90), method: .fingerprint),
+                attribution: InstallAttribution(
+                    installID: installID, isAttributed: true, confidence: .init(score: 90), method: .fingerprint),
                 link: link ? Self.link(matchedURL) : nil))
     }
 
@@ -224,7 +225,9 @@ struct FirstLaunchStepsTests {
         }
     }
 
-    @Test("the pasteboard's link for a backend that names the install in its report: delivered at once, one report, the outcome after it or its deadline")
+    @Test(
+        "the pasteboard's link for a backend that names the install in its report: delivered at once, one report, the outcome after it or its deadline"
+    )
     func certainLinkWithReport() {
         var script = Script()
         script.pasteboard = CertainLink(url: Self.pastedURL, source: .pasteboard)
@@ -408,14 +411,16 @@ struct FirstLaunchStepsTests {
         var unsupported = Row(name: "a backend without install matching", outcome: "organic", requests: 1, delivers: false)
         unsupported.script.match = .failed(DeepLinkError(.unsupported, "none", backend: backend))
         rows.append(unsupported)
-        var rejected = Row(name: "the key refused on an earlier launch", outcome: "failed unauthorized", requests: 0, delivers: false, published: false)
+        var rejected = Row(
+            name: "the key refused on an earlier launch", outcome: "failed unauthorized", requests: 0, delivers: false, published: false)
         rejected.record.rejectedCredentials = 0
         rows.append(rejected)
         var newKey = Row(name: "a new key since the refusal", outcome: "attributed", requests: 1, delivers: true)
         newKey.record.rejectedCredentials = 7
         newKey.record.matchLaunches = 3
         rows.append(newKey)
-        var spent = Row(name: "the match tried on every allowed launch", outcome: "failed network", requests: 0, delivers: false, published: false)
+        var spent = Row(
+            name: "the match tried on every allowed launch", outcome: "failed network", requests: 0, delivers: false, published: false)
         spent.record.matchLaunches = 3
         rows.append(spent)
         var lowConfidence = Row(name: "a match below the minimum confidence", outcome: "attributed", requests: 1, delivers: false)
@@ -427,16 +432,20 @@ struct FirstLaunchStepsTests {
         var noTracking = Row(name: "no tracking allowed, a backend that only matches", outcome: "organic", requests: 0, delivers: false)
         noTracking.allowsFingerprint = false
         rows.append(noTracking)
-        var noTrackingReport = Row(name: "no tracking allowed, a backend that names the install in its report", outcome: "attributed", requests: 1, delivers: true)
+        var noTrackingReport = Row(
+            name: "no tracking allowed, a backend that names the install in its report", outcome: "attributed", requests: 1, delivers: true)
         noTrackingReport.setup.needsInstallReport = true
         noTrackingReport.allowsFingerprint = false
         rows.append(noTrackingReport)
         var existing = Row(name: "an existing user, skipped", outcome: "existingUser", requests: 0, delivers: false)
         existing.start = .start(launch(.update(from: AppVersion(version: "0.9", build: nil)), existingUser: true), previousInstallID: "old")
         rows.append(existing)
-        var existingReport = Row(name: "an existing user of a backend that names the install only in its match", outcome: "attributed", requests: 1, delivers: false)
+        var existingReport = Row(
+            name: "an existing user of a backend that names the install only in its match", outcome: "attributed", requests: 1,
+            delivers: false)
         existingReport.setup.needsInstallReport = true
-        existingReport.start = .start(launch(.update(from: AppVersion(version: "0.9", build: nil)), existingUser: true), previousInstallID: nil)
+        existingReport.start = .start(
+            launch(.update(from: AppVersion(version: "0.9", build: nil)), existingUser: true), previousInstallID: nil)
         rows.append(existingReport)
         var asNew = Row(name: "an existing user treated as new", outcome: "attributed", requests: 1, delivers: true)
         asNew.setup.existingUsers = .treatAsNew
@@ -448,7 +457,8 @@ struct FirstLaunchStepsTests {
         var clip = Row(name: "an App Clip", outcome: "failed unsupported", requests: 0, delivers: false, published: false)
         clip.setup.processKind = .appClip
         rows.append(clip)
-        var extensionRow = Row(name: "an extension after the app decided", outcome: "organic", requests: 0, delivers: false, published: false)
+        var extensionRow = Row(
+            name: "an extension after the app decided", outcome: "organic", requests: 0, delivers: false, published: false)
         extensionRow.setup.processKind = .appExtension
         extensionRow.record.matched = .organic(nil)
         rows.append(extensionRow)

@@ -16,7 +16,9 @@ struct FirstLaunchTests {
             generations.append(generation)
             return Task {}
         }
-        let (again, startedAgain) = state.startRun { _ in Issue.record("a second run"); return Task {} }
+        let (again, startedAgain) = state.startRun { _ in
+            Issue.record("a second run"); return Task {}
+        }
         #expect(started && !startedAgain && first == again && state.isStarted)
         let old = state.generation
         state.reset()

@@ -13,7 +13,9 @@ struct ForwardingTests {
 
     @Test("only a web-browsing activity with a URL carries a link")
     func activities() {
-        #expect(IncomingLink.activity(type: "NSUserActivityTypeBrowsingWeb", webpageURL: url("https://go.acme.app/p/1")).link == url("https://go.acme.app/p/1"))
+        #expect(
+            IncomingLink.activity(type: "NSUserActivityTypeBrowsingWeb", webpageURL: url("https://go.acme.app/p/1")).link
+                == url("https://go.acme.app/p/1"))
         #expect(IncomingLink.activity(type: "NSUserActivityTypeBrowsingWeb", webpageURL: nil).link == nil)
         #expect(IncomingLink.activity(type: "com.acme.viewing-product", webpageURL: url("https://go.acme.app/p/1")).link == nil)
         #expect(IncomingLink.url(url("acme://cart")).link == url("acme://cart"))

@@ -18,7 +18,9 @@ struct HostRewritingTransportTests {
         let request = HTTPRequest(method: .get, url: original, headers: ["Authorization": "Bearer k"])
         _ = try await transport.send(request)
         let sent = try #require(stub.requests.first)
-        #expect(sent.url.absoluteString == "http://127.0.0.1:8642/link/p42?full_request_url=https%3A%2F%2Fa.b%2Fc%3Fx%3D1%2B2&sp=a+b&e=%E2%9C%93")
+        #expect(
+            sent.url.absoluteString
+                == "http://127.0.0.1:8642/link/p42?full_request_url=https%3A%2F%2Fa.b%2Fc%3Fx%3D1%2B2&sp=a+b&e=%E2%9C%93")
         #expect(sent.headers["X-Forwarded-Host"] == "shop.limelink.org")
         #expect(sent.headers["X-Forwarded-Proto"] == "https")
         #expect(sent.headers["Authorization"] == "Bearer k")
@@ -28,7 +30,8 @@ struct HostRewritingTransportTests {
     @Test("a destination's path is put in front; an explicit port is forwarded with the host")
     func prefixAndPort() throws {
         let (transport, _) = rewriting(["limelink.org"], to: "http://127.0.0.1:8642/limelink/")
-        let sent = transport.rewritten(HTTPRequest(method: .post, url: url("https://limelink.org:8443/api/v1/stats/event"), body: Data("{}".utf8)))
+        let sent = transport.rewritten(
+            HTTPRequest(method: .post, url: url("https://limelink.org:8443/api/v1/stats/event"), body: Data("{}".utf8)))
         #expect(sent.url.absoluteString == "http://127.0.0.1:8642/limelink/api/v1/stats/event")
         #expect(sent.headers["X-Forwarded-Host"] == "limelink.org:8443")
         #expect(sent.body == Data("{}".utf8))

@@ -119,7 +119,8 @@ struct LaunchHistoryTests {
     func boundedHistory() async {
         let store = InMemoryStore()
         for build in 1...30 { await launch(build: "\(build)", store: store).start() }
-        let history = store.load(LaunchHistory.self, forKey: LaunchHistory.key, logger: LinkRelayLogger(sink: LogSink(minimumLevel: .error) { _ in }))
+        let history = store.load(
+            LaunchHistory.self, forKey: LaunchHistory.key, logger: LinkRelayLogger(sink: LogSink(minimumLevel: .error) { _ in }))
         #expect(history?.recent.count == LaunchHistory.recentLimit)
         #expect(history?.recent.last?.version.build == "30")
         #expect(history?.launchCount == 30)
@@ -188,7 +189,9 @@ struct LaunchHistoryTests {
     @Test("a previous SDK found: existing user, its install id kept, its unsent events sent once, read once per device")
     func importedSDK() async throws {
         let store = InMemoryStore()
-        let queued = (0..<3).map { ConversionEvent(name: "queued-\($0)", timestamp: Date(timeIntervalSince1970: 1_700_000_000 + Double($0))) }
+        let queued = (0..<3).map {
+            ConversionEvent(name: "queued-\($0)", timestamp: Date(timeIntervalSince1970: 1_700_000_000 + Double($0)))
+        }
         let importer = FoundImporter(
             provider: "in-memory",
             found: SDKImport(
@@ -206,7 +209,9 @@ struct LaunchHistoryTests {
         await client.flushEvents()
         #expect(backend.sentEvents.map(\.name) == ["queued-0", "queued-1", "queued-2"])
         #expect(backend.sentEvents.map(\.id) == queued.map(\.id))
-        #expect(BackendStorage(store: store, logger: LinkRelayLogger(sink: LogSink(minimumLevel: .error) { _ in })).value(String.self, forKey: "distinctId") == "vendor-7")
+        #expect(
+            BackendStorage(store: store, logger: LinkRelayLogger(sink: LogSink(minimumLevel: .error) { _ in })).value(
+                String.self, forKey: "distinctId") == "vendor-7")
 
         // The next launch does not read the vendor's data again, and sends nothing twice.
         let next = launch(store: store) { $0.previousSDKs = [importer] }
@@ -221,7 +226,9 @@ struct LaunchHistoryTests {
     func otherProvidersSDK() async {
         let importer = FoundImporter(
             provider: "vendor",
-            found: SDKImport(sdk: PreviousSDK(provider: "vendor", installID: "v-1"), queuedEvents: [ConversionEvent(name: "theirs", timestamp: Date(timeIntervalSince1970: 0))]))
+            found: SDKImport(
+                sdk: PreviousSDK(provider: "vendor", installID: "v-1"),
+                queuedEvents: [ConversionEvent(name: "theirs", timestamp: Date(timeIntervalSince1970: 0))]))
         let client = launch(store: InMemoryStore()) { $0.previousSDKs = [importer] }
         let launched = await client.start()
         #expect(launched.kind == .existingUser(previousSDK: PreviousSDK(provider: "vendor", installID: "v-1", eventsNotImported: 1)))
@@ -284,7 +291,8 @@ struct LaunchHistoryTests {
         let version = AppVersion(version: "1.0", build: "1")
         let process = UUID()
         let first = LaunchDecision(
-            stored: nil, checked: CheckedSDKs(), processLaunch: process, version: version, backend: "a", now: Date(timeIntervalSince1970: 0),
+            stored: nil, checked: CheckedSDKs(), processLaunch: process, version: version, backend: "a",
+            now: Date(timeIntervalSince1970: 0),
             markerPresent: { false }, importers: [], storage: .standard, eventsTaken: { _ in 0 })
         #expect(first.history.lastKind == .firstInstall)
         let same = LaunchDecision(

@@ -139,7 +139,9 @@ struct LifecycleEdgeTests {
         let clock = ManualClock()
         let store = InMemoryStore()
         backend.scriptInstall(
-            .success(InstallMatch(attribution: .init(isAttributed: true, method: .fingerprint), link: .fixture(path: "/late", origin: .deferred))), delay: 2)
+            .success(
+                InstallMatch(attribution: .init(isAttributed: true, method: .fingerprint), link: .fixture(path: "/late", origin: .deferred))
+            ), delay: 2)
         let client = makeClient(backend, clock: clock, store: store) { $0.retryPolicy = .none }
         let started = Task { await client.start() }
         await clock.waitForSleepers(count: 2)

@@ -95,9 +95,11 @@ struct LinkParserTests {
         ParserCase(input: "1abc://x", invalid: true),
         ParserCase(input: "://nothing", invalid: true),
         // Hostile input: a result or a typed error, never a crash or a hang.
-        ParserCase(input: "https://go.acme.app/" + String(repeating: "a", count: 65_536), segments: [String(repeating: "a", count: 65_536)]),
         ParserCase(
-            input: "https://go.acme.app/p?" + String(repeating: "x=1&", count: 10_000) + "x=last&utm_source=" + String(repeating: "s", count: 60_000),
+            input: "https://go.acme.app/" + String(repeating: "a", count: 65_536), segments: [String(repeating: "a", count: 65_536)]),
+        ParserCase(
+            input: "https://go.acme.app/p?" + String(repeating: "x=1&", count: 10_000) + "x=last&utm_source="
+                + String(repeating: "s", count: 60_000),
             parameters: ["x": "last", "utm_source": String(repeating: "s", count: 60_000)],
             utm: UTMParameters(source: String(repeating: "s", count: 60_000))),
         ParserCase(input: "https://go.acme.app/" + String(repeating: "%", count: 3_000), segments: [String(repeating: "%", count: 3_000)]),
@@ -117,10 +119,12 @@ struct LinkParserTests {
         ParserCase(input: "https://go.acme.app/a%00b", segments: ["a\u{0}b"]),
     ]
 
-    @Test("query values read as URLComponents reads them, + included", arguments: [
-        "https://go.acme.app/p?q=running+shoes&a=%2B&b=x%20y+z&c&d=&+=plus",
-        "myapp://open?utm_campaign=spring+sale&k=A+B&e=%E2%82%AC+1",
-    ])
+    @Test(
+        "query values read as URLComponents reads them, + included",
+        arguments: [
+            "https://go.acme.app/p?q=running+shoes&a=%2B&b=x%20y+z&c&d=&+=plus",
+            "myapp://open?utm_campaign=spring+sale&k=A+B&e=%E2%82%AC+1",
+        ])
     func queryAsURLComponents(_ input: String) throws {
         let parsed = try LinkParser.parse(input)
         let expected = try #require(URLComponents(string: input)?.queryItems)
@@ -196,9 +200,11 @@ struct LinkParserTests {
         #expect(first.id.count == 16)
     }
 
-    @Test("punycode host labels decode", arguments: [
-        ("xn--jvrxl", "商品"), ("xn--mnchen-3ya", "münchen"), ("plain", "plain"), ("xn--", "xn--"),
-    ])
+    @Test(
+        "punycode host labels decode",
+        arguments: [
+            ("xn--jvrxl", "商品"), ("xn--mnchen-3ya", "münchen"), ("plain", "plain"), ("xn--", "xn--"),
+        ])
     func punycode(_ encoded: String, _ decoded: String) {
         #expect(Punycode.decodeHost(encoded) == decoded)
     }

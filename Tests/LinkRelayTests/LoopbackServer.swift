@@ -1,12 +1,12 @@
 import Foundation
 
+@testable import LinkRelay
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-@testable import LinkRelay
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 and an ephemeral port, for testing URLSessionTransport
 /// against a real socket. Each connection reads one request and writes the bytes the handler

@@ -73,7 +73,8 @@ struct LoudMistakesTests {
             // The message the getting-started article shows.
             #expect(
                 keyFailures.first?.message
-                    == "The provider rejected the API key: in-memory answered 403 while asking for the install match. Check the key (and its permissions) in the backend's configuration.")
+                    == "The provider rejected the API key: in-memory answered 403 while asking for the install match. Check the key (and its permissions) in the backend's configuration."
+            )
         }
     }
 

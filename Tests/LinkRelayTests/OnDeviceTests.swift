@@ -78,7 +78,9 @@ struct LinkEventObserverTests {
     struct Observing: LinkEventObservingBackend {
         let id: BackendID = "observing"
         func canHandle(_ url: URL) -> Bool { true }
-        func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink { link.deepLink(provider: id, resolution: .server) }
+        func resolve(_ link: ParsedLink, context: BackendContext) async throws -> DeepLink {
+            link.deepLink(provider: id, resolution: .server)
+        }
         func matchInstall(context: BackendContext) async throws -> InstallMatch { .organic() }
         func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async throws {}
     }

@@ -63,13 +63,16 @@ struct PrivacyManifestTests {
         #expect(accessed.allSatisfy { ($0["NSPrivacyAccessedAPITypeReasons"] as? [String])?.isEmpty == false })
     }
 
-    @Test("a module that opens an App Group's UserDefaults suite declares 1C8F.1 beside CA92.1; one that does not, CA92.1 only", arguments: modules)
+    @Test(
+        "a module that opens an App Group's UserDefaults suite declares 1C8F.1 beside CA92.1; one that does not, CA92.1 only",
+        arguments: modules)
     func appGroupDefaults(_ module: String) throws {
         let code = try sources(module)
         guard code.contains("UserDefaults") else { return }
         let accessed = try #require(try manifest(module)["NSPrivacyAccessedAPITypes"] as? [[String: Any]])
         let reasons = try #require(
-            accessed.first { $0["NSPrivacyAccessedAPIType"] as? String == "NSPrivacyAccessedAPICategoryUserDefaults" }?["NSPrivacyAccessedAPITypeReasons"]
+            accessed.first { $0["NSPrivacyAccessedAPIType"] as? String == "NSPrivacyAccessedAPICategoryUserDefaults" }?[
+                "NSPrivacyAccessedAPITypeReasons"]
                 as? [String])
         #expect(reasons.contains("CA92.1"))
         #expect(reasons.contains("1C8F.1") == code.contains("UserDefaults(suiteName"), "\(module)")
@@ -85,7 +88,9 @@ struct PrivacyManifestTests {
         let code = try sources(module)
         #expect(!code.isEmpty)
         #expect(Self.requiredReasonAPIs.filter { code.contains($0.use) }.map(\.use) == [])
-        #expect(!FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(module).appendingPathComponent("PrivacyInfo.xcprivacy").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: Self.root.appendingPathComponent(module).appendingPathComponent("PrivacyInfo.xcprivacy").path))
     }
 
     @Test("what each adapter sends is declared: device ids where it sends one, events where it reports them")

@@ -196,7 +196,8 @@ struct ProtectedDataTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let files = FileStore(directory: folder)
         let logger = LinkRelayLogger(sink: LogSink(minimumLevel: .error) { _ in })
-        if case .absent = files.read(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger) {} else {
+        if case .absent = files.read(LaunchHistory.self, forKey: LaunchHistory.key, logger: logger) {
+        } else {
             Issue.record("a missing file is absent")
         }
         // A folder where the file should be: it exists, and reading it fails (as a protected

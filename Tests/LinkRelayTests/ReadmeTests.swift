@@ -51,9 +51,11 @@ struct ReadmeTests {
     func campaignInstallOpensTheSale() async throws {
         let backend = InMemoryBackend(schemes: ["acme"])
         let clicked = DeepLink.fixture(path: "/sale/spring", origin: .deferred)
-        backend.scriptInstall(.success(InstallMatch(
-            attribution: InstallAttribution(isAttributed: true, confidence: .init(score: 90), method: .fingerprint),
-            link: clicked)))
+        backend.scriptInstall(
+            .success(
+                InstallMatch(
+                    attribution: InstallAttribution(isAttributed: true, confidence: .init(score: 90), method: .fingerprint),
+                    link: clicked)))
         let client = DeepLinkClient(backend: backend, configuration: .init(store: InMemoryStore(), clock: ManualClock()))
         let links = client.deepLinks()
 

@@ -162,7 +162,8 @@ struct RouterTests {
         let wildcard = LinkRoute<String>("/anything/*") { "wildcard \($0.rest)" }
         let home = LinkRoute<String>("/") { _ in "home" }
         let catchAll = LinkRoute<String>("/*") { "catch-all \($0.rest)" }
-        let router = try DeepLinkRouter<String>(routes: wildcardFirst ? [catchAll, wildcard, exact, home] : [home, exact, wildcard, catchAll])
+        let router = try DeepLinkRouter<String>(
+            routes: wildcardFirst ? [catchAll, wildcard, exact, home] : [home, exact, wildcard, catchAll])
         #expect(router.route(.fixture(path: "/anything")) == "exact")
         #expect(router.route(.fixture(path: "/anything/")) == "exact")
         #expect(router.route(.fixture(path: "/anything/more")) == "wildcard [\"more\"]")
@@ -200,13 +201,15 @@ struct RouterTests {
         #expect(both.route(.fixture(path: "/promo")) == "lower")
     }
 
-    @Test("duplicates and malformed patterns are refused when the router is built", arguments: [
-        ["/products/:id", "/products/:id"],
-        ["/products/:id", "products/:id/"],
-        ["/Products/:id", "/products/:id"],
-        ["/help/*", "//help/*"],
-        ["/a/*/b"], ["/a/:"], ["/a/:x/:x"], ["/a/b*"], ["/a/:id-x"], ["/a/a:b"], ["/):object"], ["/x/b:"],
-    ])
+    @Test(
+        "duplicates and malformed patterns are refused when the router is built",
+        arguments: [
+            ["/products/:id", "/products/:id"],
+            ["/products/:id", "products/:id/"],
+            ["/Products/:id", "/products/:id"],
+            ["/help/*", "//help/*"],
+            ["/a/*/b"], ["/a/:"], ["/a/:x/:x"], ["/a/b*"], ["/a/:id-x"], ["/a/a:b"], ["/):object"], ["/x/b:"],
+        ])
     func refused(_ patterns: [String]) {
         let error = #expect(throws: DeepLinkError.self) {
             _ = try DeepLinkRouter<Int>(routes: patterns.map { LinkRoute($0) { _ in 1 } })
@@ -264,10 +267,14 @@ struct RouterTests {
         let link = DeepLink.fixture(path: "/products/abc", parameters: ["page": "x"])
         let match = RouteMatch(link: link, segments: ["products", "abc"], captures: ["id": "abc"], rest: [])
         #expect(throws: RouteMatch.Mismatch(name: "id", reason: "is not a valid Int: 'abc'")) { try match.capture("id", as: Int.self) }
-        #expect(throws: RouteMatch.Mismatch(name: "slug", reason: "is not a capture of this pattern")) { try match.capture("slug", as: String.self) }
+        #expect(throws: RouteMatch.Mismatch(name: "slug", reason: "is not a capture of this pattern")) {
+            try match.capture("slug", as: String.self)
+        }
         #expect(throws: RouteMatch.Mismatch.self) { try match.query("page", as: Int.self) }
         #expect(try match.query("missing", as: Int.self) == nil)
-        #expect(throws: RouteMatch.Mismatch(name: "missing", reason: "is missing from the query")) { try match.requiredQuery("missing", as: String.self) }
+        #expect(throws: RouteMatch.Mismatch(name: "missing", reason: "is missing from the query")) {
+            try match.requiredQuery("missing", as: String.self)
+        }
     }
 
     @Test("a route declared requiresAuthentication feeds the client's sign-in hold")

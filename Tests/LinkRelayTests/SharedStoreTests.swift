@@ -89,10 +89,14 @@ struct SharedStoreTests {
     func bothSendInBatches() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let backend = BatchRecorder(size: 7)
-        let first = makeClient(backend, store: FileStore(directory: folder)) { $0.retryPolicy = .none; $0.eventQueueCapacity = 10_000 }
+        let first = makeClient(backend, store: FileStore(directory: folder)) {
+            $0.retryPolicy = .none; $0.eventQueueCapacity = 10_000
+        }
         for index in 0..<200 { try await first.track("event-\(index)") }
         try await first.saveQueuedEvents()
-        let second = makeClient(backend, store: FileStore(directory: folder)) { $0.retryPolicy = .none; $0.eventQueueCapacity = 10_000 }
+        let second = makeClient(backend, store: FileStore(directory: folder)) {
+            $0.retryPolicy = .none; $0.eventQueueCapacity = 10_000
+        }
         await first.start()
         await second.start()
         async let a: Void = first.flushEvents()

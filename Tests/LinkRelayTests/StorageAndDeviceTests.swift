@@ -49,9 +49,11 @@ struct FileStoreTests {
         #expect(FileManager.default.fileExists(atPath: killed.path))
     }
 
-    @Test("keys and backend ids cannot leave the folder", arguments: [
-        ("../../etc/passwd", ".._.._etc_passwd"), ("a/b", "a_b"), ("..", "_.."), ("", "_"), ("ok-1.2_x", "ok-1.2_x"),
-    ])
+    @Test(
+        "keys and backend ids cannot leave the folder",
+        arguments: [
+            ("../../etc/passwd", ".._.._etc_passwd"), ("a/b", "a_b"), ("..", "_.."), ("", "_"), ("ok-1.2_x", "ok-1.2_x"),
+        ])
     func safeNames(_ name: String, _ expected: String) {
         #expect(FileStore.safeName(name) == expected)
     }
@@ -86,10 +88,13 @@ struct FileStoreTests {
         #expect(backend.installMatchCount == 1)
     }
 
-    @Test("a store file emptied, truncated or overwritten with garbage is ignored with a log line; the client starts cleanly", arguments: [
-        Data(), Data(#"[{"id":"0E1C4C3A-1B6A-4E55-9D7E-3F1E2A5B6C7D","name":"sig"#.utf8), Data(#"{"outcome":{"organic":{"_0":{"isAtt"#.utf8),
-        Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }), Data("null".utf8), Data("[1,2,3]".utf8),
-    ])
+    @Test(
+        "a store file emptied, truncated or overwritten with garbage is ignored with a log line; the client starts cleanly",
+        arguments: [
+            Data(), Data(#"[{"id":"0E1C4C3A-1B6A-4E55-9D7E-3F1E2A5B6C7D","name":"sig"#.utf8),
+            Data(#"{"outcome":{"organic":{"_0":{"isAtt"#.utf8),
+            Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }), Data("null".utf8), Data("[1,2,3]".utf8),
+        ])
     func damagedFilesIgnored(_ content: Data) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-damaged-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -182,11 +187,13 @@ private final class CountingDeviceInfo: DeviceInfoProvider {
 
 @Suite("Configuration validation")
 struct ValidationTests {
-    @Test("base URLs must be https, except on loopback", arguments: [
-        ("https://go.acme.app", true), ("https://go.acme.app/api/v1/", true), ("http://localhost:8642", true),
-        ("http://127.0.0.1:8642/x", true), ("http://[::1]:8642", true), ("http://go.acme.app", false),
-        ("ftp://go.acme.app", false), ("https://", false), ("go.acme.app", false),
-    ])
+    @Test(
+        "base URLs must be https, except on loopback",
+        arguments: [
+            ("https://go.acme.app", true), ("https://go.acme.app/api/v1/", true), ("http://localhost:8642", true),
+            ("http://127.0.0.1:8642/x", true), ("http://[::1]:8642", true), ("http://go.acme.app", false),
+            ("ftp://go.acme.app", false), ("https://", false), ("go.acme.app", false),
+        ])
     func baseURLs(_ value: String, _ valid: Bool) throws {
         let url = try #require(URL(string: value))
         if valid {
@@ -200,10 +207,14 @@ struct ValidationTests {
         }
     }
 
-    @Test("attribution windows must be 1...2160 hours", arguments: [(0, false), (1, true), (168, true), (2160, true), (2161, false), (-3, false)])
+    @Test(
+        "attribution windows must be 1...2160 hours",
+        arguments: [(0, false), (1, true), (168, true), (2160, true), (2161, false), (-3, false)])
     func attributionWindows(_ hours: Int, _ valid: Bool) {
         if valid {
-            #expect(throws: Never.self) { try ConfigurationValidation.attributionWindow(hours, field: "attributionWindowHours", backend: "x") }
+            #expect(throws: Never.self) {
+                try ConfigurationValidation.attributionWindow(hours, field: "attributionWindowHours", backend: "x")
+            }
         } else {
             let error = #expect(throws: DeepLinkError.self) {
                 try ConfigurationValidation.attributionWindow(hours, field: "attributionWindowHours", backend: "x")
@@ -216,7 +227,9 @@ struct ValidationTests {
     func apiKeys() throws {
         #expect(try ConfigurationValidation.apiKey(nil, field: "apiKey", backend: "x") == nil)
         #expect(try ConfigurationValidation.apiKey(Optional("lf_live_1"), field: "apiKey", backend: "x") == "lf_live_1")
-        let error = #expect(throws: DeepLinkError.self) { try ConfigurationValidation.apiKey(Optional("   "), field: "apiKey", backend: "x") }
+        let error = #expect(throws: DeepLinkError.self) {
+            try ConfigurationValidation.apiKey(Optional("   "), field: "apiKey", backend: "x")
+        }
         #expect(error?.message == "apiKey must not be empty when given.")
         let required = #expect(throws: DeepLinkError.self) { try ConfigurationValidation.apiKey("  ", field: "apiKey", backend: "x") }
         #expect(required?.message == "apiKey is required, and it is empty: give the key from the provider's dashboard.")

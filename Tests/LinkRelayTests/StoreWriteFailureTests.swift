@@ -197,7 +197,8 @@ struct StoreWriteFailureTests {
         let attempts = sendAttempts
         let twice = attempts.count - Set(attempts).count
         print(
-            "full 64 KiB disk: first launch sent \(sentByFirst), the next \(attempts.count - sentByFirst); \(twice) sent twice; storage failures published: \(failures.map(\.message))")
+            "full 64 KiB disk: first launch sent \(sentByFirst), the next \(attempts.count - sentByFirst); \(twice) sent twice; storage failures published: \(failures.map(\.message))"
+        )
         // Short lines still fit in the last page of the journal's file for a while (a few
         // claims and removals); then the disk refuses, and nothing more is sent.
         #expect(sentByFirst < 60)

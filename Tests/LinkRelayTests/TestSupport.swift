@@ -1,6 +1,7 @@
 import Foundation
-@testable import LinkRelay
 import LinkRelayTesting
+
+@testable import LinkRelay
 
 extension AsyncSequence where Self: Sendable {
     /// The first `count` elements; fewer only if the sequence ends first.

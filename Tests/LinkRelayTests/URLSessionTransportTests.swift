@@ -54,7 +54,11 @@ struct URLSessionTransportTests {
     @Test("a 1 GB Content-Length with a short body is refused from its header, with the default bound")
     func gigabyteContentLength() async throws {
         let server = try LoopbackServer { _ in
-            [Data("HTTP/1.1 200 OK\r\nContent-Length: 1073741824\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"a\":".utf8)]
+            [
+                Data(
+                    "HTTP/1.1 200 OK\r\nContent-Length: 1073741824\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"a\":"
+                        .utf8)
+            ]
         }
         defer { withExtendedLifetime(server) {} }
         let error = await #expect(throws: DeepLinkError.self) {
@@ -96,8 +100,9 @@ struct URLSessionTransportTests {
         #expect(error?.code == .network)
     }
 
-    @Test("any backstop timeout and response size are clamped, and a request still works",
-          arguments: [(.infinity, Int.min), (.nan, -1), (1e300, Int.max), (-5, 0), (0.2, 10)] as [(TimeInterval, Int)])
+    @Test(
+        "any backstop timeout and response size are clamped, and a request still works",
+        arguments: [(.infinity, Int.min), (.nan, -1), (1e300, Int.max), (-5, 0), (0.2, 10)] as [(TimeInterval, Int)])
     func clampedSettings(_ backstop: TimeInterval, _ size: Int) async throws {
         let transport = URLSessionTransport(configuration: .init(maximumResponseSize: size, backstopTimeout: backstop))
         let expected = backstop.isNaN ? 60 : min(max(backstop, 1), 7 * 86_400)
@@ -126,17 +131,21 @@ struct URLSessionTransportTests {
         #expect(error.map { !$0.description.contains("SECRETKEY") } == true)
     }
 
-    @Test("URL errors are classified", arguments: [
-        (URLError.Code.timedOut, DeepLinkError.Code.timedOut), (.cancelled, .cancelled),
-        (.cannotConnectToHost, .network), (.notConnectedToInternet, .network), (.badURL, .network),
-    ])
+    @Test(
+        "URL errors are classified",
+        arguments: [
+            (URLError.Code.timedOut, DeepLinkError.Code.timedOut), (.cancelled, .cancelled),
+            (.cannotConnectToHost, .network), (.notConnectedToInternet, .network), (.badURL, .network),
+        ])
     func classification(_ code: URLError.Code, _ expected: DeepLinkError.Code) {
         #expect(URLSessionTransport.classify(URLError(code)).code == expected)
     }
 
     @Test("an unknown failure once the status line arrived is a connection lost mid-response (Linux reports -1)")
     func lostMidResponse() {
-        #expect(URLSessionTransport.classify(URLError(.unknown), responseStarted: true).message == "The connection was lost before the response was complete.")
+        #expect(
+            URLSessionTransport.classify(URLError(.unknown), responseStarted: true).message
+                == "The connection was lost before the response was complete.")
         #expect(URLSessionTransport.classify(URLError(.unknown)).message == "The request failed (URL error -1).")
     }
 
@@ -168,12 +177,14 @@ struct URLSessionTransportTests {
         #expect(server.requests.map(\.requestLine) == ["GET /start HTTP/1.1", "GET /final HTTP/1.1"])
     }
 
-    @Test("the redirect rule: same origin, or up to https on the same host; never another host, never down to http", arguments: [
-        ("https://a.example/x", "https://a.example/y", true), ("http://127.0.0.1:8/x", "http://127.0.0.1:8/y", true),
-        ("http://a.example/x", "https://a.example/y", true), ("https://a.example/x", "http://a.example/y", false),
-        ("https://a.example/x", "https://b.example/y", false), ("https://a.example/x", "https://a.example:8443/y", false),
-        ("https://a.example/x", "https://A.EXAMPLE/y", true),
-    ])
+    @Test(
+        "the redirect rule: same origin, or up to https on the same host; never another host, never down to http",
+        arguments: [
+            ("https://a.example/x", "https://a.example/y", true), ("http://127.0.0.1:8/x", "http://127.0.0.1:8/y", true),
+            ("http://a.example/x", "https://a.example/y", true), ("https://a.example/x", "http://a.example/y", false),
+            ("https://a.example/x", "https://b.example/y", false), ("https://a.example/x", "https://a.example:8443/y", false),
+            ("https://a.example/x", "https://A.EXAMPLE/y", true),
+        ])
     func redirectRule(_ from: String, _ to: String, _ follows: Bool) {
         #expect(SessionDelegate.follows(from: URL(string: from), to: URL(string: to)) == follows)
     }

@@ -14,9 +14,11 @@ struct UUIDVersion7Tests {
         #expect(UUID.version7(at: Date(timeIntervalSince1970: 1_784_711_643.512), random: random) == uuid)
     }
 
-    @Test("any date gives a UUID, never a trap", arguments: [
-        -1e300, -1, 0, 1e300, .infinity, -.infinity, .nan, Date.distantFuture.timeIntervalSince1970,
-    ])
+    @Test(
+        "any date gives a UUID, never a trap",
+        arguments: [
+            -1e300, -1, 0, 1e300, .infinity, -.infinity, .nan, Date.distantFuture.timeIntervalSince1970,
+        ])
     func anyDate(_ seconds: TimeInterval) {
         let uuid = UUID.version7(at: Date(timeIntervalSince1970: seconds)).uuid
         #expect(uuid.6 >> 4 == 7)

@@ -45,7 +45,9 @@ struct UnstoredEventTests {
     var sendAttempts: [UUID] { backend.sentEvents.map(\.id) }
     var sentNames: [String] { backend.sentEvents.map(\.name) }
 
-    @Test("events tracked once the store refuses are sent in this run; those in the store wait for their claim, and the next launch sends them, each once")
+    @Test(
+        "events tracked once the store refuses are sent in this run; those in the store wait for their claim, and the next launch sends them, each once"
+    )
     func trackedOnAFullStore() async throws {
         let store = FailingStore()
         let first = launch(store)
@@ -82,7 +84,9 @@ struct UnstoredEventTests {
         await client.shutdown()
     }
 
-    @Test("a failed write whose line landed anyway is read back: that event waits for its claim; those that never landed go now; each is sent once")
+    @Test(
+        "a failed write whose line landed anyway is read back: that event waits for its claim; those that never landed go now; each is sent once"
+    )
     func failedWriteThatLanded() async throws {
         let store = LandsAnywayStore()
         let first = launch(store)
@@ -145,7 +149,8 @@ struct UnstoredEventTests {
         // The journal's last page had room for a line or two after the disk filled: those
         // events are in the store and wait for a claim (short claim lines may still fit, so some
         // of the stored ones go too); every event not in the store went now.
-        let journal = (try? String(contentsOf: FileStore(directory: disk.folder).fileURL(for: DeepLinkClient.eventQueueKey), encoding: .utf8)) ?? ""
+        let journal =
+            (try? String(contentsOf: FileStore(directory: disk.folder).fileURL(for: DeepLinkClient.eventQueueKey), encoding: .utf8)) ?? ""
         let lines = journal.components(separatedBy: "\n").dropLast()  // an unfinished last line is not in the store
         let inStore = (0..<10).map { "unstored-\($0)" }.filter { name in lines.contains { $0.contains("\"name\":\"\(name)\"") } }
         #expect(Set((0..<10).map { "unstored-\($0)" }).subtracting(inStore).isSubset(of: Set(sentByFirst)))
@@ -158,7 +163,8 @@ struct UnstoredEventTests {
         await second.shutdown()
         let all = sent()
         print(
-            "full 64 KiB disk, 10 events tracked after it filled, \(batchSize.map { "batches of \($0)" } ?? "one by one"): the first launch sent \(sentByFirst.count) (\(inStore.count) were in the store), the next \(all.count - sentByFirst.count); \(all.count - Set(all).count) sent twice")
+            "full 64 KiB disk, 10 events tracked after it filled, \(batchSize.map { "batches of \($0)" } ?? "one by one"): the first launch sent \(sentByFirst.count) (\(inStore.count) were in the store), the next \(all.count - sentByFirst.count); \(all.count - Set(all).count) sent twice"
+        )
         #expect(all.count == Set(all).count)
         #expect(Set(all) == Set((0..<50).map { "stored-\($0)" } + (0..<10).map { "unstored-\($0)" }))
     }

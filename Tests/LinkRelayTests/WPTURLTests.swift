@@ -94,7 +94,10 @@ struct WPTComparison {
             if let encoded = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedHost, encoded.contains("%"),
                 ours.host == encoded.lowercased() || ours.host == url.host?.lowercased()
             {
-                return Row(input: input, difference: encoded.contains("%") && ours.host?.contains("%") == true ? .webHostEscapeLowercased : .webHostStaysPunycode)
+                return Row(
+                    input: input,
+                    difference: encoded.contains("%") && ours.host?.contains("%") == true ? .webHostEscapeLowercased : .webHostStaysPunycode
+                )
             }
             if ours.host == url.host?.lowercased() { return Row(input: input, difference: .webHostStaysPunycode) }
             return Row(input: input, difference: .undocumented)
@@ -108,7 +111,8 @@ struct WPTComparison {
             }
         }
         if !(ours.segments == theirs.segments && itemsAgree) {
-            return Row(input: input, difference: Self.hasMalformedEscape(url.absoluteString) ? .malformedEscapeKeptAsWritten : .undocumented)
+            return Row(
+                input: input, difference: Self.hasMalformedEscape(url.absoluteString) ? .malformedEscapeKeptAsWritten : .undocumented)
         }
         return Row(input: input, difference: nil)
     }
@@ -132,7 +136,9 @@ struct WPTURLTests {
         let rows = inputs.map(WPTComparison.compare)
         let counts = Dictionary(grouping: rows.compactMap(\.difference), by: { $0 }).mapValues(\.count)
         let agreeing = rows.filter { $0.difference == nil }.count
-        print("WPT URLs: \(inputs.count) inputs, \(agreeing) read alike; \(counts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", "))")
+        print(
+            "WPT URLs: \(inputs.count) inputs, \(agreeing) read alike; \(counts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", "))"
+        )
         let undocumented = rows.filter { $0.difference == .undocumented }.map(\.input)
         #expect(undocumented.isEmpty, "\(undocumented.prefix(20).map { $0.debugDescription })")
         #expect(agreeing >= 600)

@@ -6,22 +6,35 @@ import Testing
 
 @Suite("SHA-256")
 struct SHA256Tests {
-    @Test("the FIPS 180-4 vectors", arguments: [
-        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
-        ("The quick brown fox jumps over the lazy dog", "d7a8fbb307d7809469ca9abcb0082e4f8d5651e46d3cdb762d02d0bf37c9e592"),
-    ])
+    @Test(
+        "the FIPS 180-4 vectors",
+        arguments: [
+            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (
+                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+            ),
+            ("The quick brown fox jumps over the lazy dog", "d7a8fbb307d7809469ca9abcb0082e4f8d5651e46d3cdb762d02d0bf37c9e592"),
+        ])
     func vectors(_ input: String, _ expected: String) {
         #expect(SHA256Digest.hex(Data(input.utf8)) == expected)
     }
 
     @Test("a million a's, and lengths around the 55/56/64-byte padding boundaries")
     func longAndBoundaries() {
-        #expect(SHA256Digest.hex(Data(repeating: UInt8(ascii: "a"), count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
-        #expect(SHA256Digest.hex(Data(repeating: UInt8(ascii: "a"), count: 55)) == "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318")
-        #expect(SHA256Digest.hex(Data(repeating: UInt8(ascii: "a"), count: 56)) == "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a")
-        #expect(SHA256Digest.hex(Data(repeating: UInt8(ascii: "a"), count: 64)) == "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb")
+        #expect(
+            SHA256Digest.hex(Data(repeating: UInt8(ascii: "a"), count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(
+            SHA256Digest.hex(Data(repeating: UInt8(ascii: "a"), count: 55))
+                == "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318")
+        #expect(
+            SHA256Digest.hex(Data(repeating: UInt8(ascii: "a"), count: 56))
+                == "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a")
+        #expect(
+            SHA256Digest.hex(Data(repeating: UInt8(ascii: "a"), count: 64))
+                == "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb")
     }
 }
 
@@ -69,7 +82,8 @@ struct GzipTests {
     @Test("interoperates with the system's gzip, both ways", .enabled(if: systemGzip != nil))
     func systemInterop() throws {
         let gzip = try #require(Self.systemGzip)
-        let data = Data(String(repeating: "LinkRelay talks gzip with Paylisher. ", count: 300).utf8) + Data((0..<4000).map { UInt8($0 % 251) })
+        let data =
+            Data(String(repeating: "LinkRelay talks gzip with Paylisher. ", count: 300).utf8) + Data((0..<4000).map { UInt8($0 % 251) })
         #expect(try run(gzip, ["-dc"], input: Gzip.compress(data)) == data)
         for level in ["-1", "-9"] {
             #expect(try Gzip.decompress(run(gzip, ["-c", level], input: data)) == data)
@@ -134,22 +148,26 @@ struct ISO8601TimestampTests {
         #expect(mismatches.isEmpty)
     }
 
-    @Test("offsets, lower-case letters and any number of fraction digits", arguments: [
-        ("2026-03-02T08:05:00Z", 1_772_438_700.0), ("2026-03-02T09:05:00+01:00", 1_772_438_700.0),
-        ("2026-03-02T00:05:00-0800", 1_772_438_700.0), ("2026-03-02t08:05:00z", 1_772_438_700.0),
-        ("2026-03-02T08:05:00.5Z", 1_772_438_700.5), ("2026-03-02T08:05:00.123456Z", 1_772_438_700.123456),
-        ("2024-02-29T23:59:59Z", 1_709_251_199.0),
-    ])
+    @Test(
+        "offsets, lower-case letters and any number of fraction digits",
+        arguments: [
+            ("2026-03-02T08:05:00Z", 1_772_438_700.0), ("2026-03-02T09:05:00+01:00", 1_772_438_700.0),
+            ("2026-03-02T00:05:00-0800", 1_772_438_700.0), ("2026-03-02t08:05:00z", 1_772_438_700.0),
+            ("2026-03-02T08:05:00.5Z", 1_772_438_700.5), ("2026-03-02T08:05:00.123456Z", 1_772_438_700.123456),
+            ("2024-02-29T23:59:59Z", 1_709_251_199.0),
+        ])
     func reads(_ text: String, _ expected: Double) throws {
         let date = try #require(ISO8601Timestamp.parse(text))
         #expect(abs(date.timeIntervalSince1970 - expected) < 0.000_001)
     }
 
-    @Test("refuses what is not an RFC 3339 date-time", arguments: [
-        "", "2026-03-02", "2026-03-02T08:05:00", "2026-02-30T08:05:00Z", "2025-02-29T08:05:00Z", "2026-13-01T00:00:00Z",
-        "2026-03-02T24:00:00Z", "2026-03-02T08:60:00Z", "2026-03-02T08:05:00.Z", "2026-03-02T08:05:00Zjunk",
-        "2026-03-02 08:05:00Z", "20260302T080500Z", "2026-03-02T08:05:00+5:00", "twenty-twenty-six",
-    ])
+    @Test(
+        "refuses what is not an RFC 3339 date-time",
+        arguments: [
+            "", "2026-03-02", "2026-03-02T08:05:00", "2026-02-30T08:05:00Z", "2025-02-29T08:05:00Z", "2026-13-01T00:00:00Z",
+            "2026-03-02T24:00:00Z", "2026-03-02T08:60:00Z", "2026-03-02T08:05:00.Z", "2026-03-02T08:05:00Zjunk",
+            "2026-03-02 08:05:00Z", "20260302T080500Z", "2026-03-02T08:05:00+5:00", "twenty-twenty-six",
+        ])
     func refuses(_ text: String) {
         #expect(ISO8601Timestamp.parse(text) == nil)
     }
@@ -170,9 +188,11 @@ struct PercentEncodingSetTests {
         }
     }
 
-    @Test("percentDecoded answers what removingPercentEncoding answers", arguments: [
-        "plain", "a%20b", "caf%C3%A9", "%E5%95%86%E5%93%81", "100%", "%zz", "a%2", "%FF", "%C3", "a+b", "%2F%2f", "",
-    ])
+    @Test(
+        "percentDecoded answers what removingPercentEncoding answers",
+        arguments: [
+            "plain", "a%20b", "caf%C3%A9", "%E5%95%86%E5%93%81", "100%", "%zz", "a%2", "%FF", "%C3", "a+b", "%2F%2f", "",
+        ])
     func decodesAsFoundation(_ sample: String) {
         #expect(sample.percentDecoded == sample.removingPercentEncoding)
     }
@@ -180,21 +200,25 @@ struct PercentEncodingSetTests {
 
 @Suite("WireJSON against JSONDecoder", .timeLimit(.minutes(1)))
 struct WireJSONTests {
-    @Test("reads what JSONDecoder reads, to the same values", arguments: [
-        #"{"a":1,"b":-2.5,"c":"x","d":true,"e":null,"f":[1,"2",{"g":[]}],"h":{}}"#,
-        #"  [ 1e2 , 0 , -0 , 3.0e-2 , 9223372036854775807 , 9223372036854775808 ]  "#,
-        #"{"s":"caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t","u":"商品 ✓"}"#,
-        #""just a string""#, "42", "null",
-    ])
+    @Test(
+        "reads what JSONDecoder reads, to the same values",
+        arguments: [
+            #"{"a":1,"b":-2.5,"c":"x","d":true,"e":null,"f":[1,"2",{"g":[]}],"h":{}}"#,
+            #"  [ 1e2 , 0 , -0 , 3.0e-2 , 9223372036854775807 , 9223372036854775808 ]  "#,
+            #"{"s":"caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t","u":"商品 ✓"}"#,
+            #""just a string""#, "42", "null",
+        ])
     func readsAsFoundation(_ text: String) throws {
         let data = Data(text.utf8)
         #expect(try WireJSON.parse(data) == JSONDecoder().decode(JSONValue.self, from: data))
     }
 
-    @Test("refuses what is not JSON, with where and why", arguments: [
-        "", "[1,]", "{\"a\":1}x", "[\"\\ud800\"]", "[\"\\udc00\"]", "\"a\u{01}b\"", "\"open", "{\"a\" 1}", "[01]", "[1.]",
-        "[.5]", "[1e]", "tru", "{'a':1}", "[\"\\x\"]", String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
-    ])
+    @Test(
+        "refuses what is not JSON, with where and why",
+        arguments: [
+            "", "[1,]", "{\"a\":1}x", "[\"\\ud800\"]", "[\"\\udc00\"]", "\"a\u{01}b\"", "\"open", "{\"a\" 1}", "[01]", "[1.]",
+            "[.5]", "[1e]", "tru", "{'a':1}", "[\"\\x\"]", String(repeating: "[", count: 300) + String(repeating: "]", count: 300),
+        ])
     func refuses(_ text: String) {
         #expect(throws: WireJSON.SyntaxError.self) { try WireJSON.parse(Data(text.utf8)) }
     }
@@ -213,15 +237,17 @@ struct WireJSONTests {
         var nested: [String: JSONValue]?
     }
 
-    @Test("decodes Decodable types as JSONDecoder does: integral numbers, the first duplicate, missing and mismatched keys", arguments: [
-        #"{"int":1.0,"small":255,"double":1,"list":["a"],"nested":{"x":[1,{"y":null}]}}"#,
-        #"{"int":1e2,"small":null,"double":-0.5,"text":"t","list":[],"int":7}"#,
-        #"{"int":1.5,"double":1,"list":[]}"#,
-        #"{"int":1,"small":300,"double":1,"list":[]}"#,
-        #"{"int":1,"double":"1","list":[]}"#,
-        #"{"double":1,"list":[]}"#,
-        #"{"int":1,"double":1,"list":[1]}"#,
-    ])
+    @Test(
+        "decodes Decodable types as JSONDecoder does: integral numbers, the first duplicate, missing and mismatched keys",
+        arguments: [
+            #"{"int":1.0,"small":255,"double":1,"list":["a"],"nested":{"x":[1,{"y":null}]}}"#,
+            #"{"int":1e2,"small":null,"double":-0.5,"text":"t","list":[],"int":7}"#,
+            #"{"int":1.5,"double":1,"list":[]}"#,
+            #"{"int":1,"small":300,"double":1,"list":[]}"#,
+            #"{"int":1,"double":"1","list":[]}"#,
+            #"{"double":1,"list":[]}"#,
+            #"{"int":1,"double":1,"list":[1]}"#,
+        ])
     func decodesAsFoundation(_ text: String) {
         let data = Data(text.utf8)
         let ours = try? WireJSON.decode(Sample.self, from: data)

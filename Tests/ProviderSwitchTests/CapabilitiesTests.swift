@@ -15,10 +15,19 @@ import Testing
 struct CapabilitiesTests {
     static func backends() throws -> [(String, any DeepLinkBackend, BackendCapabilities)] {
         [
-            ("LinkForty", LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!)), [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .appleAdsToken, .lateAppleAdsToken]),
+            (
+                "LinkForty", LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!)),
+                [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .appleAdsToken, .lateAppleAdsToken]
+            ),
             ("LimeLink", LimeLinkBackend(try .init(apiKey: "lk")), [.linkResolution, .deferredLinks]),
-            ("Dynalinks", DynalinksBackend(try .init(apiKey: "dyn", linkDomains: ["acme.dynalinks.app"])), [.linkResolution, .deferredLinks]),
-            ("Paylisher", PaylisherBackend(try .init(apiKey: "phc", linkDomains: ["acme.example"])), [.linkResolution, .deferredLinks, .eventTracking, .eventBatching]),
+            (
+                "Dynalinks", DynalinksBackend(try .init(apiKey: "dyn", linkDomains: ["acme.dynalinks.app"])),
+                [.linkResolution, .deferredLinks]
+            ),
+            (
+                "Paylisher", PaylisherBackend(try .init(apiKey: "phc", linkDomains: ["acme.example"])),
+                [.linkResolution, .deferredLinks, .eventTracking, .eventBatching]
+            ),
             ("LocalBackend", LocalBackend(.init(schemes: ["acme"])), []),
         ]
     }
@@ -31,16 +40,24 @@ struct CapabilitiesTests {
         }
     }
 
-    @Test("a routing backend offers deferred links and link creation as its primary does, events (and batches) as the member its events go to")
+    @Test(
+        "a routing backend offers deferred links and link creation as its primary does, events (and batches) as the member its events go to"
+    )
     func routing() throws {
         let linkForty = LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!))
         let limeLink = LimeLinkBackend(try .init(apiKey: "lk"))
         let local = LocalBackend(.init(schemes: ["acme"]))
         let paylisher = PaylisherBackend(try .init(apiKey: "phc", linkDomains: ["acme.example"]))
-        #expect(RoutingBackend(linkForty, [limeLink]).capabilities == [.linkResolution, .deferredLinks, .eventTracking, .linkCreation, .appleAdsToken, .lateAppleAdsToken])
+        #expect(
+            RoutingBackend(linkForty, [limeLink]).capabilities == [
+                .linkResolution, .deferredLinks, .eventTracking, .linkCreation, .appleAdsToken, .lateAppleAdsToken,
+            ])
         #expect(RoutingBackend(limeLink, [linkForty]).capabilities == [.linkResolution, .deferredLinks, .eventTracking])
         // Events go to the first member that tracks them, and travel as it sends them.
-        #expect(RoutingBackend(limeLink, [paylisher, linkForty]).capabilities == [.linkResolution, .deferredLinks, .eventTracking, .eventBatching])
+        #expect(
+            RoutingBackend(limeLink, [paylisher, linkForty]).capabilities == [
+                .linkResolution, .deferredLinks, .eventTracking, .eventBatching,
+            ])
         #expect(RoutingBackend(limeLink, [paylisher]).eventBatching == paylisher.eventBatching)
         #expect(RoutingBackend(limeLink, [linkForty]).eventBatching == .oneByOne)
         #expect(RoutingBackend(local, [limeLink]).capabilities == [.linkResolution])
@@ -73,9 +90,13 @@ struct CapabilitiesTests {
     func purchaseRowIsTrue(_ provider: ShopWorld.Provider) async throws {
         let (sandbox, app) = try await startedShop(provider)
         let source = SandboxProvider(rawValue: provider.rawValue)
-        let before = try await sandbox.receivedEvents(source).filter { $0.name.lowercased().contains("revenue") || $0.name.contains("purchase") }
+        let before = try await sandbox.receivedEvents(source).filter {
+            $0.name.lowercased().contains("revenue") || $0.name.contains("purchase")
+        }
         let row = await app.purchase(amount: 29)
-        let after = try await sandbox.receivedEvents(source).filter { $0.name.lowercased().contains("revenue") || $0.name.contains("purchase") }
+        let after = try await sandbox.receivedEvents(source).filter {
+            $0.name.lowercased().contains("revenue") || $0.name.contains("purchase")
+        }
         if app.client.capabilities.contains(.eventTracking) {
             #expect(row == "sent", "\(provider)")
             #expect(after.count == before.count + 1, "\(provider): \(after)")

@@ -88,7 +88,9 @@ struct MigrationTests {
         device.set("inst-from-sdk", forKey: "com.linkforty.sdk.installId")
         device.set(true, forKey: "com.linkforty.sdk.firstLaunch")
         device.set(
-            Data(#"{"shortCode":"p42","deepLinkPath":"/product/42","appScheme":"shopapp","customParameters":{"ref":"mail"},"clickedAt":"2026-01-02T03:04:05Z"}"#.utf8),
+            Data(
+                #"{"shortCode":"p42","deepLinkPath":"/product/42","appScheme":"shopapp","customParameters":{"ref":"mail"},"clickedAt":"2026-01-02T03:04:05Z"}"#
+                    .utf8),
             forKey: "com.linkforty.sdk.installData")
         let before = device.snapshot()
         let sandbox = Sandbox(settings: ShopWorld.settings, clock: ManualClock())
@@ -117,7 +119,9 @@ struct MigrationTests {
         let device = VendorDevice()
         device.set(true, forKey: "com.dynalinks.deferredDeepLinkChecked")
         device.set(
-            Data(#"{"matched":true,"confidence":"high","match_score":95,"link":{"id":"l-1","path":"/p42","url":"https://shop.example/product/42","deep_link_value":"/product/42"}}"#.utf8),
+            Data(
+                #"{"matched":true,"confidence":"high","match_score":95,"link":{"id":"l-1","path":"/p42","url":"https://shop.example/product/42","deep_link_value":"/product/42"}}"#
+                    .utf8),
             forKey: "com.dynalinks.deferredDeepLinkResult")
         let sandbox = Sandbox(settings: ShopWorld.settings, clock: ManualClock())
         let world = try await ShopWorld(.dynalinks, sandbox: sandbox, phone: phone)

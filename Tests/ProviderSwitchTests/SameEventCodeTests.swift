@@ -27,7 +27,10 @@ struct SameEventCodeTests {
         try await client.trackRevenue(amount: 9, currency: "EUR")
         await client.flushEvents()
         #expect(await client.queuedEventCount == 0)
-        #expect(warnings.withLock { $0 } == ["The limelink backend does not report events: track and trackRevenue do nothing (client.capabilities has no .eventTracking)."])
+        #expect(
+            warnings.withLock { $0 } == [
+                "The limelink backend does not report events: track and trackRevenue do nothing (client.capabilities has no .eventTracking)."
+            ])
         // Mistakes in the call itself are still errors, on every backend.
         await #expect(throws: DeepLinkError.self) { try await client.track(" ") }
         await #expect(throws: DeepLinkError.self) { try await client.trackRevenue(amount: -1, currency: "EUR") }

@@ -29,7 +29,8 @@ struct SecretsTests {
         let world = try await ShopWorld(provider, sandbox: sandbox, phone: device)
         try await world.recordWebClick()
         let lines = Locked([String]())
-        var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: sandbox.simulator.clock, transport: sandbox.simulator)
+        var configuration = DeepLinkClient.Configuration(
+            store: InMemoryStore(), clock: sandbox.simulator.clock, transport: sandbox.simulator)
         configuration.deviceInfo = StaticDeviceInfo(device)
         configuration.retryPolicy = .none
         configuration.authenticationRule = { ShopRoutes.router.requiresAuthentication($0) }
@@ -44,7 +45,10 @@ struct SecretsTests {
         _ = await app.launch()
         _ = await app.open(world.productLink)
         _ = await app.purchase(amount: 29)
-        for path in ["/api/sdk/v1/resolve/p42", "/api/v1/app/dynamic_link/p42", "/api/v1/links/attribute", "/resolve/p42", "/batch", "/api/sdk/v1/event"] {
+        for path in [
+            "/api/sdk/v1/resolve/p42", "/api/v1/app/dynamic_link/p42", "/api/v1/links/attribute", "/resolve/p42", "/batch",
+            "/api/sdk/v1/event",
+        ] {
             sandbox.simulator.setFault(.status(401, body: #"{"error":"Invalid key \#(key)","message":"Bearer \#(key)"}"#), path: path)
         }
         _ = await app.open(URL(string: world.productLink.absoluteString + "?again=1")!)

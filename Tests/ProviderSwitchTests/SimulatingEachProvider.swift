@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (this file is the article "Testing in Detail" word for word, its comments aligned as the article shows them)
 // The "Simulating each provider" examples of Testing in Detail, exactly as the article shows
 // them (DocumentationExampleTests checks that this file and the article agree), so the article's
 // tests run here as well as compile in .ci/snippets.

@@ -42,7 +42,10 @@ struct TransportSecurityTests {
 
     @Test("https anywhere, and plain http only to loopback, are accepted", arguments: fields)
     func accepted(_ field: Field) throws {
-        for text in ["https://api.example.com", "https://api.example.com:8443/v1", "http://127.0.0.1:8642", "http://localhost:8080", "http://[::1]:9000"] {
+        for text in [
+            "https://api.example.com", "https://api.example.com:8443/v1", "http://127.0.0.1:8642", "http://localhost:8080",
+            "http://[::1]:9000",
+        ] {
             try field.build(URL(string: text)!)
         }
     }

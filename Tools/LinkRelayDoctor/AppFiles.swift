@@ -53,8 +53,10 @@ public struct InfoPlist: Sendable, Equatable {
     public init(data: Data) throws {
         let root = try PropertyListReader.dictionary(data, what: "The Info.plist")
         let types = root["CFBundleURLTypes"] as? [Any] ?? []
-        urlSchemes = types.compactMap { $0 as? [String: Any] }.flatMap { ($0["CFBundleURLSchemes"] as? [Any] ?? []).compactMap { $0 as? String } }
-            .map { $0.lowercased() }
+        urlSchemes = types.compactMap { $0 as? [String: Any] }.flatMap {
+            ($0["CFBundleURLSchemes"] as? [Any] ?? []).compactMap { $0 as? String }
+        }
+        .map { $0.lowercased() }
         let identifier = root["CFBundleIdentifier"] as? String
         bundleIdentifier = identifier.flatMap { $0.contains("$(") ? nil : $0 }
     }

@@ -102,7 +102,9 @@ public struct AssociationFile: Sendable, Equatable {
         }
         let bom = data.starts(with: [0xEF, 0xBB, 0xBF])
         if bom {
-            note(.warning, "The file starts with a UTF-8 byte-order mark; iOS may read it, some versions may not.", fix: "Save the file as UTF-8 without a byte-order mark.")
+            note(
+                .warning, "The file starts with a UTF-8 byte-order mark; iOS may read it, some versions may not.",
+                fix: "Save the file as UTF-8 without a byte-order mark.")
         }
         let root: JSONValue
         do {
@@ -125,13 +127,19 @@ public struct AssociationFile: Sendable, Equatable {
             throw DoctorError("\"applinks\" has no \"details\" array.")
         }
         if entries.isEmpty {
-            note(.warning, "applinks.details is empty, so no app is associated with this domain.", fix: "Add an entry with your app ID and its components.")
+            note(
+                .warning, "applinks.details is empty, so no app is associated with this domain.",
+                fix: "Add an entry with your app ID and its components.")
         }
         switch applinks["apps"] {
         case nil: hasAppsKey = false
         case .array(let apps)?:
             hasAppsKey = true
-            if !apps.isEmpty { note(.failure, "applinks.apps must be an empty array; it lists \(apps.count) value\(apps.count == 1 ? "" : "s").", fix: "Write \"apps\": [] (or leave it out with the components form).") }
+            if !apps.isEmpty {
+                note(
+                    .failure, "applinks.apps must be an empty array; it lists \(apps.count) value\(apps.count == 1 ? "" : "s").",
+                    fix: "Write \"apps\": [] (or leave it out with the components form).")
+            }
         default:
             hasAppsKey = true
             note(.failure, "applinks.apps must be an array.", fix: "Write \"apps\": [].")
@@ -146,7 +154,9 @@ public struct AssociationFile: Sendable, Equatable {
         if case .object(let given)? = applinks["substitutionVariables"] {
             for (name, value) in given {
                 guard case .array(let values) = value else {
-                    note(.warning, "substitutionVariables.\(name) is not an array of strings; iOS ignores it.", fix: "Write \"\(name)\": [\"value\", …].")
+                    note(
+                        .warning, "substitutionVariables.\(name) is not an array of strings; iOS ignores it.",
+                        fix: "Write \"\(name)\": [\"value\", …].")
                     continue
                 }
                 variables[name] = values.compactMap(\.stringValue)
@@ -162,18 +172,27 @@ public struct AssociationFile: Sendable, Equatable {
             if case .array(let apps)? = appclips["apps"] {
                 let ids = apps.compactMap(\.stringValue)
                 if ids.count < apps.count {
-                    note(.failure, "appclips.apps lists a value that is not a string.", fix: "List App Clip ids as strings: \"apps\": [\"TEAMID.bundle.id.Clip\"].")
+                    note(
+                        .failure, "appclips.apps lists a value that is not a string.",
+                        fix: "List App Clip ids as strings: \"apps\": [\"TEAMID.bundle.id.Clip\"].")
                 }
                 for id in ids where !Self.isWellFormed(appID: id) {
-                    note(.failure, "appclips.apps lists \"\(id)\", which is not TEAMID.bundle.id (a 10-character team ID, a dot, the App Clip's bundle ID).", fix: "Write the App Clip's id as it appears in the developer account, e.g. ABCDE12345.com.example.app.Clip.")
+                    note(
+                        .failure,
+                        "appclips.apps lists \"\(id)\", which is not TEAMID.bundle.id (a 10-character team ID, a dot, the App Clip's bundle ID).",
+                        fix: "Write the App Clip's id as it appears in the developer account, e.g. ABCDE12345.com.example.app.Clip.")
                 }
                 appClipIDs = ids
             } else {
-                note(.failure, "appclips must be an object with an \"apps\" array.", fix: "Write \"appclips\": {\"apps\": [\"TEAMID.bundle.id.Clip\"]}.")
+                note(
+                    .failure, "appclips must be an object with an \"apps\" array.",
+                    fix: "Write \"appclips\": {\"apps\": [\"TEAMID.bundle.id.Clip\"]}.")
                 appClipIDs = []
             }
         default:
-            note(.failure, "appclips must be an object with an \"apps\" array.", fix: "Write \"appclips\": {\"apps\": [\"TEAMID.bundle.id.Clip\"]}.")
+            note(
+                .failure, "appclips must be an object with an \"apps\" array.",
+                fix: "Write \"appclips\": {\"apps\": [\"TEAMID.bundle.id.Clip\"]}.")
             appClipIDs = []
         }
 
@@ -187,10 +206,15 @@ public struct AssociationFile: Sendable, Equatable {
             if case .array(let ids)? = entry["appIDs"] { appIDs += ids.compactMap(\.stringValue) }
             if let id = entry["appID"]?.stringValue { appIDs.append(id) }
             if appIDs.isEmpty {
-                note(.failure, "\(place) names no app (\"appIDs\", or the legacy \"appID\").", fix: "Add \"appIDs\": [\"TEAMID.bundle.id\"].")
+                note(
+                    .failure, "\(place) names no app (\"appIDs\", or the legacy \"appID\").", fix: "Add \"appIDs\": [\"TEAMID.bundle.id\"]."
+                )
             }
             for id in appIDs where !Self.isWellFormed(appID: id) {
-                note(.failure, "\(place) lists the app ID \"\(id)\", which is not TEAMID.bundle.id (a 10-character team ID, a dot, the bundle ID).", fix: "Write the app ID as it appears in the developer account, e.g. ABCDE12345.com.example.app.")
+                note(
+                    .failure,
+                    "\(place) lists the app ID \"\(id)\", which is not TEAMID.bundle.id (a 10-character team ID, a dot, the bundle ID).",
+                    fix: "Write the app ID as it appears in the developer account, e.g. ABCDE12345.com.example.app.")
             }
             let owner = appIDs.first ?? "no app"
             if case .array(let components)? = entry["components"] {
@@ -198,7 +222,8 @@ public struct AssociationFile: Sendable, Equatable {
                 for (index, component) in components.enumerated() {
                     let at = "\(place).components[\(index)]"
                     if let rule = Self.rule(
-                        component, at: at, place: "component #\(index + 1) of \(owner)", defaults: defaults, variables: variables, note: note)
+                        component, at: at, place: "component #\(index + 1) of \(owner)", defaults: defaults, variables: variables,
+                        note: note)
                     {
                         rules.append(rule)
                     }
@@ -210,7 +235,9 @@ public struct AssociationFile: Sendable, Equatable {
                 }
                 details.append(Detail(appIDs: appIDs, rules: rules, isLegacy: true))
             } else {
-                note(.warning, "\(place) has neither \"components\" nor \"paths\", so it matches no link.", fix: "Add \"components\": [{\"/\": \"/*\"}] (or the paths your links use).")
+                note(
+                    .warning, "\(place) has neither \"components\" nor \"paths\", so it matches no link.",
+                    fix: "Add \"components\": [{\"/\": \"/*\"}] (or the paths your links use).")
                 details.append(Detail(appIDs: appIDs, rules: [], isLegacy: false))
             }
         }
@@ -221,8 +248,11 @@ public struct AssociationFile: Sendable, Equatable {
     /// Whether `id` is `TEAMID.bundle.id`: ten letters or digits, a dot, a bundle ID.
     public static func isWellFormed(appID id: String) -> Bool {
         let parts = id.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 10, parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return false }
-        return !parts[1].isEmpty && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "*") }
+        guard parts.count == 2, parts[0].count == 10, parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            return false
+        }
+        return !parts[1].isEmpty
+            && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "*") }
     }
 
     /// Whether an entry's app ID `listed` is the app `wanted`: the same app ID, or, when `wanted`
@@ -285,7 +315,9 @@ public struct AssociationFile: Sendable, Equatable {
         case nil: pathPattern = nil
         case .string(let pattern)?: pathPattern = pattern
         default:
-            note(.warning, "\(path)[\"/\"] is not a string; iOS ignores the component.", "Write the path pattern as a string, e.g. \"/products/*\".")
+            note(
+                .warning, "\(path)[\"/\"] is not a string; iOS ignores the component.",
+                "Write the path pattern as a string, e.g. \"/products/*\".")
             return nil
         }
         var query: Rule.Query?
@@ -296,11 +328,16 @@ public struct AssociationFile: Sendable, Equatable {
             if strings.count == items.count {
                 query = .items(strings)
             } else {
-                note(.warning, "\(path)[\"?\"] has a value that is not a string; iOS ignores the whole query dictionary, so any query matches.", "Write every query value as a string pattern, e.g. {\"id\": \"?*\"}.")
+                note(
+                    .warning,
+                    "\(path)[\"?\"] has a value that is not a string; iOS ignores the whole query dictionary, so any query matches.",
+                    "Write every query value as a string pattern, e.g. {\"id\": \"?*\"}.")
             }
         case nil: query = nil
         default:
-            note(.warning, "\(path)[\"?\"] is neither a string nor an object; iOS ignores it.", "Write the query as \"name=*\" or {\"name\": \"*\"}.")
+            note(
+                .warning, "\(path)[\"?\"] is neither a string nor an object; iOS ignores it.",
+                "Write the query as \"name=*\" or {\"name\": \"*\"}.")
         }
         func flag(_ key: String, default value: Bool) -> Bool {
             switch component[key] {
@@ -337,7 +374,8 @@ public struct AssociationFile: Sendable, Equatable {
         if a.count == b.count {
             let differing = a.indices.filter { a[$0] != b[$0] }
             if differing.count == 1 { return true }
-            return differing.count == 2 && differing[1] == differing[0] + 1 && a[differing[0]] == b[differing[1]] && a[differing[1]] == b[differing[0]]
+            return differing.count == 2 && differing[1] == differing[0] + 1 && a[differing[0]] == b[differing[1]]
+                && a[differing[1]] == b[differing[0]]
         }
         let (short, long) = a.count < b.count ? (a, b) : (b, a)
         var i = 0
@@ -489,7 +527,8 @@ extension AssociationFile.Rule {
             case .character(let c): result = t < characters.count && characters[t] == c && match(p + 1, t + 1)
             case .oneOf(let values):
                 result = values.contains { value in
-                    t + value.count <= characters.count && characters[t..<(t + value.count)].elementsEqual(value) && match(p + 1, t + value.count)
+                    t + value.count <= characters.count && characters[t..<(t + value.count)].elementsEqual(value)
+                        && match(p + 1, t + value.count)
                 }
             }
             memo[key] = result

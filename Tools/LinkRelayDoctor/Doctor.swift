@@ -92,11 +92,17 @@ extension FetchReport {
         if bare, response.status != 200 {
             let root = url.appendingPathComponent("apple-app-site-association")
             if let legacy = try? await transport.send(HTTPRequest(method: .get, url: root)), legacy.status == 200 {
-                return (legacy.body, FetchReport(url: root, status: 200, contentType: legacy.headers["Content-Type"], redirect: nil, fromLegacyRoot: true))
+                return (
+                    legacy.body,
+                    FetchReport(url: root, status: 200, contentType: legacy.headers["Content-Type"], redirect: nil, fromLegacyRoot: true)
+                )
             }
         }
         let redirect = (300..<400).contains(response.status) ? response.headers["Location"] ?? "an unnamed location" : nil
-        return (response.body, FetchReport(url: target, status: response.status, contentType: response.headers["Content-Type"], redirect: redirect))
+        return (
+            response.body,
+            FetchReport(url: target, status: response.status, contentType: response.headers["Content-Type"], redirect: redirect)
+        )
     }
 }
 
@@ -196,14 +202,18 @@ public enum Doctor {
             backend = try claims.makeBackend()
             add("backend.configuration", .pass, "The \(claims.provider) backend accepts these domains and schemes.")
         } catch {
-            add("backend.configuration", .failure, "The \(claims.provider) backend refuses this configuration: \(error)", fix: "Correct the domains or schemes given for the backend.")
+            add(
+                "backend.configuration", .failure, "The \(claims.provider) backend refuses this configuration: \(error)",
+                fix: "Correct the domains or schemes given for the backend.")
         }
         if let backend {
             for link in claims.linksToCheck {
                 let claimed = backend.canHandle(link)
                 add(
                     "backend.claims", claimed ? .pass : .failure,
-                    claimed ? "The backend claims \(link.absoluteString)." : "The backend does not claim \(link.absoluteString): handle(_:) would return false.",
+                    claimed
+                        ? "The backend claims \(link.absoluteString)."
+                        : "The backend does not claim \(link.absoluteString): handle(_:) would return false.",
                     fix: "Add \(link.host ?? link.scheme ?? "its host") to the backend's domains or schemes.")
             }
         }
@@ -212,7 +222,9 @@ public enum Doctor {
         let webLinks = claims.linksToCheck.filter { ["http", "https"].contains($0.scheme?.lowercased() ?? "") }
         if let fetch = input.fetch { checkFetch(fetch, add) }
         if let data = input.associationFile {
-            checkAssociationFile(data, appID: input.appID, appClipID: input.appClipID, links: webLinks, source: input.associationSource, fetch: input.fetch, claims: claims, add)
+            checkAssociationFile(
+                data, appID: input.appID, appClipID: input.appClipID, links: webLinks, source: input.associationSource, fetch: input.fetch,
+                claims: claims, add)
             checkWebOnlyLinks(data, appID: input.appID, links: input.webOnlyLinks, add)
         } else {
             add(
@@ -224,32 +236,47 @@ public enum Doctor {
         if let data = input.entitlements {
             checkEntitlements(data, claims: claims, add)
         } else {
-            add("entitlements.present", .warning, "No entitlements file was given.", fix: "Pass --entitlements with the app target's .entitlements file.")
+            add(
+                "entitlements.present", .warning, "No entitlements file was given.",
+                fix: "Pass --entitlements with the app target's .entitlements file.")
         }
 
         // The Info.plist.
         if let data = input.infoPlist {
             checkInfoPlist(data, claims: claims, appID: input.appID, add)
         } else if !claims.schemes.isEmpty {
-            add("info-plist.present", .warning, "No Info.plist was given, so the custom schemes were not checked.", fix: "Pass --info-plist with the app target's Info.plist.")
+            add(
+                "info-plist.present", .warning, "No Info.plist was given, so the custom schemes were not checked.",
+                fix: "Pass --info-plist with the app target's Info.plist.")
         }
         return DoctorReport(checks: checks)
     }
 
     private static func checkFetch(_ fetch: FetchReport, _ add: (String, Check.Status, String, String?) -> Void) {
         if fetch.url.scheme?.lowercased() != "https" {
-            add("aasa.fetch", .failure, "The file was fetched over \(fetch.url.scheme ?? "no scheme"); Apple fetches it only over HTTPS.", "Serve it at https://<domain>/.well-known/apple-app-site-association.")
+            add(
+                "aasa.fetch", .failure, "The file was fetched over \(fetch.url.scheme ?? "no scheme"); Apple fetches it only over HTTPS.",
+                "Serve it at https://<domain>/.well-known/apple-app-site-association.")
         }
         if fetch.fromLegacyRoot {
-            add("aasa.location", .warning, "/.well-known/apple-app-site-association did not answer; the file was found only at the legacy root path \(fetch.url.path).", "Serve it at /.well-known/apple-app-site-association: iOS 13 and later read only that path.")
+            add(
+                "aasa.location", .warning,
+                "/.well-known/apple-app-site-association did not answer; the file was found only at the legacy root path \(fetch.url.path).",
+                "Serve it at /.well-known/apple-app-site-association: iOS 13 and later read only that path.")
         }
         if fetch.url.path.hasSuffix(".json") {
-            add("aasa.fetch", .failure, "The file was fetched from a path ending in .json.", "Serve it at /.well-known/apple-app-site-association, with no extension.")
+            add(
+                "aasa.fetch", .failure, "The file was fetched from a path ending in .json.",
+                "Serve it at /.well-known/apple-app-site-association, with no extension.")
         }
         if let redirect = fetch.redirect {
-            add("aasa.fetch", .failure, "\(fetch.url.absoluteString) redirects to \(redirect); Apple's CDN does not follow redirects.", "Serve the file directly from the link domain, with status 200.")
+            add(
+                "aasa.fetch", .failure, "\(fetch.url.absoluteString) redirects to \(redirect); Apple's CDN does not follow redirects.",
+                "Serve the file directly from the link domain, with status 200.")
         } else if fetch.status != 200 {
-            add("aasa.fetch", .failure, "\(fetch.url.absoluteString) answered \(fetch.status).", "Serve the file with status 200 at /.well-known/apple-app-site-association.")
+            add(
+                "aasa.fetch", .failure, "\(fetch.url.absoluteString) answered \(fetch.status).",
+                "Serve the file with status 200 at /.well-known/apple-app-site-association.")
         } else {
             add("aasa.fetch", .pass, "\(fetch.url.absoluteString) answered 200 without a redirect.", nil)
         }
@@ -265,7 +292,8 @@ public enum Doctor {
         let size = data.count
         add(
             "aasa.size", size <= AssociationFile.maximumSize ? (size <= AssociationFile.recommendedSize ? .pass : .warning) : .failure,
-            "The file is \(size) bytes (Apple's limit: \(AssociationFile.maximumSize)).", "Shorten it: merge rules with wildcards, drop unused app ids.")
+            "The file is \(size) bytes (Apple's limit: \(AssociationFile.maximumSize)).",
+            "Shorten it: merge rules with wildcards, drop unused app ids.")
         let file: AssociationFile
         do {
             file = try AssociationFile(data: data)
@@ -274,28 +302,39 @@ public enum Doctor {
                 add("aasa.structure", finding.status, finding.message, finding.fix)
             }
         } catch {
-            add("aasa.json", .failure, "\(error)", "Serve plain JSON of the form {\"applinks\": {\"details\": [{\"appIDs\": [\"\(appID)\"], \"components\": [{\"/\": \"/*\"}]}]}}.")
+            add(
+                "aasa.json", .failure, "\(error)",
+                "Serve plain JSON of the form {\"applinks\": {\"details\": [{\"appIDs\": [\"\(appID)\"], \"components\": [{\"/\": \"/*\"}]}]}}."
+            )
             return
         }
         guard let rules = file.rules(for: appID) else {
             let listed = file.details.flatMap(\.appIDs)
             add(
-                "aasa.app-id", .failure, "The file does not list \(appID) (it lists \(listed.isEmpty ? "no app" : listed.joined(separator: ", "))).",
+                "aasa.app-id", .failure,
+                "The file does not list \(appID) (it lists \(listed.isEmpty ? "no app" : listed.joined(separator: ", "))).",
                 "Add \"\(appID)\" to applinks.details[].appIDs (your provider's dashboard usually has a field for the team and bundle id).")
             return
         }
         let listedAs = file.details.flatMap(\.appIDs).filter { AssociationFile.appID($0, isApp: appID) }
         add(
             "aasa.app-id", .pass,
-            "The file lists \(listedAs == [appID] ? appID : "\(appID) as \(listedAs.joined(separator: ", "))") with \(rules.count) rule\(rules.count == 1 ? "" : "s").", nil)
+            "The file lists \(listedAs == [appID] ? appID : "\(appID) as \(listedAs.joined(separator: ", "))") with \(rules.count) rule\(rules.count == 1 ? "" : "s").",
+            nil)
         if file.details.contains(where: { $0.isLegacy && $0.appIDs.contains { AssociationFile.appID($0, isApp: appID) } }) {
-            add("aasa.form", .warning, "The entry for \(appID) uses the legacy \"paths\" form.", "Use \"appIDs\" and \"components\" (iOS 13 and later); keep \"paths\" only for iOS 12.")
+            add(
+                "aasa.form", .warning, "The entry for \(appID) uses the legacy \"paths\" form.",
+                "Use \"appIDs\" and \"components\" (iOS 13 and later); keep \"paths\" only for iOS 12.")
             if !file.hasAppsKey {
-                add("aasa.form", .warning, "The legacy form needs \"apps\": [] in applinks for iOS 12 and earlier.", "Add \"apps\": [] to applinks.")
+                add(
+                    "aasa.form", .warning, "The legacy form needs \"apps\": [] in applinks for iOS 12 and earlier.",
+                    "Add \"apps\": [] to applinks.")
             }
         }
         if let host = fetch?.url.host?.lowercased(), !claims.domains.contains(host) {
-            add("aasa.domain", .warning, "The file came from \(host), which the backend does not claim.", "Check the file of the domain your links use: \(claims.domains.joined(separator: ", ")).")
+            add(
+                "aasa.domain", .warning, "The file came from \(host), which the backend does not claim.",
+                "Check the file of the domain your links use: \(claims.domains.joined(separator: ", ")).")
         }
         checkAppClip(file, appID: appID, clip: appClipID, add)
         for link in links {
@@ -305,9 +344,14 @@ public enum Doctor {
             case .opensApp:
                 add("aasa.link", .pass, "\(link.absoluteString) opens the app: matched \(rule).", nil)
             case .excluded:
-                add("aasa.link", .failure, "\(link.absoluteString) is excluded by \(rule): it opens Safari.", "Remove or narrow that exclude rule, or move it after the rule that should match.")
+                add(
+                    "aasa.link", .failure, "\(link.absoluteString) is excluded by \(rule): it opens Safari.",
+                    "Remove or narrow that exclude rule, or move it after the rule that should match.")
             case .noMatch:
-                add("aasa.link", .failure, "No rule matches \(link.absoluteString): it opens Safari.", "Add a component such as {\"/\": \"\(Self.suggestedPattern(for: link))\"} for \(appID) (name the paths your links use; \"/*\" would also open this domain's web pages in the app).")
+                add(
+                    "aasa.link", .failure, "No rule matches \(link.absoluteString): it opens Safari.",
+                    "Add a component such as {\"/\": \"\(Self.suggestedPattern(for: link))\"} for \(appID) (name the paths your links use; \"/*\" would also open this domain's web pages in the app)."
+                )
             case .appNotListed:
                 break
             }
@@ -325,12 +369,16 @@ public enum Doctor {
         guard let clip else {
             let ours = (file.appClipIDs ?? []).filter { $0.hasPrefix(appID + ".") }
             if !ours.isEmpty {
-                add("aasa.appclips", .pass, "The file lists the App Clip \(ours.joined(separator: ", ")) (check it with --app-clip-id).", nil)
+                add(
+                    "aasa.appclips", .pass, "The file lists the App Clip \(ours.joined(separator: ", ")) (check it with --app-clip-id).",
+                    nil)
             }
             return
         }
         guard AssociationFile.isWellFormed(appID: clip) else {
-            add("aasa.appclips", .failure, "The App Clip's id \(clip) is not TEAMID.bundle.id.", "Give --app-clip-id as TEAMID.bundle.id.Clip.")
+            add(
+                "aasa.appclips", .failure, "The App Clip's id \(clip) is not TEAMID.bundle.id.",
+                "Give --app-clip-id as TEAMID.bundle.id.Clip.")
             return
         }
         if AssociationFile.isWellFormed(appID: appID), !clip.hasPrefix(appID + ".") {
@@ -340,7 +388,9 @@ public enum Doctor {
                 "Name the App Clip's bundle id after the app's, such as \(appID).Clip.")
         }
         guard let listed = file.appClipIDs, !listed.isEmpty else {
-            add("aasa.appclips", .failure, "The file has no appclips section, so links on this domain cannot invoke the App Clip \(clip).", section)
+            add(
+                "aasa.appclips", .failure, "The file has no appclips section, so links on this domain cannot invoke the App Clip \(clip).",
+                section)
             return
         }
         if listed.contains(clip) {
@@ -357,7 +407,8 @@ public enum Doctor {
     }
 
     /// Each link that must open Safari: a failure naming the rule that sends it to the app.
-    private static func checkWebOnlyLinks(_ data: Data, appID: String, links: [URL], _ add: (String, Check.Status, String, String?) -> Void) {
+    private static func checkWebOnlyLinks(_ data: Data, appID: String, links: [URL], _ add: (String, Check.Status, String, String?) -> Void)
+    {
         guard !links.isEmpty, let file = try? AssociationFile(data: data), file.rules(for: appID) != nil else { return }
         for link in links {
             let decision = file.decision(for: link, appID: appID)
@@ -389,22 +440,28 @@ public enum Doctor {
             let covered = entitlements.appLinks.contains { $0.covers(domain) }
             add(
                 "entitlements.applinks", covered ? .pass : .failure,
-                covered ? "The entitlements associate \(domain)." : "The entitlements do not associate \(domain): its universal links open Safari.",
+                covered
+                    ? "The entitlements associate \(domain)."
+                    : "The entitlements do not associate \(domain): its universal links open Safari.",
                 "Add applinks:\(domain) to com.apple.developer.associated-domains (Signing & Capabilities → Associated Domains).")
         }
         for entry in entitlements.appLinks where entry.mode != nil {
             add(
-                "entitlements.mode", .warning, "applinks:\(entry.host) uses ?mode=\(entry.mode ?? ""): only development builds on devices in developer mode use it.",
+                "entitlements.mode", .warning,
+                "applinks:\(entry.host) uses ?mode=\(entry.mode ?? ""): only development builds on devices in developer mode use it.",
                 "Remove ?mode=\(entry.mode ?? "") for release builds.")
         }
         for entry in entitlements.appLinks where !claims.domains.contains(where: { entry.covers($0) }) {
             add(
-                "entitlements.unclaimed", .warning, "applinks:\(entry.host) is associated, but the backend does not claim it: its links reach the app but not LinkRelay's backend.",
+                "entitlements.unclaimed", .warning,
+                "applinks:\(entry.host) is associated, but the backend does not claim it: its links reach the app but not LinkRelay's backend.",
                 "Add \(entry.host) to the backend's domains, or remove the entry.")
         }
     }
 
-    private static func checkInfoPlist(_ data: Data, claims: BackendClaims, appID: String, _ add: (String, Check.Status, String, String?) -> Void) {
+    private static func checkInfoPlist(
+        _ data: Data, claims: BackendClaims, appID: String, _ add: (String, Check.Status, String, String?) -> Void
+    ) {
         let plist: InfoPlist
         do {
             plist = try InfoPlist(data: data)
@@ -419,10 +476,14 @@ public enum Doctor {
                 registered ? "Info.plist registers \(scheme)://." : "Info.plist does not register \(scheme)://: such links do nothing.",
                 "Add \(scheme) to CFBundleURLTypes → CFBundleURLSchemes (target → Info → URL Types).")
         }
-        if let bundle = plist.bundleIdentifier, let expected = AssociationFile.isWellFormed(appID: appID) ? appID.split(separator: ".", maxSplits: 1).last.map(String.init) : appID,
+        if let bundle = plist.bundleIdentifier,
+            let expected = AssociationFile.isWellFormed(appID: appID)
+                ? appID.split(separator: ".", maxSplits: 1).last.map(String.init) : appID,
             bundle != expected
         {
-            add("info-plist.bundle-id", .warning, "Info.plist's bundle id is \(bundle), the app id names \(expected).", "Check the app id: it must be TEAMID.\(bundle).")
+            add(
+                "info-plist.bundle-id", .warning, "Info.plist's bundle id is \(bundle), the app id names \(expected).",
+                "Check the app id: it must be TEAMID.\(bundle).")
         }
     }
 }

@@ -97,7 +97,8 @@ func claims(_ options: Options) -> (claims: BackendClaims, appID: String?) {
     let links = options.all("link").compactMap(URL.init(string:))
     return (
         BackendClaims(
-            provider: provider, domains: options.values["domain"] ?? config.domains ?? [], schemes: options.values["scheme"] ?? config.schemes ?? [],
+            provider: provider, domains: options.values["domain"] ?? config.domains ?? [],
+            schemes: options.values["scheme"] ?? config.schemes ?? [],
             links: links.isEmpty ? config.links ?? [] : links),
         options.one("app-id") ?? config.appID
     )
@@ -136,11 +137,12 @@ func doctor(_ options: Options) async -> Int32 {
         printJSON(report)
     } else {
         for check in report.checks {
-            let mark = switch check.status {
-            case .pass: "✔"
-            case .warning: "!"
-            case .failure: "✘"
-            }
+            let mark =
+                switch check.status {
+                case .pass: "✔"
+                case .warning: "!"
+                case .failure: "✘"
+                }
             print("\(mark) \(check.message)")
             if let fix = check.fix { print("    → \(fix)") }
         }
@@ -193,7 +195,8 @@ func resolve(_ options: Options) async -> Int32 {
     var configuration = DeepLinkClient.Configuration()
     configuration.transport = recorder
     // A throwaway folder: resolving stores nothing worth keeping.
-    configuration.store = FileStore(directory: FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-\(UUID().uuidString)"))
+    configuration.store = FileStore(
+        directory: FileManager.default.temporaryDirectory.appendingPathComponent("linkrelay-\(UUID().uuidString)"))
     configuration.allowedDestinationSchemes = ["https", "http"]
     let client = DeepLinkClient(backend: backend, configuration: configuration)
     do {

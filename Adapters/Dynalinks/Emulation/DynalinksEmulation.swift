@@ -119,7 +119,8 @@ public final class DynalinksEmulation: ProviderEmulation, WebClickRecording {
                     linkID: link.id, ip: ip, screenWidth: device.screen.map { $0.width.saturatingInt },
                     screenHeight: device.screen.map { $0.height.saturatingInt }, devicePixelRatio: device.screen?.scale,
                     osVersion: Self.threePart(device.osVersion), timezone: device.timeZoneIdentifier,
-                    language: device.preferredLanguages.first, calendar: device.calendarIdentifier == "gregorian" ? "gregory" : device.calendarIdentifier,
+                    language: device.preferredLanguages.first,
+                    calendar: device.calendarIdentifier == "gregorian" ? "gregory" : device.calendarIdentifier,
                     clickedAt: date))
             return true
         }
@@ -209,7 +210,9 @@ public final class DynalinksEmulation: ProviderEmulation, WebClickRecording {
             // An unnamed link: its destination rides in `link`.
             var link: [String: JSONValue] = ["id": .string(Self.stableID(text)), "url": .string(target), "deep_link_value": nil]
             if let title = components.queryItems?.first(where: { $0.name == "st" })?.value { link["social_title"] = .string(title) }
-            if let forced = components.queryItems?.first(where: { $0.name == "efr" })?.value { link["enable_forced_redirect"] = .bool(forced == "true") }
+            if let forced = components.queryItems?.first(where: { $0.name == "efr" })?.value {
+                link["enable_forced_redirect"] = .bool(forced == "true")
+            }
             return .json(["matched": true, "link": .object(link)])
         }
         let found = state.withLock { state in

@@ -25,8 +25,11 @@ struct DynalinksFixture: ConformanceFixture {
             resolveRoute: (.post, "/api/v1/links/attribute"), installRoute: (.post, "/api/v1/fingerprints/match"),
             device: iPhone,
             scriptAttributedInstall: {
-                try server.recordWebClick(url: url("https://acme.dynalinks.app/product/shoes"), from: iPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
-                return ExpectedDeferredLink(pathSegments: ["product", "shoes"], parameters: ["color": "red", "size": "42"], shortCode: "Ab3xQ9")
+                try server.recordWebClick(
+                    url: url("https://acme.dynalinks.app/product/shoes"), from: iPhone, ip: simulator.clientIP,
+                    at: simulator.clock.currentDate)
+                return ExpectedDeferredLink(
+                    pathSegments: ["product", "shoes"], parameters: ["color": "red", "size": "42"], shortCode: "Ab3xQ9")
             })
     }
 }
@@ -53,9 +56,12 @@ struct DynalinksEndToEndTests {
     func story() async throws {
         let simulator = ProviderSimulator(clock: ManualClock())
         let server = simulator.addDynalinks(clientAPIKey: clientKey, projectHost: "acme.dynalinks.app")
-        server.createLink(path: "/product/shoes", shortenedPath: "Ab3xQ9", url: "https://acme.example/product/shoes?color=red", referrer: "utm_source=facebook")
+        server.createLink(
+            path: "/product/shoes", shortenedPath: "Ab3xQ9", url: "https://acme.example/product/shoes?color=red",
+            referrer: "utm_source=facebook")
         server.createLink(path: "/sale", url: "https://acme.example/sale")
-        try server.recordWebClick(url: url("https://acme.dynalinks.app/product/shoes"), from: iPhone, ip: "198.51.100.23", at: simulator.clock.currentDate)
+        try server.recordWebClick(
+            url: url("https://acme.dynalinks.app/product/shoes"), from: iPhone, ip: "198.51.100.23", at: simulator.clock.currentDate)
         simulator.clientIP = "198.51.100.80"
 
         let client = try makeClient(simulator)
@@ -86,7 +92,8 @@ struct DynalinksEndToEndTests {
         let simulator = ProviderSimulator(clock: ManualClock())
         let server = simulator.addDynalinks(clientAPIKey: clientKey, projectHost: "acme.dynalinks.app")
         server.createLink(path: "/product/shoes", url: "https://acme.example/product/shoes")
-        try server.recordWebClick(url: url("https://acme.dynalinks.app/product/shoes"), from: iPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
+        try server.recordWebClick(
+            url: url("https://acme.dynalinks.app/product/shoes"), from: iPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
         simulator.setFault(.status(500, body: #"{"error":"Internal server error"}"#), path: "/api/v1/links/attribute")
 
         let client = try makeClient(simulator)
@@ -123,7 +130,8 @@ struct DynalinksEndToEndTests {
         let simulator = ProviderSimulator(clock: ManualClock())
         let server = simulator.addDynalinks(clientAPIKey: clientKey, projectHost: "acme.dynalinks.app")
         server.createLink(path: "/p", url: "https://acme.example/p")
-        try server.recordWebClick(url: url("https://acme.dynalinks.app/p"), from: iPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
+        try server.recordWebClick(
+            url: url("https://acme.dynalinks.app/p"), from: iPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
         let store = InMemoryStore()
         var delivered = 0
         for _ in 0..<3 {
@@ -142,10 +150,11 @@ struct DynalinksEndToEndTests {
 struct DynalinksReadmeTests {
     @Test("the Dynalinks setup snippet compiles and claims the project's links")
     func setup() throws {
-        let backend = DynalinksBackend(try .init(
-            apiKey: "your-client-api-key",
-            linkDomains: ["acme.dynalinks.app"]
-        ))
+        let backend = DynalinksBackend(
+            try .init(
+                apiKey: "your-client-api-key",
+                linkDomains: ["acme.dynalinks.app"]
+            ))
         #expect(backend.canHandle(url("https://acme.dynalinks.app/product/shoes")))
         #expect(backend.configuration.baseURL == url("https://dynalinks.app/api/v1"))
     }

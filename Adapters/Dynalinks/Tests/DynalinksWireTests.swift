@@ -36,24 +36,25 @@ struct Harness {
 }
 
 let fullLink = #"""
-{"id":"c2f1a7e4-5b3d-4e9a-8f06-1d2c3b4a5e6f","name":"Spring shoes","path":"/product/shoes",
- "shortened_path":"Ab3xQ9","url":"https://acme.example/product/shoes?color=red&size=42",
- "full_url":"https://acme.dynalinks.app/product/shoes","deep_link_value":"/product/shoes",
- "ios_deferred_deep_linking_enabled":true,
- "android_fallback_url":"https://play.google.com/store/apps/details?id=com.acme.shop",
- "ios_fallback_url":"https://apps.apple.com/app/id1234567890","enable_forced_redirect":false,
- "social_title":"Spring sale","social_description":"Red shoes, 20% off",
- "social_image_url":"https://acme.example/og/shoes.png","clicks":318,
- "referrer":"utm_source=facebook&utm_medium=paid&utm_campaign=spring",
- "provider_token":"118923002","campaign_token":"spring_fb"}
-"""#
+    {"id":"c2f1a7e4-5b3d-4e9a-8f06-1d2c3b4a5e6f","name":"Spring shoes","path":"/product/shoes",
+     "shortened_path":"Ab3xQ9","url":"https://acme.example/product/shoes?color=red&size=42",
+     "full_url":"https://acme.dynalinks.app/product/shoes","deep_link_value":"/product/shoes",
+     "ios_deferred_deep_linking_enabled":true,
+     "android_fallback_url":"https://play.google.com/store/apps/details?id=com.acme.shop",
+     "ios_fallback_url":"https://apps.apple.com/app/id1234567890","enable_forced_redirect":false,
+     "social_title":"Spring sale","social_description":"Red shoes, 20% off",
+     "social_image_url":"https://acme.example/og/shoes.png","clicks":318,
+     "referrer":"utm_source=facebook&utm_medium=paid&utm_campaign=spring",
+     "provider_token":"118923002","campaign_token":"spring_fb"}
+    """#
 
 @Suite("Dynalinks wire protocol: fingerprint match (D1)")
 struct DynalinksMatchTests {
     @Test("high-confidence match (7.1): URL, headers, body, and every field mapped")
     func highConfidence() async throws {
         let harness = try Harness()
-        harness.transport.stub(.post, "/api/v1/fingerprints/match", .json(#"{"matched":true,"confidence":"high","match_score":92,"link":"# + fullLink + "}"))
+        harness.transport.stub(
+            .post, "/api/v1/fingerprints/match", .json(#"{"matched":true,"confidence":"high","match_score":92,"link":"# + fullLink + "}"))
         let match = try await harness.backend.matchInstall(context: harness.context)
         let request = try #require(harness.transport.requests.first)
         #expect(request.url.absoluteString == "https://dynalinks.app/api/v1/fingerprints/match")
@@ -62,15 +63,16 @@ struct DynalinksMatchTests {
         #expect(request.headers["Content-Type"] == "application/json")
         #expect(request.headers["User-Agent"]?.hasPrefix("DynalinksSDK-") == true)
         #expect(request.headers["User-Agent"]?.contains("LinkRelay/\(LinkRelayVersion.string)") == true)
-        #expect(try json(request.body) == [
-            "fingerprint": [
-                "screen_width": 393, "screen_height": 852, "device_pixel_ratio": 3, "os_version": "17.4.1",
-                "timezone": "America/New_York", "calendar": "gregory", "language": "en-US", "languages": ["en-US", "es-US"],
-                "country_code": "US", "device_model": "iPhone15,2", "idfv": "6F9619FF-8B86-D011-B42D-00C04FC964FF",
-                "app_version": "2.3.0", "app_build": "412", "simulator": false,
-            ],
-            "platform": "ios",
-        ])
+        #expect(
+            try json(request.body) == [
+                "fingerprint": [
+                    "screen_width": 393, "screen_height": 852, "device_pixel_ratio": 3, "os_version": "17.4.1",
+                    "timezone": "America/New_York", "calendar": "gregory", "language": "en-US", "languages": ["en-US", "es-US"],
+                    "country_code": "US", "device_model": "iPhone15,2", "idfv": "6F9619FF-8B86-D011-B42D-00C04FC964FF",
+                    "app_version": "2.3.0", "app_build": "412", "simulator": false,
+                ],
+                "platform": "ios",
+            ])
         #expect(match.attribution.isAttributed)
         #expect(match.attribution.confidence == .init(score: 92, level: .high))
         #expect(match.attribution.method == .fingerprint)
@@ -103,7 +105,11 @@ struct DynalinksMatchTests {
     @Test("medium confidence, minimal link (7.3)")
     func mediumMinimal() async throws {
         let harness = try Harness()
-        harness.transport.stub(.post, "/api/v1/fingerprints/match", .json(#"{"matched":true,"confidence":"medium","match_score":55,"link":{"id":"7e0d3b9a-4c21-4f6e-9b8d-2a5c1e7f0d34","path":"/promo"}}"#))
+        harness.transport.stub(
+            .post, "/api/v1/fingerprints/match",
+            .json(
+                #"{"matched":true,"confidence":"medium","match_score":55,"link":{"id":"7e0d3b9a-4c21-4f6e-9b8d-2a5c1e7f0d34","path":"/promo"}}"#
+            ))
         let match = try await harness.backend.matchInstall(context: harness.context)
         #expect(match.attribution.confidence == .init(score: 55, level: .medium))
         // Without full_url, the link's URL is its path on the project's host.
@@ -113,9 +119,11 @@ struct DynalinksMatchTests {
         #expect(link.linkID == "7e0d3b9a-4c21-4f6e-9b8d-2a5c1e7f0d34")
     }
 
-    @Test("a match_score outside 0…100, even past Int's range, is clamped, not a crash (found by fuzzing)", arguments: [
-        ("92555555555555555555555", 100), ("-1e300", 0), ("1e308", 100), ("250", 100), ("-3", 0),
-    ])
+    @Test(
+        "a match_score outside 0…100, even past Int's range, is clamped, not a crash (found by fuzzing)",
+        arguments: [
+            ("92555555555555555555555", 100), ("-1e300", 0), ("1e308", 100), ("250", 100), ("-3", 0),
+        ])
     func scoreOutOfRange(_ score: String, _ expected: Int) async throws {
         let harness = try Harness()
         harness.transport.stub(
@@ -128,7 +136,11 @@ struct DynalinksMatchTests {
     @Test("unknown enum strings and bad URL fields do not fail the answer; a link without id does; missing matched does")
     func leniency() async throws {
         let lenient = try Harness()
-        lenient.transport.stub(.post, "/api/v1/fingerprints/match", .json(#"{"matched":true,"confidence":"very_high","match_score":87.5,"link":{"id":"x","url":42,"full_url":"https://acme.dynalinks.app/p","clicks":"many"}}"#))
+        lenient.transport.stub(
+            .post, "/api/v1/fingerprints/match",
+            .json(
+                #"{"matched":true,"confidence":"very_high","match_score":87.5,"link":{"id":"x","url":42,"full_url":"https://acme.dynalinks.app/p","clicks":"many"}}"#
+            ))
         let match = try await lenient.backend.matchInstall(context: lenient.context)
         #expect(match.attribution.confidence == .init(score: 88))
         #expect(match.link?.destination == nil)
@@ -162,15 +174,19 @@ struct DynalinksMatchTests {
         await client.shutdown()
     }
 
-    @Test("a URL field that is not an absolute URL counts as absent (§3.2, K17): the next one is used and the install keeps its link", arguments: [
-        "not a url", "/product/shoes", "acme.dynalinks.app/product/shoes", "https://", "https:///x", "",
-    ])
+    @Test(
+        "a URL field that is not an absolute URL counts as absent (§3.2, K17): the next one is used and the install keeps its link",
+        arguments: [
+            "not a url", "/product/shoes", "acme.dynalinks.app/product/shoes", "https://", "https:///x", "",
+        ])
     func relativeURLFields(_ bad: String) async throws {
         let quoted = String(decoding: try JSONEncoder().encode(bad), as: UTF8.self)
         let withURL = try Harness()
         withURL.transport.stub(
             .post, "/api/v1/fingerprints/match",
-            .json(#"{"matched":true,"confidence":"high","match_score":90,"link":{"id":"x","full_url":"# + quoted + #","url":"https://acme.example/product/shoes?color=red"}}"#))
+            .json(
+                #"{"matched":true,"confidence":"high","match_score":90,"link":{"id":"x","full_url":"# + quoted
+                    + #","url":"https://acme.example/product/shoes?color=red"}}"#))
         let link = try #require(try await withURL.backend.matchInstall(context: withURL.context).link)
         #expect(link.url == url("https://acme.example/product/shoes?color=red"))
         #expect(link.parameters["color"] == "red")
@@ -178,7 +194,9 @@ struct DynalinksMatchTests {
         let withPath = try Harness()
         withPath.transport.stub(
             .post, "/api/v1/fingerprints/match",
-            .json(#"{"matched":true,"confidence":"high","match_score":90,"link":{"id":"x","path":"/promo","full_url":"# + quoted + #","url":"# + quoted + #"}}"#))
+            .json(
+                #"{"matched":true,"confidence":"high","match_score":90,"link":{"id":"x","path":"/promo","full_url":"# + quoted + #","url":"#
+                    + quoted + #"}}"#))
         let onProjectHost = try #require(try await withPath.backend.matchInstall(context: withPath.context).link)
         #expect(onProjectHost.url == url("https://acme.dynalinks.app/promo"))
         #expect(onProjectHost.destination == nil)
@@ -275,16 +293,20 @@ extension JSONValue {
 
 @Suite("Dynalinks fingerprint encoding")
 struct DynalinksFingerprintTests {
-    @Test("OS versions have exactly three parts", arguments: [("17", "17.0.0"), ("17.4", "17.4.0"), ("17.4.1", "17.4.1"), ("17.4.1.2", "17.4.1")])
+    @Test(
+        "OS versions have exactly three parts",
+        arguments: [("17", "17.0.0"), ("17.4", "17.4.0"), ("17.4.1", "17.4.1"), ("17.4.1.2", "17.4.1")])
     func versions(_ raw: String, _ expected: String) {
         #expect(DynalinksMapping.threePartVersion(raw) == expected)
     }
 
-    @Test("calendars have their BCP-47 / Intl names", arguments: [
-        ("gregorian", "gregory"), ("buddhist", "buddhist"), ("islamicCivil", "islamic-civil"), ("islamicUmmAlQura", "islamic-umalqura"),
-        ("ethiopicAmeteMihret", "ethiopic"), ("ethiopicAmeteAlem", "ethioaa"), ("republicOfChina", "roc"), ("iso8601", "iso8601"),
-        ("somethingNew", "gregory"),
-    ])
+    @Test(
+        "calendars have their BCP-47 / Intl names",
+        arguments: [
+            ("gregorian", "gregory"), ("buddhist", "buddhist"), ("islamicCivil", "islamic-civil"), ("islamicUmmAlQura", "islamic-umalqura"),
+            ("ethiopicAmeteMihret", "ethiopic"), ("ethiopicAmeteAlem", "ethioaa"), ("republicOfChina", "roc"), ("iso8601", "iso8601"),
+            ("somethingNew", "gregory"),
+        ])
     func calendars(_ identifier: String, _ name: String) {
         #expect(DynalinksMapping.calendarName(identifier) == name)
     }
@@ -315,11 +337,14 @@ struct DynalinksAttributeTests {
     @Test("known link (7.4): the exact URL, no confidence, the clicked URL's query kept")
     func knownLink() async throws {
         let harness = try Harness(baseURL: "https://dynalinks.app/api/v1/")
-        harness.transport.stub(.post, "/api/v1/links/attribute", .json(#"""
-            {"matched":true,"link":{"id":"c2f1a7e4-5b3d-4e9a-8f06-1d2c3b4a5e6f","name":"Spring shoes",
-             "path":"/product/shoes","deep_link_value":"/product/shoes",
-             "url":"https://acme.example/product/shoes?color=red&size=42","full_url":"https://acme.dynalinks.app/product/shoes"}}
-            """#))
+        harness.transport.stub(
+            .post, "/api/v1/links/attribute",
+            .json(
+                #"""
+                {"matched":true,"link":{"id":"c2f1a7e4-5b3d-4e9a-8f06-1d2c3b4a5e6f","name":"Spring shoes",
+                 "path":"/product/shoes","deep_link_value":"/product/shoes",
+                 "url":"https://acme.example/product/shoes?color=red&size=42","full_url":"https://acme.dynalinks.app/product/shoes"}}
+                """#))
         let opened = url("https://acme.dynalinks.app/product/shoes?ref=email#top")
         let link = try await harness.backend.resolve(opened, context: harness.context)
         let request = try #require(harness.transport.requests.first)
@@ -346,7 +371,11 @@ struct DynalinksAttributeTests {
     @Test("unnamed link (7.6): the destination from url, no route, the social title kept")
     func unnamedLink() async throws {
         let harness = try Harness()
-        harness.transport.stub(.post, "/api/v1/links/attribute", .json(#"{"matched":true,"link":{"id":"f04c9e21-6d7a-4b3e-8c15-9a2e7b0d5c63","url":"https://acme.example/item?id=7","deep_link_value":null,"social_title":"Item 7","enable_forced_redirect":true}}"#))
+        harness.transport.stub(
+            .post, "/api/v1/links/attribute",
+            .json(
+                #"{"matched":true,"link":{"id":"f04c9e21-6d7a-4b3e-8c15-9a2e7b0d5c63","url":"https://acme.example/item?id=7","deep_link_value":null,"social_title":"Item 7","enable_forced_redirect":true}}"#
+            ))
         let link = try await harness.backend.resolve(
             url("https://acme.dynalinks.app/?link=https%3A%2F%2Facme.example%2Fitem%3Fid%3D7&ibi=com.acme.shop&st=Item%207&efr=true"),
             context: harness.context)
@@ -360,7 +389,9 @@ struct DynalinksAttributeTests {
     @Test("a deep_link_value that is a URL is the destination and the route")
     func deepLinkValueURL() async throws {
         let harness = try Harness()
-        harness.transport.stub(.post, "/api/v1/links/attribute", .json(#"{"matched":true,"link":{"id":"1","deep_link_value":"acmeshop://cart/checkout","url":"https://acme.example/cart"}}"#))
+        harness.transport.stub(
+            .post, "/api/v1/links/attribute",
+            .json(#"{"matched":true,"link":{"id":"1","deep_link_value":"acmeshop://cart/checkout","url":"https://acme.example/cart"}}"#))
         let link = try await harness.backend.resolve(url("https://acme.dynalinks.app/cart"), context: harness.context)
         #expect(link.destination == url("acmeshop://cart/checkout"))
         #expect(link.pathSegments == ["cart", "checkout"])
@@ -370,7 +401,10 @@ struct DynalinksAttributeTests {
     func configuration() throws {
         for (make, field) in [
             ({ try DynalinksBackend.Configuration(apiKey: "", linkDomains: ["a.dynalinks.app"]) }, "apiKey"),
-            ({ try DynalinksBackend.Configuration(apiKey: "k", baseURL: url("http://dynalinks.app/api/v1"), linkDomains: ["a"]) }, "baseURL"),
+            (
+                { try DynalinksBackend.Configuration(apiKey: "k", baseURL: url("http://dynalinks.app/api/v1"), linkDomains: ["a"]) },
+                "baseURL"
+            ),
             ({ try DynalinksBackend.Configuration(apiKey: "k", linkDomains: []) }, "linkDomains"),
         ] as [(() throws -> DynalinksBackend.Configuration, String)] {
             let error = #expect(throws: DeepLinkError.self) { try make() }

@@ -56,7 +56,8 @@ extension LimeLinkBackend {
                 throw DeepLinkError(.invalidConfiguration, "providerDomain must be a domain such as limelink.org.", backend: .limeLink)
             }
             self.apiKey = apiKey
-            self.apiBaseURL = apiBaseURL.absoluteString.hasSuffix("/")
+            self.apiBaseURL =
+                apiBaseURL.absoluteString.hasSuffix("/")
                 ? apiBaseURL : URL(string: apiBaseURL.absoluteString + "/") ?? apiBaseURL
             self.providerDomain = domain
             self.legacyResolveURL = legacyResolveURL

@@ -49,7 +49,9 @@ public struct LimeLinkBackend: LinkEventObservingBackend {
     /// more) names no LimeLink link: it is delivered as it is, without a request.
     public func resolveOnDevice(_ link: ParsedLink) -> DeepLink? {
         let url = link.url
-        guard url.host?.isEmpty ?? true, let scheme = url.scheme?.lowercased(), configuration.appSchemes.contains(scheme) else { return nil }
+        guard url.host?.isEmpty ?? true, let scheme = url.scheme?.lowercased(), configuration.appSchemes.contains(scheme) else {
+            return nil
+        }
         return localLink(for: url, parsed: link, reason: .onDevice)
     }
 
@@ -87,7 +89,8 @@ public struct LimeLinkBackend: LinkEventObservingBackend {
     /// code) and project, and the query of an `original-url` a custom-scheme link carries.
     public func localLink(for url: URL, parsed: ParsedLink, reason: DeepLink.LocalReason) -> DeepLink {
         LimeLinkMapping.localLink(
-            url: url, parsed: parsed, route: LimeLinkEndpoints.route(for: url, providerDomain: configuration.providerDomain), reason: reason)
+            url: url, parsed: parsed, route: LimeLinkEndpoints.route(for: url, providerDomain: configuration.providerDomain), reason: reason
+        )
     }
 
     /// The HEAD on the project host, for the five request-context headers LimeLink's edge
@@ -104,7 +107,9 @@ public struct LimeLinkBackend: LinkEventObservingBackend {
             }
             return headers
         } catch {
-            context.logger.info("The LimeLink header fetch failed (\(DeepLinkError.wrapping(error, as: .network, "HEAD failed").code)); resolving without it.")
+            context.logger.info(
+                "The LimeLink header fetch failed (\(DeepLinkError.wrapping(error, as: .network, "HEAD failed").code)); resolving without it."
+            )
             return [:]
         }
     }
@@ -134,7 +139,7 @@ public struct LimeLinkBackend: LinkEventObservingBackend {
     ) throws -> Body {
         do {
             return try api.decode(Body.self, from: response, what, url: url)
-        } catch where !response.isSuccess {
+        } catch  where !response.isSuccess {
             throw LimeLinkMapping.unresolved(response, url: url, now: context.clock.currentDate)
         }
     }
@@ -200,7 +205,9 @@ public struct LimeLinkBackend: LinkEventObservingBackend {
     /// After a link LimeLink resolved was delivered: `POST api/v1/stats/event`, `first_run` for
     /// the install's first, `rerun` after. Failures are logged and change nothing else.
     public func didPublish(_ event: DeepLinkEvent, at date: Date, context: BackendContext) async throws {
-        guard case .link(let link) = event, link.provider == id, link.origin != .deferred, link.resolution == .server, let uri = link.destination else {
+        guard case .link(let link) = event, link.provider == id, link.origin != .deferred, link.resolution == .server,
+            let uri = link.destination
+        else {
             return
         }
         let firstRun = context.storage.value(Bool.self, forKey: Self.firstRunSentKey) != true
@@ -215,7 +222,8 @@ public struct LimeLinkBackend: LinkEventObservingBackend {
             _ = try await api.send(
                 request, "the stats event", accepting: 200...200,
                 otherwise: { response, what, _, now in
-                    response.serverError("LimeLink answered \(response.status) to \(what); it is not sent again.", backend: .limeLink, now: now)
+                    response.serverError(
+                        "LimeLink answered \(response.status) to \(what); it is not sent again.", backend: .limeLink, now: now)
                 }, context: context)
         } catch let error as DeepLinkError where error.status != nil {
             throw error

@@ -76,7 +76,8 @@ enum LimeLinkMapping {
     static func deferredMatch(
         uri: String, suffix: String, fullRequestURL: String?, providerDomain: String
     ) throws -> InstallMatch {
-        let clicked = URL.absolute(fullRequestURL)
+        let clicked =
+            URL.absolute(fullRequestURL)
             ?? URL(string: "https://\(providerDomain)/api/v1/app/dynamic_link/\(LimeLinkEndpoints.encodePath(suffix))")
         guard let clicked, let parsed = try? LinkParser.parse(clicked) else {
             throw DeepLinkError(.decoding, "LimeLink's deferred match named a link that is not a URL.", backend: .limeLink)

@@ -165,7 +165,8 @@ public final class LimeLinkEmulation: ProviderEmulation, WebClickRecording {
         guard request.http.method == .get || request.http.method == .post else { return Self.notFound }
         let query = Self.rfc3986QueryItems(url)
         if path.hasSuffix("/api/v1/deferred-deep-link"), request.http.method == .get {
-            return deferred(width: query["width"].flatMap { Int($0) }, height: query["height"].flatMap { Int($0) }, userAgent: query["user_agent"])
+            return deferred(
+                width: query["width"].flatMap { Int($0) }, height: query["height"].flatMap { Int($0) }, userAgent: query["user_agent"])
         }
         if path.hasSuffix("/api/v1/stats/event"), request.http.method == .post {
             return stats(request.http.body)
@@ -189,7 +190,8 @@ public final class LimeLinkEmulation: ProviderEmulation, WebClickRecording {
             host.hasSuffix("." + linkDomain) && host != "www." + linkDomain ? String(host.dropLast(linkDomain.count + 1)) : nil
         }
         return state.withLock { state in
-            let link = state.links.first { $0.suffix == suffix && $0.project == project }
+            let link =
+                state.links.first { $0.suffix == suffix && $0.project == project }
                 ?? state.links.first { $0.suffix == suffix && (project == nil || $0.project == nil) }
             guard let link else { return Self.notFound }
             if setup { state.setups.append(Setup(suffix: suffix, fullRequestURL: fullRequestURL)) }
@@ -199,9 +201,11 @@ public final class LimeLinkEmulation: ProviderEmulation, WebClickRecording {
 
     private func deferred(width: Int?, height: Int?, userAgent: String?) -> HTTPResponse {
         state.withLock { state in
-            guard let index = state.clicks.lastIndex(where: {
-                !$0.consumed && $0.width == width && $0.height == height && $0.userAgent == userAgent
-            }) else {
+            guard
+                let index = state.clicks.lastIndex(where: {
+                    !$0.consumed && $0.width == width && $0.height == height && $0.userAgent == userAgent
+                })
+            else {
                 return Self.json(["suffix": nil, "full_request_url": nil])
             }
             state.clicks[index].consumed = true
@@ -219,7 +223,8 @@ public final class LimeLinkEmulation: ProviderEmulation, WebClickRecording {
         }
         guard key == apiKey else { return HTTPResponse.json(["message": "invalid private key", "statusCode": 401], status: 401) }
         state.withLock {
-            $0.stats.append(StatsEvent(suffix: suffix, handle: object["handle"]?.stringValue, eventType: eventType, operatingSystem: system))
+            $0.stats.append(
+                StatsEvent(suffix: suffix, handle: object["handle"]?.stringValue, eventType: eventType, operatingSystem: system))
         }
         return Self.json([:])
     }

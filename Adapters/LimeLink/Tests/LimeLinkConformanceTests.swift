@@ -43,7 +43,8 @@ struct LimeLinkConformanceTests {
 
 @Suite("LimeLink end to end over the simulator", .timeLimit(.minutes(1)))
 struct LimeLinkEndToEndTests {
-    @Test("web click, first launch, deferred link (setup recorded); a universal link resolved to its uri, then stats: first_run, then rerun")
+    @Test(
+        "web click, first launch, deferred link (setup recorded); a universal link resolved to its uri, then stats: first_run, then rerun")
     func story() async throws {
         let simulator = ProviderSimulator(clock: ManualClock())
         let server = simulator.addLimeLink(apiKey: apiKey)
@@ -53,7 +54,8 @@ struct LimeLinkEndToEndTests {
 
         var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
         configuration.deviceInfo = StaticDeviceInfo(iPhone15)
-        let client = DeepLinkClient(backend: LimeLinkBackend(try .init(apiKey: apiKey, appSchemes: ["abc123app"])), configuration: configuration)
+        let client = DeepLinkClient(
+            backend: LimeLinkBackend(try .init(apiKey: apiKey, appSchemes: ["abc123app"])), configuration: configuration)
         var links = client.deepLinks().makeAsyncIterator()
 
         await client.start()
@@ -61,7 +63,11 @@ struct LimeLinkEndToEndTests {
         #expect(deferred.origin == .deferred)
         #expect(deferred.destination == url("abc123app://promo/summer"))
         #expect(deferred.parameters == ["utm_source": "google", "product_id": "789"])
-        #expect(server.setups == [.init(suffix: "summer-sale", fullRequestURL: "https://abc123.limelink.org/link/summer-sale?utm_source=google&product_id=789")])
+        #expect(
+            server.setups == [
+                .init(
+                    suffix: "summer-sale", fullRequestURL: "https://abc123.limelink.org/link/summer-sale?utm_source=google&product_id=789")
+            ])
         #expect(server.clicks.allSatisfy { $0.consumed })
 
         client.handle(url("https://limelink.org/api/v1/app/dynamic_link/prod-789?ref=mail"))
@@ -112,11 +118,12 @@ struct LimeLinkEndToEndTests {
 struct LimeLinkReadmeTests {
     @Test("the LimeLink setup snippet compiles and claims what it says")
     func setup() throws {
-        let backend = LimeLinkBackend(try .init(
-            apiKey: "lk_live_…",
-            linkDomains: ["go.brand.example"],
-            appSchemes: ["abc123app"]
-        ))
+        let backend = LimeLinkBackend(
+            try .init(
+                apiKey: "lk_live_…",
+                linkDomains: ["go.brand.example"],
+                appSchemes: ["abc123app"]
+            ))
         #expect(backend.canHandle(url("https://abc123.limelink.org/link/summer-sale")))
         #expect(backend.canHandle(url("https://go.brand.example/spring")))
         #expect(backend.appSchemes == ["abc123app"])

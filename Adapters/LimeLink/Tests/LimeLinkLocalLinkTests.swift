@@ -27,7 +27,8 @@ struct LimeLinkLocalLinkTests {
     @Test("a custom-scheme link's original-url parameters are kept (§9.8)", arguments: ProviderOutage.allCases)
     func originalURL(_ outage: ProviderOutage) async throws {
         let link = try await outage.localLink(
-            for: url("myapp://open?original-url=https%3A%2F%2Fabc123.limelink.org%2Flink%2Fsummer-sale%3Fcoupon%3DSAVE10"), backend: backend)
+            for: url("myapp://open?original-url=https%3A%2F%2Fabc123.limelink.org%2Flink%2Fsummer-sale%3Fcoupon%3DSAVE10"), backend: backend
+        )
         #expect(link.parameters["coupon"] == "SAVE10")
         #expect(link.metadata["project"] == "open")
     }
@@ -37,13 +38,21 @@ struct LimeLinkLocalLinkTests {
         try await outage.checkPlusStaysAPlus(on: "https://abc123.limelink.org/link/summer-sale", backend: backend)
     }
 
-    @Test("LimeLink's own UrlHandlerTests: a custom-scheme link's parameters are its original-url's; the original-url item itself is not a parameter", arguments: [
-        ("myapp://open?original-url=https%3A%2F%2Fexample.com%2Fpage%3Fkey%3Dvalue", ["key": "value"], "https://example.com/page?key=value"),
-        ("myapp://open?original-url=https%3A%2F%2Fexample.com%2Fpage%3Fa%3D1%26b%3D2%26c%3D3", ["a": "1", "b": "2", "c": "3"], "https://example.com/page?a=1&b=2&c=3"),
-        ("myapp://open?original-url=https%3A%2F%2Fexample.com%2Fpage", [:], "https://example.com/page"),
-        // LimeLink's SDK reads nothing here (it reads original-url only); LinkRelay keeps the link's own items.
-        ("myapp://open?other=param", ["other": "param"], nil),
-    ])
+    @Test(
+        "LimeLink's own UrlHandlerTests: a custom-scheme link's parameters are its original-url's; the original-url item itself is not a parameter",
+        arguments: [
+            (
+                "myapp://open?original-url=https%3A%2F%2Fexample.com%2Fpage%3Fkey%3Dvalue", ["key": "value"],
+                "https://example.com/page?key=value"
+            ),
+            (
+                "myapp://open?original-url=https%3A%2F%2Fexample.com%2Fpage%3Fa%3D1%26b%3D2%26c%3D3", ["a": "1", "b": "2", "c": "3"],
+                "https://example.com/page?a=1&b=2&c=3"
+            ),
+            ("myapp://open?original-url=https%3A%2F%2Fexample.com%2Fpage", [:], "https://example.com/page"),
+            // LimeLink's SDK reads nothing here (it reads original-url only); LinkRelay keeps the link's own items.
+            ("myapp://open?other=param", ["other": "param"], nil),
+        ])
     func sdkUrlHandlerRows(_ link: String, _ parameters: [String: String], _ original: String?) async throws {
         for outage in ProviderOutage.allCases {
             let local = try await outage.localLink(for: url(link), backend: backend)

@@ -1,7 +1,7 @@
 import Foundation
 @_spi(Backend) import LinkRelay
-import LinkRelayWire
 import LinkRelayTesting
+import LinkRelayWire
 import Testing
 
 @testable import LinkRelayLimeLink
@@ -42,11 +42,17 @@ struct LimeLinkResolveTests {
     @Test("subdomain link with a query (9.1): HEAD, five headers forwarded, full_request_url preserved, uri as destination")
     func subdomainLink() async throws {
         let harness = try Harness()
-        harness.transport.stub(.head, "/", .status(200, headers: [
-            "x-request-id": "7d3f0a52-1c9e-4b4e-9f0e-2f6a1c0b9e11", "X-Forwarded-For": "203.0.113.42",
-            "X-User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X)", "Server": "limelink-edge",
-        ]))
-        harness.transport.stub(.get, "/api/v1/app/dynamic_link/summer-sale", .json(#"{"uri":"abc123app://promo/summer?utm_source=instagram&utm_campaign=s25"}"#))
+        harness.transport.stub(
+            .head, "/",
+            .status(
+                200,
+                headers: [
+                    "x-request-id": "7d3f0a52-1c9e-4b4e-9f0e-2f6a1c0b9e11", "X-Forwarded-For": "203.0.113.42",
+                    "X-User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X)", "Server": "limelink-edge",
+                ]))
+        harness.transport.stub(
+            .get, "/api/v1/app/dynamic_link/summer-sale",
+            .json(#"{"uri":"abc123app://promo/summer?utm_source=instagram&utm_campaign=s25"}"#))
         let clicked = url("https://abc123.limelink.org/link/summer-sale?utm_source=instagram&utm_campaign=s25&ref=a+b")
         let link = try await harness.backend.resolve(clicked, context: harness.context)
         let requests = harness.transport.requests
@@ -94,11 +100,14 @@ struct LimeLinkResolveTests {
         }
     }
 
-    @Test("www (9.9): LinkRelay treats www.limelink.org as LimeLink's own domain and resolves the suffix (LimeLink's SDK asks for a link called 'www')")
+    @Test(
+        "www (9.9): LinkRelay treats www.limelink.org as LimeLink's own domain and resolves the suffix (LimeLink's SDK asks for a link called 'www')"
+    )
     func wwwIsDirect() async throws {
         let harness = try Harness()
         harness.transport.stub(.get, "/api/v1/app/dynamic_link/prod-789", .json(#"{"uri":"myapp://p/789"}"#))
-        let link = try await harness.backend.resolve(url("https://www.limelink.org/universal-link/app/dynamic_link/prod-789"), context: harness.context)
+        let link = try await harness.backend.resolve(
+            url("https://www.limelink.org/universal-link/app/dynamic_link/prod-789"), context: harness.context)
         #expect(harness.transport.requests.map(\.url.path) == ["/api/v1/app/dynamic_link/prod-789"])
         #expect(link.destination == url("myapp://p/789"))
     }
@@ -126,7 +135,9 @@ struct LimeLinkResolveTests {
         #expect(get.url.absoluteString.hasPrefix("https://limelink.org/api/v1/app/dynamic_link/sommer%20sale/gr%C3%B6%C3%9Fe?"))
     }
 
-    @Test("unresolvable (9.3): 404 without uri is notFound; a 404 with a uri is resolved; a 200 without uri is notFound; 5xx is a retryable server error")
+    @Test(
+        "unresolvable (9.3): 404 without uri is notFound; a 404 with a uri is resolved; a 200 without uri is notFound; 5xx is a retryable server error"
+    )
     func statusAndURI() async throws {
         let cases: [(StubTransport.Reply, DeepLinkError.Code?)] = [
             (.json(#"{"message":"dynamic link not found","statusCode":404}"#, status: 404), .notFound),
@@ -141,7 +152,8 @@ struct LimeLinkResolveTests {
             let harness = try Harness()
             harness.transport.stub(.get, "/api/v1/app/dynamic_link/x", reply)
             do {
-                let link = try await harness.backend.resolve(url("https://limelink.org/api/v1/app/dynamic_link/x"), context: harness.context)
+                let link = try await harness.backend.resolve(
+                    url("https://limelink.org/api/v1/app/dynamic_link/x"), context: harness.context)
                 #expect(expected == nil, "resolved, expected \(String(describing: expected))")
                 #expect(link.destination == url("myapp://x"))
             } catch let error as DeepLinkError {
@@ -176,7 +188,8 @@ struct LimeLinkResolveTests {
         let harness = try Harness()
         harness.transport.stub(.get, "/link", .json(#"{"deeplinkUrl":"myapp://coupon/SAVE10"}"#))
         let link = try await harness.backend.resolve(
-            url("myapp://open?original-url=https%3A%2F%2Fabc123.limelink.org%2Flink%2Fsummer-sale%3Fcoupon%3DSAVE10"), context: harness.context)
+            url("myapp://open?original-url=https%3A%2F%2Fabc123.limelink.org%2Flink%2Fsummer-sale%3Fcoupon%3DSAVE10"),
+            context: harness.context)
         #expect(harness.transport.requests.first?.url.absoluteString == "https://deep.limelink.org/link?subdomain=open&path=&platform=ios")
         #expect(link.parameters == ["coupon": "SAVE10"])
         #expect(link.metadata["original_url"] == "https://abc123.limelink.org/link/summer-sale?coupon=SAVE10")
@@ -186,8 +199,10 @@ struct LimeLinkResolveTests {
     @Test("what the backend claims")
     func claims() throws {
         let backend = try Harness().backend
-        for claimed in ["https://abc.limelink.org/link/x", "https://limelink.org/api/v1/app/dynamic_link/x", "https://WWW.limelink.org/x",
-                        "https://go.brand.example/x", "myapp://open?x=1", "myapp:///no-host", "myapp:"] {
+        for claimed in [
+            "https://abc.limelink.org/link/x", "https://limelink.org/api/v1/app/dynamic_link/x", "https://WWW.limelink.org/x",
+            "https://go.brand.example/x", "myapp://open?x=1", "myapp:///no-host", "myapp:",
+        ] {
             #expect(backend.canHandle(url(claimed)), "\(claimed)")
         }
         for foreign in ["https://limelink.org.evil.example/x", "https://other.example/x", "otherapp://x"] {
@@ -201,16 +216,20 @@ struct LimeLinkResolveTests {
 
 @Suite("LimeLink full_request_url encoding")
 struct LimeLinkEncodingTests {
-    @Test("the server recovers the original URL byte for byte", arguments: [
-        "https://abc.limelink.org/link/x?utm_source=google&product_id=789",
-        "https://abc.limelink.org/link/x?q=a b+c#frag",
-        "https://abc.limelink.org/link/x?a=%C3%BC&b=%2B&c=%26",
-        "https://abc.limelink.org/link/x?name=日本&eq==&amp=&",
-        "https://abc.limelink.org/link/x?path=/a/b?c:d@e",
-    ])
+    @Test(
+        "the server recovers the original URL byte for byte",
+        arguments: [
+            "https://abc.limelink.org/link/x?utm_source=google&product_id=789",
+            "https://abc.limelink.org/link/x?q=a b+c#frag",
+            "https://abc.limelink.org/link/x?a=%C3%BC&b=%2B&c=%26",
+            "https://abc.limelink.org/link/x?name=日本&eq==&amp=&",
+            "https://abc.limelink.org/link/x?path=/a/b?c:d@e",
+        ])
     func roundTrip(_ original: String) throws {
-        let link = try #require(URL(string: original) ?? URL(string: original.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed)!))
-        let request = LimeLinkEndpoints.dynamicLink(base: url("https://limelink.org/"), suffix: "x", fullRequestURL: link.absoluteString, setup: false)
+        let link = try #require(
+            URL(string: original) ?? URL(string: original.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed)!))
+        let request = LimeLinkEndpoints.dynamicLink(
+            base: url("https://limelink.org/"), suffix: "x", fullRequestURL: link.absoluteString, setup: false)
         #expect(queryValue(request, "full_request_url") == link.absoluteString)
         // A form decoder (plus as space) recovers it too: every "+" is escaped.
         #expect(!(request.query ?? "").contains("+"))
@@ -225,12 +244,19 @@ struct LimeLinkDeferredTests {
     @Test("deferred match (9.5): points, iOS 18_7, then dynamic_link with full_request_url and event_type=setup")
     func deferredMatch() async throws {
         let harness = try Harness()
-        harness.transport.stub(.get, "/api/v1/deferred-deep-link", .json(#"{"suffix":"summer-sale","full_request_url":"https://abc123.limelink.org/link/summer-sale?utm_source=google&product_id=789"}"#))
+        harness.transport.stub(
+            .get, "/api/v1/deferred-deep-link",
+            .json(
+                #"{"suffix":"summer-sale","full_request_url":"https://abc123.limelink.org/link/summer-sale?utm_source=google&product_id=789"}"#
+            ))
         harness.transport.stub(.get, "/api/v1/app/dynamic_link/summer-sale", .json(#"{"uri":"abc123app://product/789"}"#))
         let match = try await harness.backend.matchInstall(context: harness.context)
         let requests = harness.transport.requests
-        #expect(requests[0].url.absoluteString == "https://limelink.org/api/v1/deferred-deep-link?width=393&height=852&user_agent=iOS%2018_7")
-        #expect(queryValue(requests[1].url, "full_request_url") == "https://abc123.limelink.org/link/summer-sale?utm_source=google&product_id=789")
+        #expect(
+            requests[0].url.absoluteString == "https://limelink.org/api/v1/deferred-deep-link?width=393&height=852&user_agent=iOS%2018_7")
+        #expect(
+            queryValue(requests[1].url, "full_request_url")
+                == "https://abc123.limelink.org/link/summer-sale?utm_source=google&product_id=789")
         #expect(queryValue(requests[1].url, "event_type") == "setup")
         let link = try #require(match.link)
         #expect(link.origin == .deferred)
@@ -238,12 +264,15 @@ struct LimeLinkDeferredTests {
         #expect(link.destination == url("abc123app://product/789"))
         #expect(link.parameters == ["utm_source": "google", "product_id": "789"])
         #expect(link.shortCode == "summer-sale")
-        #expect(match.attribution == InstallAttribution(isAttributed: true, matchedFactors: ["screen", "os_version"], method: .fingerprint))
+        #expect(
+            match.attribution == InstallAttribution(isAttributed: true, matchedFactors: ["screen", "os_version"], method: .fingerprint))
     }
 
-    @Test("a full_request_url that is not an absolute URL counts as absent: the link is the suffix's direct URL", arguments: [
-        "not a url", "/link/summer-sale?x=1", "abc123.limelink.org/link/summer-sale", "https://",
-    ])
+    @Test(
+        "a full_request_url that is not an absolute URL counts as absent: the link is the suffix's direct URL",
+        arguments: [
+            "not a url", "/link/summer-sale?x=1", "abc123.limelink.org/link/summer-sale", "https://",
+        ])
     func relativeFullRequestURL(_ bad: String) async throws {
         let harness = try Harness()
         let quoted = String(decoding: try JSONEncoder().encode(bad), as: UTF8.self)
@@ -255,7 +284,8 @@ struct LimeLinkDeferredTests {
         #expect(link.shortCode == "summer-sale")
     }
 
-    @Test("a uri that is not an absolute URL is a decoding error, not a destination", arguments: ["product/789", "https:product", "https://"])
+    @Test(
+        "a uri that is not an absolute URL is a decoding error, not a destination", arguments: ["product/789", "https:product", "https://"])
     func relativeURI(_ bad: String) async throws {
         let harness = try Harness()
         let quoted = String(decoding: try JSONEncoder().encode(bad), as: UTF8.self)
@@ -286,7 +316,8 @@ struct LimeLinkDeferredTests {
     @Test("server error (9.7): a non-200 is a failure with the status and LimeLink's text")
     func serverError() async throws {
         let harness = try Harness()
-        harness.transport.stub(.get, "/api/v1/deferred-deep-link", .status(503, body: Data("upstream timeout".utf8), headers: ["Content-Type": "text/plain"]))
+        harness.transport.stub(
+            .get, "/api/v1/deferred-deep-link", .status(503, body: Data("upstream timeout".utf8), headers: ["Content-Type": "text/plain"]))
         let error = await #expect(throws: DeepLinkError.self) { try await harness.backend.matchInstall(context: harness.context) }
         #expect(error?.code == .server(status: 503))
         #expect(error?.message.contains("upstream timeout") == true)
@@ -306,7 +337,9 @@ struct LimeLinkDeferredTests {
     @Test("a match survives a failed second step: the retry skips step one, which the server has used up")
     func pendingMatchSurvives() async throws {
         let harness = try Harness()
-        harness.transport.stub(.get, "/api/v1/deferred-deep-link", [.json(#"{"suffix":"s","full_request_url":"https://a.limelink.org/link/s"}"#), .json(#"{"suffix":null}"#)])
+        harness.transport.stub(
+            .get, "/api/v1/deferred-deep-link",
+            [.json(#"{"suffix":"s","full_request_url":"https://a.limelink.org/link/s"}"#), .json(#"{"suffix":null}"#)])
         harness.transport.stub(.get, "/api/v1/app/dynamic_link/s", [.status(503), .json(#"{"uri":"myapp://s"}"#)])
         await #expect(throws: DeepLinkError.self) { try await harness.backend.matchInstall(context: harness.context) }
         let match = try await harness.backend.matchInstall(context: harness.context)
@@ -325,11 +358,15 @@ struct LimeLinkDeferredTests {
         try await harness.backend.didPublish(.link(delivered), at: Date(), context: harness.context)
         try await harness.backend.didPublish(.link(delivered), at: Date(), context: harness.context)
         let bodies = try harness.transport.requests.map { try JSONDecoder().decode(LimeLinkStatsRequest.self, from: #require($0.body)) }
-        #expect(bodies == [
-            LimeLinkStatsRequest(privateKey: apiKey, suffix: "p", handle: "reviews", eventType: "first_run", operatingSystem: "ios"),
-            LimeLinkStatsRequest(privateKey: apiKey, suffix: "p", handle: "reviews", eventType: "rerun", operatingSystem: "ios"),
-        ])
-        #expect(harness.transport.requests.allSatisfy { $0.headers["Authorization"] == nil && $0.url.absoluteString == "https://limelink.org/api/v1/stats/event" })
+        #expect(
+            bodies == [
+                LimeLinkStatsRequest(privateKey: apiKey, suffix: "p", handle: "reviews", eventType: "first_run", operatingSystem: "ios"),
+                LimeLinkStatsRequest(privateKey: apiKey, suffix: "p", handle: "reviews", eventType: "rerun", operatingSystem: "ios"),
+            ])
+        #expect(
+            harness.transport.requests.allSatisfy {
+                $0.headers["Authorization"] == nil && $0.url.absoluteString == "https://limelink.org/api/v1/stats/event"
+            })
         let raw = String(decoding: harness.transport.requests[0].body ?? Data(), as: UTF8.self)
         #expect(raw.contains("\"private_key\""))
     }
@@ -370,12 +407,16 @@ struct LimeLinkDeferredTests {
     func configuration() throws {
         let configuration = try LimeLinkBackend.Configuration(apiKey: apiKey, apiBaseURL: url("https://api.example.com/prefix"))
         #expect(configuration.apiBaseURL.absoluteString == "https://api.example.com/prefix/")
-        #expect(LimeLinkEndpoints.stats(base: configuration.apiBaseURL).absoluteString == "https://api.example.com/prefix/api/v1/stats/event")
+        #expect(
+            LimeLinkEndpoints.stats(base: configuration.apiBaseURL).absoluteString == "https://api.example.com/prefix/api/v1/stats/event")
         #expect(!configuration.description.contains(apiKey))
         for (make, field) in [
             ({ try LimeLinkBackend.Configuration(apiKey: "") }, "apiKey"),
             ({ try LimeLinkBackend.Configuration(apiKey: "k", apiBaseURL: url("http://limelink.org/")) }, "apiBaseURL"),
-            ({ try LimeLinkBackend.Configuration(apiKey: "k", legacyResolveURL: url("http://deep.limelink.org/link")) }, "legacyResolveURL"),
+            (
+                { try LimeLinkBackend.Configuration(apiKey: "k", legacyResolveURL: url("http://deep.limelink.org/link")) },
+                "legacyResolveURL"
+            ),
         ] as [(() throws -> LimeLinkBackend.Configuration, String)] {
             let error = #expect(throws: DeepLinkError.self) { try make() }
             #expect(error?.message.hasPrefix(field) == true)

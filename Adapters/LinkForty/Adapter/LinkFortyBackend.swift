@@ -165,7 +165,8 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend, LateA
         } catch {
             let reason = DeepLinkError.wrapping(error, as: .network, "The deferred link's route could not be fetched.", backend: id)
             context.logger.warning(
-                "The deferred link \(code) has no route (the install answer names none, and resolving it failed: \(reason.description)); it is delivered with its short code as its path.")
+                "The deferred link \(code) has no route (the install answer names none, and resolving it failed: \(reason.description)); it is delivered with its short code as its path."
+            )
             var link = link
             link.metadata["deferredRouteError"] = .string(reason.description)
             return link
@@ -184,7 +185,8 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend, LateA
         do {
             _ = try await api.send(request, "the late Apple Ads token", context: context)
         } catch let error as DeepLinkError where error.status == 404 {
-            throw DeepLinkError(.unsupported, "This LinkForty server takes no Apple Ads token after the install report (404).", backend: id, status: 404)
+            throw DeepLinkError(
+                .unsupported, "This LinkForty server takes no Apple Ads token after the install report (404).", backend: id, status: 404)
         }
     }
 
@@ -218,14 +220,17 @@ public struct LinkFortyBackend: EventTrackingBackend, LinkCreatingBackend, LateA
                     "LinkForty needs the link's web URL (fallbackURL, sent as originalUrl) to create a link from a template.",
                     backend: id)
             }
-            let row = try await api.fetch(LinkFortyLinkRow.self, post(body, to: LinkFortyEndpoints.linksPath, context: context), "the link creation", context: context)
+            let row = try await api.fetch(
+                LinkFortyLinkRow.self, post(body, to: LinkFortyEndpoints.linksPath, context: context), "the link creation", context: context
+            )
             let slugPath = request.templateSlug.map { "/\($0)" } ?? ""
             return CreatedLink(
                 url: LinkFortyEndpoints.url(configuration.baseURL, path: slugPath + "/" + row.shortCode),
                 shortCode: row.shortCode, linkID: row.id)
         }
         let created = try await api.fetch(
-            LinkFortyCreatedLink.self, post(body, to: LinkFortyEndpoints.sdkLinksPath, context: context), "the link creation", context: context)
+            LinkFortyCreatedLink.self, post(body, to: LinkFortyEndpoints.sdkLinksPath, context: context), "the link creation",
+            context: context)
         guard let url = URL.absolute(created.url) else {
             throw DeepLinkError(.decoding, "LinkForty returned a link that is not a URL.", backend: id)
         }

@@ -209,7 +209,8 @@ enum LinkFortyMapping {
     }
 
     static func createLinkRequest(_ request: LinkRequest) -> LinkFortyCreateLinkRequest {
-        let utm = request.utm.isEmpty
+        let utm =
+            request.utm.isEmpty
             ? nil
             : LinkFortyUTM(
                 source: request.utm.source, medium: request.utm.medium, campaign: request.utm.campaign,

@@ -17,16 +17,22 @@ enum FastifyErrors {
     /// typed throws, and this module is then only checked by its declarations.)
     static func jsonBody(_ request: HTTPRequest) -> Result<[String: JSONValue], Rejection> {
         guard let body = request.body, !body.isEmpty else {
-            return .failure(Rejection(
-                response: .json(
-                    ["statusCode": 400, "code": "FST_ERR_CTP_EMPTY_JSON_BODY", "error": "Bad Request",
-                     "message": "Body cannot be empty when content-type is set to 'application/json'"], status: 400)))
+            return .failure(
+                Rejection(
+                    response: .json(
+                        [
+                            "statusCode": 400, "code": "FST_ERR_CTP_EMPTY_JSON_BODY", "error": "Bad Request",
+                            "message": "Body cannot be empty when content-type is set to 'application/json'",
+                        ], status: 400)))
         }
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else {
-            return .failure(Rejection(
-                response: .json(
-                    ["statusCode": 400, "code": "FST_ERR_CTP_INVALID_JSON_BODY", "error": "Bad Request",
-                     "message": "Body is not valid JSON"], status: 400)))
+            return .failure(
+                Rejection(
+                    response: .json(
+                        [
+                            "statusCode": 400, "code": "FST_ERR_CTP_INVALID_JSON_BODY", "error": "Bad Request",
+                            "message": "Body is not valid JSON",
+                        ], status: 400)))
         }
         guard case .object(let object) = value else {
             return .failure(Rejection(response: validation([ZodSchema.Issue(path: "", expected: "object", received: value.kind)])))
@@ -40,7 +46,8 @@ enum FastifyErrors {
                 [
                     "code": "invalid_type", "expected": .string(issue.expected), "received": .string(issue.received),
                     "path": .array(issue.path.isEmpty ? [] : [.string(issue.path)]),
-                    "message": .string(issue.received == "undefined" ? "Required" : "Expected \(issue.expected), received \(issue.received)"),
+                    "message": .string(
+                        issue.received == "undefined" ? "Required" : "Expected \(issue.expected), received \(issue.received)"),
                 ]
             })
         let encoder = JSONEncoder()

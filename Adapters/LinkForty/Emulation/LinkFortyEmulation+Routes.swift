@@ -17,7 +17,10 @@ extension LinkFortyEmulation {
         case (.post, "/api/links"): return createLink(request)
         case (.post, "/api/sdk/v1/links") where emulatesCloud: return createCloudLink(request)
         case (.get, "/api/sdk/v1/health"):
-            return .json(["status": "healthy", "version": "v1", "timestamp": .string(ISO8601Timestamp.string(from: request.receivedAt, fractional: true))])
+            return .json([
+                "status": "healthy", "version": "v1",
+                "timestamp": .string(ISO8601Timestamp.string(from: request.receivedAt, fractional: true)),
+            ])
         default: break
         }
         if method == .get, segments.count >= 5, segments.count <= 6, Array(segments.prefix(4)) == ["api", "sdk", "v1", "resolve"] {
@@ -33,7 +36,10 @@ extension LinkFortyEmulation {
 
     private func install(_ request: ProviderSimulator.Request) -> HTTPResponse {
         let body: [String: JSONValue]
-        switch FastifyErrors.jsonBody(request.http) { case .success(let object): body = object; case .failure(let rejection): return rejection.response }
+        switch FastifyErrors.jsonBody(request.http) {
+        case .success(let object): body = object;
+        case .failure(let rejection): return rejection.response
+        }
         let issues = ZodSchema(
             required: ["userAgent": .string],
             optional: [
@@ -115,7 +121,9 @@ extension LinkFortyEmulation {
                 return .json(["error": "Link not found"], status: 404)
             }
             state.clicks.append(
-                Click(id: UUID().uuidString.lowercased(), linkID: link.id, clickedAt: request.receivedAt, fingerprint: clickFingerprint(request)))
+                Click(
+                    id: UUID().uuidString.lowercased(), linkID: link.id, clickedAt: request.receivedAt,
+                    fingerprint: clickFingerprint(request)))
             var body: [String: JSONValue] = [
                 "shortCode": .string(link.shortCode), "linkId": .string(link.id),
                 "clickedAt": .string(ISO8601Timestamp.string(from: request.receivedAt, fractional: true)),
@@ -137,7 +145,9 @@ extension LinkFortyEmulation {
                 return .json(["error": "Link not found"], status: 404)
             }
             state.clicks.append(
-                Click(id: UUID().uuidString.lowercased(), linkID: link.id, clickedAt: request.receivedAt, fingerprint: clickFingerprint(request)))
+                Click(
+                    id: UUID().uuidString.lowercased(), linkID: link.id, clickedAt: request.receivedAt,
+                    fingerprint: clickFingerprint(request)))
             return HTTPResponse(status: 302, headers: ["Location": link.originalURL])
         }
     }
@@ -146,7 +156,10 @@ extension LinkFortyEmulation {
 
     private func event(_ request: ProviderSimulator.Request) -> HTTPResponse {
         let body: [String: JSONValue]
-        switch FastifyErrors.jsonBody(request.http) { case .success(let object): body = object; case .failure(let rejection): return rejection.response }
+        switch FastifyErrors.jsonBody(request.http) {
+        case .success(let object): body = object;
+        case .failure(let rejection): return rejection.response
+        }
         let issues = ZodSchema(
             required: ["installId": .uuid, "eventName": .string],
             optional: [
@@ -173,7 +186,10 @@ extension LinkFortyEmulation {
 
     private func createLink(_ request: ProviderSimulator.Request) -> HTTPResponse {
         let body: [String: JSONValue]
-        switch FastifyErrors.jsonBody(request.http) { case .success(let object): body = object; case .failure(let rejection): return rejection.response }
+        switch FastifyErrors.jsonBody(request.http) {
+        case .success(let object): body = object;
+        case .failure(let rejection): return rejection.response
+        }
         let issues = ZodSchema(
             required: ["originalUrl": .url],
             optional: [
@@ -187,7 +203,9 @@ extension LinkFortyEmulation {
         let templateID = body["templateId"]?.stringValue?.lowercased()
         let slug = templateID.flatMap { id in state.withLock { $0.templates[id] } }
         if templateID != nil, slug == nil {
-            return .json(["error": "Failed to create link", "message": "insert or update on table \"links\" violates foreign key constraint"], status: 500)
+            return .json(
+                ["error": "Failed to create link", "message": "insert or update on table \"links\" violates foreign key constraint"],
+                status: 500)
         }
         let link = store(body, templateID: templateID, templateSlug: slug, externalUserID: nil)
         var row: [String: JSONValue] = [
@@ -219,7 +237,10 @@ extension LinkFortyEmulation {
             return .json(["error": "Unauthorized", "message": "A valid API key is required"], status: 401)
         }
         let body: [String: JSONValue]
-        switch FastifyErrors.jsonBody(request.http) { case .success(let object): body = object; case .failure(let rejection): return rejection.response }
+        switch FastifyErrors.jsonBody(request.http) {
+        case .success(let object): body = object;
+        case .failure(let rejection): return rejection.response
+        }
         let externalUserID = body["externalUserId"]?.stringValue
         let slug = body["templateSlug"]?.stringValue
         let parameters = body["deepLinkParameters"]?.objectValue

@@ -79,7 +79,8 @@ public struct LinkFortyMatcher: Sendable {
 
     /// The best click for `install` at `now`, or `nil` (organic).
     public func match(_ install: Fingerprint, among candidates: [Candidate], now: Date) -> Match? {
-        let recent = candidates
+        let recent =
+            candidates
             .filter { now.timeIntervalSince($0.clickedAt) <= Self.maximumAgeHours * 3600 }
             .sorted { $0.clickedAt > $1.clickedAt }
             .prefix(1000)

@@ -41,7 +41,9 @@ struct LinkFortyAppleAdsTests {
         }
     }
 
-    @Test("a late token goes to POST /api/sdk/v1/install/apple-ads-token with the install's id; Core has no such route (404), so it is dropped, once")
+    @Test(
+        "a late token goes to POST /api/sdk/v1/install/apple-ads-token with the install's id; Core has no such route (404), so it is dropped, once"
+    )
     func lateToken() async throws {
         let clock = ManualClock()
         let simulator = ProviderSimulator(clock: clock)

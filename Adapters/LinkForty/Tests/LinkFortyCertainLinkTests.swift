@@ -16,8 +16,10 @@ struct LinkFortyCertainLinkTests {
         let clock = ManualClock()
         let simulator = ProviderSimulator(clock: clock)
         let server = simulator.addLinkForty(host: "go.acme.app")
-        server.createLink(shortCode: "spring", originalURL: "https://acme.example/spring", deepLinkPath: "/sale/spring", appScheme: "acmeshop")
-        server.createLink(shortCode: "summer", originalURL: "https://acme.example/summer", deepLinkPath: "/sale/summer", appScheme: "acmeshop")
+        server.createLink(
+            shortCode: "spring", originalURL: "https://acme.example/spring", deepLinkPath: "/sale/spring", appScheme: "acmeshop")
+        server.createLink(
+            shortCode: "summer", originalURL: "https://acme.example/summer", deepLinkPath: "/sale/summer", appScheme: "acmeshop")
         // The phone's browser opened "summer" earlier: Core's fingerprint would pick it.
         try server.recordWebClick(url: url("https://go.acme.app/summer"), from: newYorkPhone, ip: "198.51.100.23", at: clock.currentDate)
         clock.advance(by: 60)

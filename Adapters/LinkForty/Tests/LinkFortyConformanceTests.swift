@@ -26,7 +26,9 @@ struct LinkFortyFixture: ConformanceFixture {
             resolveRoute: (.get, "/api/sdk/v1/resolve/k3m9x2qa/Xk9_2bQz"), installRoute: (.post, "/api/sdk/v1/install"),
             device: newYorkPhone,
             scriptAttributedInstall: {
-                try server.recordWebClick(url: URL(string: "https://go.acme.app/Xk9_2bQz")!, from: newYorkPhone, ip: simulator.clientIP, at: simulator.clock.currentDate)
+                try server.recordWebClick(
+                    url: URL(string: "https://go.acme.app/Xk9_2bQz")!, from: newYorkPhone, ip: simulator.clientIP,
+                    at: simulator.clock.currentDate)
                 return ExpectedDeferredLink(parameters: ["route": "product", "productId": "42"], shortCode: "Xk9_2bQz")
             })
     }

@@ -36,7 +36,8 @@ struct LinkFortyDeferredRouteTests {
             server.createLink(
                 shortCode: "spring", originalURL: "https://acme.example/sale", deepLinkPath: "/products/42", appScheme: "acme",
                 utmParameters: ["source": "instagram"], deepLinkParameters: ["productId": "42", "discount": 20])
-            try server.recordWebClick(url: URL(string: "https://go.acme.app/spring")!, from: newYorkPhone, ip: "198.51.100.23", at: clock.currentDate)
+            try server.recordWebClick(
+                url: URL(string: "https://go.acme.app/spring")!, from: newYorkPhone, ip: "198.51.100.23", at: clock.currentDate)
             clock.advance(by: 600)
             simulator.clientIP = "198.51.100.77"  // the same network, ten minutes later
         }
@@ -85,7 +86,8 @@ struct LinkFortyDeferredRouteTests {
         transport.stub(
             .post, "/api/sdk/v1/install",
             .json(
-                #"{"installId":"i-1","attributed":true,"confidenceScore":90,"matchedFactors":["ip"],"deepLinkData":{"shortCode":"spring","deepLinkPath":"/products/42","appScheme":"acme"}}"#))
+                #"{"installId":"i-1","attributed":true,"confidenceScore":90,"matchedFactors":["ip"],"deepLinkData":{"shortCode":"spring","deepLinkPath":"/products/42","appScheme":"acme"}}"#
+            ))
         let backend = LinkFortyBackend(try .init(baseURL: url("https://go.acme.app"), appSchemes: ["acme"]))
         let match = try await backend.matchInstall(context: BackendContext(transport: transport))
         #expect(match.link?.path == "/products/42")

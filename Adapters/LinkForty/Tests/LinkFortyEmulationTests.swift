@@ -1,10 +1,9 @@
 import Foundation
 import LinkRelay
+import LinkRelayLinkForty
 import LinkRelaySimulator
 import LinkRelayTesting
 import Testing
-
-import LinkRelayLinkForty
 
 @testable import LinkRelayLinkFortyEmulation
 
@@ -18,7 +17,8 @@ struct LinkFortyEmulationTests {
     }
 
     func send(_ method: HTTPMethod, _ path: String, json body: String? = nil, headers: HTTPHeaders = [:]) async throws -> (Int, JSONValue) {
-        var request = HTTPRequest(method: method, url: URL(string: "https://go.acme.app\(path)")!, headers: headers, body: body.map { Data($0.utf8) })
+        var request = HTTPRequest(
+            method: method, url: URL(string: "https://go.acme.app\(path)")!, headers: headers, body: body.map { Data($0.utf8) })
         request.headers["Content-Type"] = "application/json"
         let response = try await simulator.send(request)
         return (response.status, (try? JSONDecoder().decode(JSONValue.self, from: response.body)) ?? .null)
@@ -48,7 +48,8 @@ struct LinkFortyEmulationTests {
 
     @Test("numbers past Int's range in a request body are not integers, and do not stop the server")
     func hugeNumbers() async throws {
-        let (status, _) = try await send(.post, "/api/sdk/v1/install", json: #"{"userAgent":"A/1 iOS/17","screenWidth":1e300,"screenHeight":-1e300}"#)
+        let (status, _) = try await send(
+            .post, "/api/sdk/v1/install", json: #"{"userAgent":"A/1 iOS/17","screenWidth":1e300,"screenHeight":-1e300}"#)
         #expect(status == 200)
         #expect(JSONValue.double(1e300).intValue == nil)
         #expect(JSONValue.double(390).intValue == 390)
@@ -69,7 +70,8 @@ struct LinkFortyEmulationTests {
         #expect(server.clicks.last?.fingerprint.screenWidth == 1179)
         #expect(try await send(.get, "/api/sdk/v1/resolve/k3m9x2qa/slugged").0 == 200)
         #expect(try await send(.get, "/api/sdk/v1/resolve/slugged").0 == 200)
-        for path in ["/api/sdk/v1/resolve/wrong/slugged", "/api/sdk/v1/resolve/off", "/api/sdk/v1/resolve/old", "/api/sdk/v1/resolve/none"] {
+        for path in ["/api/sdk/v1/resolve/wrong/slugged", "/api/sdk/v1/resolve/off", "/api/sdk/v1/resolve/old", "/api/sdk/v1/resolve/none"]
+        {
             let (notFound, error) = try await send(.get, path)
             #expect(notFound == 404)
             #expect(error == ["error": "Link not found"])
@@ -83,7 +85,9 @@ struct LinkFortyEmulationTests {
         _ = try await send(.get, "/api/sdk/v1/resolve/abc?fp_tz=Europe/Berlin&fp_lang=de_DE&fp_sw=1179&fp_sh=2556", headers: agent)
         let (_, body) = try await send(
             .post, "/api/sdk/v1/install",
-            json: #"{"userAgent":"Acme Shop/2.3.0 iOS/17.4.1","timezone":"Europe/Berlin","language":"de_DE","screenWidth":1179,"screenHeight":2556}"#)
+            json:
+                #"{"userAgent":"Acme Shop/2.3.0 iOS/17.4.1","timezone":"Europe/Berlin","language":"de_DE","screenWidth":1179,"screenHeight":2556}"#
+        )
         #expect(body.objectValue?["confidenceScore"] == 100)
         #expect(body.objectValue?["deepLinkData"]?.objectValue?["shortCode"] == "abc")
         #expect(body.objectValue?["deepLinkData"]?.objectValue?["iosUrl"] == .null)
@@ -96,7 +100,8 @@ struct LinkFortyEmulationTests {
         simulator.clientIP = "127.0.0.1"
         let (_, loopback) = try await send(.post, "/api/sdk/v1/install", json: #"{"userAgent":"A/1 iOS/17"}"#)
         #expect(loopback.objectValue?["attributed"] == false)
-        server.recordClick(shortCode: "abc", fingerprint: .init(ip: "198.51.100.1", userAgent: "A/1 iOS/17"), at: simulator.clock.currentDate)
+        server.recordClick(
+            shortCode: "abc", fingerprint: .init(ip: "198.51.100.1", userAgent: "A/1 iOS/17"), at: simulator.clock.currentDate)
         let (_, forwarded) = try await send(
             .post, "/api/sdk/v1/install", json: #"{"userAgent":"A/1 iOS/17"}"#, headers: ["X-Forwarded-For": "198.51.100.9, 10.0.0.1"])
         #expect(forwarded.objectValue?["attributed"] == true)
@@ -108,11 +113,13 @@ struct LinkFortyEmulationTests {
         let (_, install) = try await send(.post, "/api/sdk/v1/install", json: #"{"userAgent":"A"}"#)
         let installID = try #require(install.objectValue?["installId"]?.stringValue)
         let (status, body) = try await send(
-            .post, "/api/sdk/v1/event", json: #"{"installId":"\#(installID)","eventName":"signup","eventData":{"a":1},"timestamp":"2026-03-02T08:05:00Z"}"#)
+            .post, "/api/sdk/v1/event",
+            json: #"{"installId":"\#(installID)","eventName":"signup","eventData":{"a":1},"timestamp":"2026-03-02T08:05:00Z"}"#)
         #expect(status == 200)
         #expect(body.objectValue?["acknowledged"] == true)
         #expect(server.events.map(\.name) == ["signup"])
-        let (unknown, error) = try await send(.post, "/api/sdk/v1/event", json: #"{"installId":"00000000-0000-4000-8000-000000000000","eventName":"x"}"#)
+        let (unknown, error) = try await send(
+            .post, "/api/sdk/v1/event", json: #"{"installId":"00000000-0000-4000-8000-000000000000","eventName":"x"}"#)
         #expect(unknown == 404)
         #expect(error == ["error": "Install event not found"])
         #expect(try await send(.post, "/api/sdk/v1/event", json: #"{"installId":"nope","eventName":"x"}"#).0 == 500)
@@ -165,7 +172,8 @@ struct LinkFortyEmulationKeyTests {
                 #expect(error.code == .unauthorized)
                 #expect(
                     warnings.withLock { $0 }.contains(
-                        "The provider rejected the API key: linkforty answered 401 while asking for the install match. Check the key (and its permissions) in the backend's configuration."))
+                        "The provider rejected the API key: linkforty answered 401 while asking for the install match. Check the key (and its permissions) in the backend's configuration."
+                    ))
                 #expect(warnings.withLock { $0 }.allSatisfy { !$0.contains("lf_wrong") })
             } else {
                 #expect(outcome == .organic(outcome.attribution))

@@ -19,7 +19,8 @@ struct LinkFortyEndToEndTests {
         server.createLink(shortCode: "Xk9_2bQz", templateSlug: "k3m9x2qa", deepLinkPath: "/product/42", appScheme: "acmeshop")
 
         // The user taps the link in Instagram, on the phone, before installing the app.
-        try server.recordWebClick(url: URL(string: "https://go.acme.app/spring")!, from: newYorkPhone, ip: "198.51.100.23", at: clock.currentDate)
+        try server.recordWebClick(
+            url: URL(string: "https://go.acme.app/spring")!, from: newYorkPhone, ip: "198.51.100.23", at: clock.currentDate)
         clock.advance(by: 600)
         simulator.clientIP = "198.51.100.77"  // same /24 network, later
 
@@ -98,7 +99,8 @@ struct LinkFortyEndToEndTests {
         for _ in 0..<3 {
             var configuration = DeepLinkClient.Configuration(store: store, clock: simulator.clock, transport: simulator)
             configuration.deviceInfo = StaticDeviceInfo(newYorkPhone)
-            let client = DeepLinkClient(backend: LinkFortyBackend(try .init(baseURL: url("https://go.acme.app"))), configuration: configuration)
+            let client = DeepLinkClient(
+                backend: LinkFortyBackend(try .init(baseURL: url("https://go.acme.app"))), configuration: configuration)
             await client.start()
             #expect(await client.installOutcome() != .timedOut)
             await client.shutdown()
@@ -122,10 +124,12 @@ struct LinkFortyEndToEndTests {
         #expect(code.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
         #expect(generated.url == url("https://go.acme.app/k3m9x2qa/\(code)"))
         let custom = try await client.createLink(
-            LinkRequest(fallbackURL: url("https://acme.example/v/2"), templateID: template.id, templateSlug: template.slug, customCode: "spring"))
+            LinkRequest(
+                fallbackURL: url("https://acme.example/v/2"), templateID: template.id, templateSlug: template.slug, customCode: "spring"))
         #expect(custom.shortCode == "spring")
         let taken = try await client.createLink(
-            LinkRequest(fallbackURL: url("https://acme.example/v/3"), templateID: template.id, templateSlug: template.slug, customCode: "spring"))
+            LinkRequest(
+                fallbackURL: url("https://acme.example/v/3"), templateID: template.id, templateSlug: template.slug, customCode: "spring"))
         #expect(taken.shortCode != "spring")
         // Core has no SDK link endpoint: without a template the call fails with Core's 404.
         let error = await #expect(throws: DeepLinkError.self) { try await client.createLink(LinkRequest(title: "x")) }
@@ -144,7 +148,8 @@ struct LinkFortyReadmeTests {
         let linkForty = simulator.addLinkForty(host: "go.acme.app")
         linkForty.createLink(
             shortCode: "spring", deepLinkPath: "/sale/spring", appScheme: "acmeshop", deepLinkParameters: ["route": "sale"])
-        try linkForty.recordWebClick(url: URL(string: "https://go.acme.app/spring")!, from: device, ip: "198.51.100.23", at: simulator.clock.currentDate)
+        try linkForty.recordWebClick(
+            url: URL(string: "https://go.acme.app/spring")!, from: device, ip: "198.51.100.23", at: simulator.clock.currentDate)
         var configuration = DeepLinkClient.Configuration()
         configuration.transport = simulator
         configuration.store = InMemoryStore()
@@ -152,11 +157,12 @@ struct LinkFortyReadmeTests {
         configuration.deviceInfo = StaticDeviceInfo(device)
         simulator.clientIP = "198.51.100.77"
         let client = DeepLinkClient(
-            backend: LinkFortyBackend(try .init(
-                baseURL: URL(string: "https://go.acme.app")!,
-                apiKey: linkFortyKey,
-                appSchemes: ["acmeshop"]
-            )),
+            backend: LinkFortyBackend(
+                try .init(
+                    baseURL: URL(string: "https://go.acme.app")!,
+                    apiKey: linkFortyKey,
+                    appSchemes: ["acmeshop"]
+                )),
             configuration: configuration
         )
         await client.start()

@@ -5,7 +5,6 @@ import Testing
 
 @testable import LinkRelayLinkForty
 
-
 @Suite("LinkForty wire protocol: events (E4) and link creation (E5/E6)")
 struct LinkFortyEventAndLinkTests {
     let timestamp = Date(timeIntervalSince1970: 1_772_438_700)  // 2026-03-02T08:05:00Z
@@ -13,13 +12,15 @@ struct LinkFortyEventAndLinkTests {
     @Test("event (9.7): body with installId, eventName, eventData and a second-precision UTC timestamp")
     func event() async throws {
         let harness = try Harness(installID: "3f1c9a52-7d4e-4b8a-9e21-6c0d5b8f4a17")
-        harness.transport.stub(.post, "/api/sdk/v1/event", .json(#"{"eventId":"9d4b2f61-3c8e-4a05-b7d2-e1f06a3c5b98","acknowledged":true}"#))
+        harness.transport.stub(
+            .post, "/api/sdk/v1/event", .json(#"{"eventId":"9d4b2f61-3c8e-4a05-b7d2-e1f06a3c5b98","acknowledged":true}"#))
         try await harness.backend.send(ConversionEvent(name: "signup", timestamp: timestamp), context: harness.context)
         let body = try json(harness.transport.requests.first?.body)
-        #expect(body == [
-            "installId": "3f1c9a52-7d4e-4b8a-9e21-6c0d5b8f4a17", "eventName": "signup", "eventData": [:],
-            "timestamp": "2026-03-02T08:05:00Z", "sdkName": "linkrelay", "sdkVersion": .string(LinkRelayVersion.string),
-        ])
+        #expect(
+            body == [
+                "installId": "3f1c9a52-7d4e-4b8a-9e21-6c0d5b8f4a17", "eventName": "signup", "eventData": [:],
+                "timestamp": "2026-03-02T08:05:00Z", "sdkName": "linkrelay", "sdkVersion": .string(LinkRelayVersion.string),
+            ])
         #expect(harness.transport.requests.first?.headers["X-LinkForty-SDK"] == "linkrelay/\(LinkRelayVersion.string)")
     }
 
@@ -60,34 +61,53 @@ struct LinkFortyEventAndLinkTests {
     @Test("link creation from a template (9.8, §7.4): POST /api/links with originalUrl and description, snake_case answer, slug in the URL")
     func createFromTemplate() async throws {
         let harness = try Harness()
-        harness.transport.stub(.post, "/api/links", .json(#"{"id":"e41b6a0c-77d2-4c1f-9a3e-0b5d8c2f6a91","short_code":"Ru8vN2kd","template_id":"5a1e7c3d-0b92-4f48-8e6a-c2d9f1a0b347","clickCount":0}"#))
+        harness.transport.stub(
+            .post, "/api/links",
+            .json(
+                #"{"id":"e41b6a0c-77d2-4c1f-9a3e-0b5d8c2f6a91","short_code":"Ru8vN2kd","template_id":"5a1e7c3d-0b92-4f48-8e6a-c2d9f1a0b347","clickCount":0}"#
+            ))
         let created = try await harness.backend.createLink(
             LinkRequest(
                 fallbackURL: url("https://acme.example/videos/vid123"), parameters: ["route": "VIDEO_VIEWER", "id": "vid123"],
                 utm: UTMParameters(source: "app", campaign: "share"), title: "Check this out",
-                description: "A video from Ana", templateID: "5a1e7c3d-0b92-4f48-8e6a-c2d9f1a0b347", templateSlug: "k3m9x2qa", externalUserID: "user-7"),
+                description: "A video from Ana", templateID: "5a1e7c3d-0b92-4f48-8e6a-c2d9f1a0b347", templateSlug: "k3m9x2qa",
+                externalUserID: "user-7"),
             context: harness.context)
-        #expect(created == CreatedLink(url: url("https://go.acme.app/k3m9x2qa/Ru8vN2kd"), shortCode: "Ru8vN2kd", linkID: "e41b6a0c-77d2-4c1f-9a3e-0b5d8c2f6a91"))
+        #expect(
+            created
+                == CreatedLink(
+                    url: url("https://go.acme.app/k3m9x2qa/Ru8vN2kd"), shortCode: "Ru8vN2kd", linkID: "e41b6a0c-77d2-4c1f-9a3e-0b5d8c2f6a91"
+                ))
         let request = try #require(harness.transport.requests.first)
         #expect(request.headers["Authorization"] == "Bearer lf_live_8c1f0e9a2b")
-        #expect(try json(request.body) == [
-            "templateId": "5a1e7c3d-0b92-4f48-8e6a-c2d9f1a0b347", "templateSlug": "k3m9x2qa",
-            "originalUrl": "https://acme.example/videos/vid123",
-            "deepLinkParameters": ["route": "VIDEO_VIEWER", "id": "vid123"], "title": "Check this out",
-            "description": "A video from Ana", "utmParameters": ["source": "app", "campaign": "share"], "externalUserId": "user-7",
-        ])
+        #expect(
+            try json(request.body) == [
+                "templateId": "5a1e7c3d-0b92-4f48-8e6a-c2d9f1a0b347", "templateSlug": "k3m9x2qa",
+                "originalUrl": "https://acme.example/videos/vid123",
+                "deepLinkParameters": ["route": "VIDEO_VIEWER", "id": "vid123"], "title": "Check this out",
+                "description": "A video from Ana", "utmParameters": ["source": "app", "campaign": "share"], "externalUserId": "user-7",
+            ])
     }
 
     @Test("link creation without a template (9.8): POST /api/sdk/v1/links, camelCase answer with deduplicated")
     func createWithoutTemplate() async throws {
         let harness = try Harness()
-        harness.transport.stub(.post, "/api/sdk/v1/links", .json(#"{"url":"https://go.acme.app/k3m9x2qa/Ru8vN2kd","shortCode":"Ru8vN2kd","linkId":"e41b6a0c-77d2-4c1f-9a3e-0b5d8c2f6a91","deduplicated":false}"#))
+        harness.transport.stub(
+            .post, "/api/sdk/v1/links",
+            .json(
+                #"{"url":"https://go.acme.app/k3m9x2qa/Ru8vN2kd","shortCode":"Ru8vN2kd","linkId":"e41b6a0c-77d2-4c1f-9a3e-0b5d8c2f6a91","deduplicated":false}"#
+            ))
         let created = try await harness.backend.createLink(
             LinkRequest(parameters: ["route": "VIDEO_VIEWER", "id": "vid123"], title: "Check this out"), context: harness.context)
-        #expect(created == CreatedLink(url: url("https://go.acme.app/k3m9x2qa/Ru8vN2kd"), shortCode: "Ru8vN2kd", linkID: "e41b6a0c-77d2-4c1f-9a3e-0b5d8c2f6a91", deduplicated: false))
-        #expect(try json(harness.transport.requests.first?.body) == [
-            "deepLinkParameters": ["route": "VIDEO_VIEWER", "id": "vid123"], "title": "Check this out",
-        ])
+        #expect(
+            created
+                == CreatedLink(
+                    url: url("https://go.acme.app/k3m9x2qa/Ru8vN2kd"), shortCode: "Ru8vN2kd",
+                    linkID: "e41b6a0c-77d2-4c1f-9a3e-0b5d8c2f6a91", deduplicated: false))
+        #expect(
+            try json(harness.transport.requests.first?.body) == [
+                "deepLinkParameters": ["route": "VIDEO_VIEWER", "id": "vid123"], "title": "Check this out",
+            ])
     }
 
     @Test("link creation needs an API key, checked before any request; a template needs the web URL")
@@ -109,7 +129,9 @@ struct LinkFortyEventAndLinkTests {
     @Test("Core without the Cloud endpoint: 404 route-not-found is a server error")
     func coreWithoutCloudEndpoint() async throws {
         let harness = try Harness()
-        harness.transport.stub(.post, "/api/sdk/v1/links", .json(#"{"message":"Route POST:/api/sdk/v1/links not found","error":"Not Found","statusCode":404}"#, status: 404))
+        harness.transport.stub(
+            .post, "/api/sdk/v1/links",
+            .json(#"{"message":"Route POST:/api/sdk/v1/links not found","error":"Not Found","statusCode":404}"#, status: 404))
         let error = await #expect(throws: DeepLinkError.self) {
             try await harness.backend.createLink(LinkRequest(title: "x"), context: harness.context)
         }

@@ -41,10 +41,14 @@ struct LinkFortyLocalLinkTests {
         try await outage.checkPlusStaysAPlus(on: "https://go.acme.app/Qp3rT7wx", backend: backend)
     }
 
-    @Test("the local parse (C8, §12.1): UTM first wins, custom parameters last wins, empty values kept, reserved names left out in any case", arguments: ProviderOutage.allCases)
+    @Test(
+        "the local parse (C8, §12.1): UTM first wins, custom parameters last wins, empty values kept, reserved names left out in any case",
+        arguments: ProviderOutage.allCases)
     func localParameters(_ outage: ProviderOutage) async throws {
         let link = try await outage.localLink(
-            for: url("https://go.acme.app/Qp3rT7wx?utm_source=mail&utm_source=later&ref=a&ref=b&empty=&FP_TZ=UTC&fp_lang=en&Fp_Sw=1179&lf_click=c-1&LF_Click=c-2&UTM_Medium=x"),
+            for: url(
+                "https://go.acme.app/Qp3rT7wx?utm_source=mail&utm_source=later&ref=a&ref=b&empty=&FP_TZ=UTC&fp_lang=en&Fp_Sw=1179&lf_click=c-1&LF_Click=c-2&UTM_Medium=x"
+            ),
             backend: backend)
         #expect(link.parameters == ["ref": "b", "empty": ""])
         #expect(link.utm.source == "mail")
@@ -70,7 +74,8 @@ struct LinkFortyLocalLinkTests {
         SDKRow(url: "myapp://deep/link123", shortCode: "link123"),
         SDKRow(
             url: "https://go.example.com/abc123?utm_source=facebook&utm_medium=cpc&utm_campaign=summer&utm_term=shoes&utm_content=banner",
-            shortCode: "abc123", utm: UTMParameters(source: "facebook", medium: "cpc", campaign: "summer", term: "shoes", content: "banner")),
+            shortCode: "abc123", utm: UTMParameters(source: "facebook", medium: "cpc", campaign: "summer", term: "shoes", content: "banner")
+        ),
         SDKRow(
             url: "https://go.example.com/abc123?utm_source=google%20ads&utm_campaign=test%2Bcampaign", shortCode: "abc123",
             utm: UTMParameters(source: "google ads", campaign: "test+campaign")),
@@ -84,8 +89,12 @@ struct LinkFortyLocalLinkTests {
         SDKRow(url: "https://go.example.com/abc123#section", shortCode: "abc123"),
         SDKRow(url: "https://go.example.com:8080/test123", shortCode: "test123"),
         SDKRow(url: "https://go.example.com/path/to/link123", shortCode: "link123"),
-        SDKRow(url: "https://go.example.com/abc123?utm_source=&productId=", shortCode: "abc123", utm: UTMParameters(source: ""), parameters: ["productId": ""]),
-        SDKRow(url: "https://go.example.com/abc123?slug=titanic&utm_source=ig&fp_tz=UTC&lf_click=abc", shortCode: "abc123", utm: UTMParameters(source: "ig"), parameters: ["slug": "titanic"]),
+        SDKRow(
+            url: "https://go.example.com/abc123?utm_source=&productId=", shortCode: "abc123", utm: UTMParameters(source: ""),
+            parameters: ["productId": ""]),
+        SDKRow(
+            url: "https://go.example.com/abc123?slug=titanic&utm_source=ig&fp_tz=UTC&lf_click=abc", shortCode: "abc123",
+            utm: UTMParameters(source: "ig"), parameters: ["slug": "titanic"]),
         SDKRow(url: "https://go.example.com/abc123?UTM_Source=ig&FP_TZ=UTC&LF_Click=x", shortCode: "abc123"),
     ]
 

@@ -5,28 +5,34 @@ import Testing
 
 @testable import LinkRelayLinkForty
 
-
 @Suite("LinkForty wire protocol: resolve (E2/E3)")
 struct LinkFortyResolveTests {
-    @Test("template-slug link (9.4, §12.1–12.3): path, fingerprint query, server fields and UTM, the click's own query over the link's, reserved names left out")
+    @Test(
+        "template-slug link (9.4, §12.1–12.3): path, fingerprint query, server fields and UTM, the click's own query over the link's, reserved names left out"
+    )
     func templateSlugResolve() async throws {
         let harness = try Harness()
-        harness.transport.stub(.get, "/api/sdk/v1/resolve/k3m9x2qa/Xk9_2bQz", .json(#"""
-            {"shortCode":"Xk9_2bQz","linkId":"b7e2d1c4-2a9f-4e63-8d15-0f9a6c3e2b81","deepLinkPath":"/product/42",
-             "appScheme":"acmeshop","iosUrl":"https://apps.apple.com/app/id1234567890",
-             "androidUrl":"https://play.google.com/store/apps/details?id=com.acme.shop",
-             "webUrl":"https://acme.example/products/42",
-             "utmParameters":{"source":"instagram","medium":"social","campaign":"spring_sale"},
-             "customParameters":{"route":"product","productId":"42"},"clickedAt":"2026-03-02T08:00:01.456Z"}
-            """#))
+        harness.transport.stub(
+            .get, "/api/sdk/v1/resolve/k3m9x2qa/Xk9_2bQz",
+            .json(
+                #"""
+                {"shortCode":"Xk9_2bQz","linkId":"b7e2d1c4-2a9f-4e63-8d15-0f9a6c3e2b81","deepLinkPath":"/product/42",
+                 "appScheme":"acmeshop","iosUrl":"https://apps.apple.com/app/id1234567890",
+                 "androidUrl":"https://play.google.com/store/apps/details?id=com.acme.shop",
+                 "webUrl":"https://acme.example/products/42",
+                 "utmParameters":{"source":"instagram","medium":"social","campaign":"spring_sale"},
+                 "customParameters":{"route":"product","productId":"42"},"clickedAt":"2026-03-02T08:00:01.456Z"}
+                """#))
         let clicked = url(
-            "https://go.acme.app/k3m9x2qa/Xk9_2bQz?utm_source=newsletter&utm_campaign=march&ref=friend42&route=sale&LF_Click=c-91&FP_TZ=UTC&Fp_Lang=en&UTM_Term=x")
+            "https://go.acme.app/k3m9x2qa/Xk9_2bQz?utm_source=newsletter&utm_campaign=march&ref=friend42&route=sale&LF_Click=c-91&FP_TZ=UTC&Fp_Lang=en&UTM_Term=x"
+        )
         let link = try await harness.backend.resolve(clicked, context: harness.context)
         let request = try #require(harness.transport.requests.first)
         #expect(request.method == .get)
         #expect(
             request.url.absoluteString
-                == "https://go.acme.app/api/sdk/v1/resolve/k3m9x2qa/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en_US&fp_sw=1179&fp_sh=2556&fp_platform=iOS&fp_pv=17.4.1")
+                == "https://go.acme.app/api/sdk/v1/resolve/k3m9x2qa/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en_US&fp_sw=1179&fp_sh=2556&fp_platform=iOS&fp_pv=17.4.1"
+        )
         #expect(request.headers["Content-Type"] == "application/json")
         #expect(link.url == clicked)
         #expect(link.resolution == .server)
@@ -47,7 +53,11 @@ struct LinkFortyResolveTests {
     @Test("minimal link (9.5): one segment, {} columns, falsy fields absent")
     func minimalResolve() async throws {
         let harness = try Harness()
-        harness.transport.stub(.get, "/api/sdk/v1/resolve/Qp3rT7wx", .json(#"{"shortCode":"Qp3rT7wx","linkId":"0c5e8f2a-91d3-4b67-a4e0-7d2c9b1f3e56","utmParameters":{},"customParameters":{},"clickedAt":"2026-03-02T09:12:44.007Z"}"#))
+        harness.transport.stub(
+            .get, "/api/sdk/v1/resolve/Qp3rT7wx",
+            .json(
+                #"{"shortCode":"Qp3rT7wx","linkId":"0c5e8f2a-91d3-4b67-a4e0-7d2c9b1f3e56","utmParameters":{},"customParameters":{},"clickedAt":"2026-03-02T09:12:44.007Z"}"#
+            ))
         let link = try await harness.backend.resolve(url("https://go.acme.app/Qp3rT7wx"), context: harness.context)
         #expect(link.shortCode == "Qp3rT7wx")
         #expect(link.pathSegments == ["Qp3rT7wx"])

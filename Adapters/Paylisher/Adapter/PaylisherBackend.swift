@@ -95,13 +95,15 @@ public struct PaylisherBackend: EventBatchingBackend, LinkEventObservingBackend 
     /// LinkRelay's transport did not follow, thrown as `.network`) and a 413 keep the events;
     /// any other 4xx drops them.
     public func send(_ events: [ConversionEvent], context: BackendContext) async throws {
-        let distinctID = context.storage.value(String.self, forKey: Self.distinctIDKey) ?? {
-            // Anonymous until identify, a UUIDv7 as Paylisher's SDK makes it (§7); an id stored
-            // by an earlier version is kept.
-            let created = UUID.version7(at: context.clock.currentDate).uuidString.uppercased()
-            context.storage.set(created, forKey: Self.distinctIDKey)
-            return created
-        }()
+        let distinctID =
+            context.storage.value(String.self, forKey: Self.distinctIDKey)
+            ?? {
+                // Anonymous until identify, a UUIDv7 as Paylisher's SDK makes it (§7); an id stored
+                // by an earlier version is kept.
+                let created = UUID.version7(at: context.clock.currentDate).uuidString.uppercased()
+                context.storage.set(created, forKey: Self.distinctIDKey)
+                return created
+            }()
         let session = configuration.autoRegisterCampaignKeys ? context.sessionAttribution : nil
         let batch = PaylisherBatch(
             apiKey: configuration.apiKey,
@@ -116,7 +118,8 @@ public struct PaylisherBackend: EventBatchingBackend, LinkEventObservingBackend 
             otherwise: { response, what, url, now in
                 let error = PaylisherMapping.error(for: response, what, url: url, now: now)
                 guard (300...399).contains(response.status) else { return error }
-                return DeepLinkError(.network, error.message + " (a redirect; the events are kept)", backend: .paylisher, status: response.status)
+                return DeepLinkError(
+                    .network, error.message + " (a redirect; the events are kept)", backend: .paylisher, status: response.status)
             }, context: context)
     }
 
@@ -182,15 +185,21 @@ public struct PaylisherBackend: EventBatchingBackend, LinkEventObservingBackend 
         case .authenticationRequired(let link):
             holds.withLock { $0[link.id] = now }
             if capture { events.append(PaylisherMapping.opened(link)) }
-            if configuration.captureDeepLinkDiagnostics, let diagnostic = PaylisherMapping.diagnostic(link, at: now) { events.append(diagnostic) }
+            if configuration.captureDeepLinkDiagnostics, let diagnostic = PaylisherMapping.diagnostic(link, at: now) {
+                events.append(diagnostic)
+            }
         case .link(let link) where PaylisherMapping.isUnparseable(link):
             if capture { events.append(PaylisherMapping.failed(link.url)) }
         case .link(let link):
             if let heldAt = holds.withLock({ $0.removeValue(forKey: link.id) }) {
-                if capture { events.append(PaylisherMapping.holdEnded(link, as: "Deep Link Completed", after: now.timeIntervalSince(heldAt))) }
+                if capture {
+                    events.append(PaylisherMapping.holdEnded(link, as: "Deep Link Completed", after: now.timeIntervalSince(heldAt)))
+                }
             } else {
                 if capture { events.append(PaylisherMapping.opened(link)) }
-                if configuration.captureDeepLinkDiagnostics, let diagnostic = PaylisherMapping.diagnostic(link, at: now) { events.append(diagnostic) }
+                if configuration.captureDeepLinkDiagnostics, let diagnostic = PaylisherMapping.diagnostic(link, at: now) {
+                    events.append(diagnostic)
+                }
             }
         case .pendingLinkDropped(let link, let reason):
             let heldAt = holds.withLock { $0.removeValue(forKey: link.id) } ?? now

@@ -93,7 +93,8 @@ enum PaylisherMapping {
     static func resolvedDestination(_ campaign: PaylisherCampaign) -> (url: URL, route: String)? {
         for candidate in [campaign.scheme, campaign.iosUniversalUrl] {
             guard let url = URL.absolute(candidate), let scheme = url.scheme?.lowercased() else { continue }
-            let route = (scheme == "http" || scheme == "https")
+            let route =
+                (scheme == "http" || scheme == "https")
                 ? url.path.split(separator: "/").last.map(String.init) : url.host
             if let route, !route.isEmpty { return (url, route) }
         }
@@ -150,7 +151,8 @@ enum PaylisherMapping {
     /// derived from the model identifier, else `iPhone`; the language the
     /// two-letter code (`en` when unknown, as Paylisher's web page assumes).
     static func fingerprint(_ device: DeviceInfo) -> String {
-        let language = device.preferredLanguages.first
+        let language =
+            device.preferredLanguages.first
             .map { String($0.split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "") }
             .flatMap { $0.isEmpty ? nil : $0.lowercased() } ?? "en"
         return SHA256Digest.hex(Data("\(family(device))|\(device.timeZoneIdentifier)|\(language)".utf8))
@@ -165,7 +167,9 @@ enum PaylisherMapping {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
         var items = components.queryItems ?? []
         let names = Set(items.map(\.name))
-        if let campaignKey, names.isDisjoint(with: ["keyName", "key", "k"]) { items.append(URLQueryItem(name: "keyName", value: campaignKey)) }
+        if let campaignKey, names.isDisjoint(with: ["keyName", "key", "k"]) {
+            items.append(URLQueryItem(name: "keyName", value: campaignKey))
+        }
         if let jid, !names.contains("jid") { items.append(URLQueryItem(name: "jid", value: jid)) }
         components.queryItems = items.isEmpty ? nil : items
         return components.url ?? url

@@ -136,13 +136,16 @@ public final class PaylisherEmulation: ProviderEmulation, WebClickRecording {
         guard request.http.headers["Authorization"] == "Bearer \(apiKey)" else {
             return .json(["status": "error", "error_code": "UNAUTHORIZED", "message": "Invalid API key"], status: 401)
         }
-        let fingerprint = URLComponents(url: request.http.url, resolvingAgainstBaseURL: false)?.queryItems?
+        let fingerprint =
+            URLComponents(url: request.http.url, resolvingAgainstBaseURL: false)?.queryItems?
             .first { $0.name == "fingerprint" }?.value ?? ""
         return state.withLock { state in
             // Newest unconsumed click within the window; consumed at once (single use).
-            guard let index = state.clicks.lastIndex(where: {
-                !$0.consumed && $0.fingerprint == fingerprint && request.receivedAt.timeIntervalSince($0.at) <= attributionWindow
-            }) else {
+            guard
+                let index = state.clicks.lastIndex(where: {
+                    !$0.consumed && $0.fingerprint == fingerprint && request.receivedAt.timeIntervalSince($0.at) <= attributionWindow
+                })
+            else {
                 return .json(["status": "no_match", "message": "No deferred deeplink found for this device"])
             }
             state.clicks[index].consumed = true
@@ -188,7 +191,8 @@ extension ProviderSimulator {
     /// match) and the analytics host.
     @discardableResult
     public func addPaylisher(
-        apiKey: String, apiHost: String = "api.paylisher.com", shortLinkHosts: Set<String> = ["link.paylisher.com", "link.usepublisher.com"],
+        apiKey: String, apiHost: String = "api.paylisher.com",
+        shortLinkHosts: Set<String> = ["link.paylisher.com", "link.usepublisher.com"],
         analyticsHost: String = "us.i.paylisher.com"
     ) -> PaylisherEmulation {
         let emulation = PaylisherEmulation(apiKey: apiKey, clock: clock)

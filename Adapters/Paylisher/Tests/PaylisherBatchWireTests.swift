@@ -1,14 +1,16 @@
 import Foundation
 @_spi(Backend) import LinkRelay
-import LinkRelayWire
 import LinkRelayTesting
+import LinkRelayWire
 import Testing
 
 @testable import LinkRelayPaylisher
 
 @Suite("Paylisher analytics batches")
 struct PaylisherBatchTests {
-    @Test("track: POST {host}/batch, gzip, api_key, ms timestamps, an upper-case UUIDv7 stable across retries, a stable UUIDv7 distinct_id, the session's campaign")
+    @Test(
+        "track: POST {host}/batch, gzip, api_key, ms timestamps, an upper-case UUIDv7 stable across retries, a stable UUIDv7 distinct_id, the session's campaign"
+    )
     func batch() async throws {
         var harness = try Harness()
         let store = InMemoryStore()
@@ -69,15 +71,19 @@ struct PaylisherBatchTests {
         #expect(store.keys == ["backend.distinctId"])
     }
 
-    @Test("the batch URL joins as Paylisher's SDK joins it", arguments: [
-        ("https://us.i.paylisher.com", "https://us.i.paylisher.com/batch"), ("https://x.com/ingest", "https://x.com/batch"),
-        ("https://x.com/ingest/", "https://x.com/ingest/batch"),
-    ])
+    @Test(
+        "the batch URL joins as Paylisher's SDK joins it",
+        arguments: [
+            ("https://us.i.paylisher.com", "https://us.i.paylisher.com/batch"), ("https://x.com/ingest", "https://x.com/batch"),
+            ("https://x.com/ingest/", "https://x.com/ingest/batch"),
+        ])
     func batchURL(_ host: String, _ expected: String) {
         #expect(PaylisherEndpoints.batch(host: url(host)).absoluteString == expected)
     }
 
-    @Test("5xx and 3xx are retryable, 413 is left to the client's batching (it halves the batch), another 4xx is not; no session attribution means none stamped")
+    @Test(
+        "5xx and 3xx are retryable, 413 is left to the client's batching (it halves the batch), another 4xx is not; no session attribution means none stamped"
+    )
     func failures() async throws {
         for (status, retryable) in [(503, true), (302, true), (413, false), (400, false)] {
             let harness = try Harness()
@@ -87,7 +93,8 @@ struct PaylisherBatchTests {
             }
             #expect(error?.isRetryable == retryable)
         }
-        let event = PaylisherMapping.batchEvent(ConversionEvent(name: "x", timestamp: Date()), distinctID: "d", device: .unknown, session: nil)
+        let event = PaylisherMapping.batchEvent(
+            ConversionEvent(name: "x", timestamp: Date()), distinctID: "d", device: .unknown, session: nil)
         #expect(event.properties["campaign_key"] == nil)
         #expect(event.properties["jid"] == nil)
     }

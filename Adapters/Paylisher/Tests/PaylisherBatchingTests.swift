@@ -131,9 +131,11 @@ struct PaylisherBatchingTests {
         #expect(failures.map(\.code) == [.server(status: 413)])
     }
 
-    @Test("another 4xx drops the whole batch and reports it; a 3xx or 5xx keeps it", arguments: [
-        (400, false), (422, false), (302, true), (500, true), (503, true),
-    ])
+    @Test(
+        "another 4xx drops the whole batch and reports it; a 3xx or 5xx keeps it",
+        arguments: [
+            (400, false), (422, false), (302, true), (500, true), (503, true),
+        ])
     func status(_ status: Int, kept: Bool) async throws {
         let client = try await client(EventBatching(flushAt: 1000, flushInterval: .infinity))
         try await track(client, 1...3)
@@ -212,12 +214,20 @@ struct EventBatchingValueTests {
         #expect(batching == EventBatching(maximumBatchSize: 50, flushAt: 20, flushInterval: 30, pauseStep: 5, maximumPause: 30))
     }
 
-    @Test("every value is accepted: counts below 1 count as 1, NaN and negative durations as 0, .infinity kept", arguments: [
-        (EventBatching(maximumBatchSize: 0, flushAt: -5, flushInterval: .nan, pauseStep: -1, maximumPause: .nan),
-         EventBatching(maximumBatchSize: 1, flushAt: 1, flushInterval: 0, pauseStep: 0, maximumPause: 0)),
-        (EventBatching(maximumBatchSize: .max, flushAt: .max, flushInterval: .infinity, pauseStep: .infinity, maximumPause: .infinity),
-         EventBatching(maximumBatchSize: .max, flushAt: .max, flushInterval: .infinity, pauseStep: .infinity, maximumPause: .infinity)),
-    ])
+    @Test(
+        "every value is accepted: counts below 1 count as 1, NaN and negative durations as 0, .infinity kept",
+        arguments: [
+            (
+                EventBatching(maximumBatchSize: 0, flushAt: -5, flushInterval: .nan, pauseStep: -1, maximumPause: .nan),
+                EventBatching(maximumBatchSize: 1, flushAt: 1, flushInterval: 0, pauseStep: 0, maximumPause: 0)
+            ),
+            (
+                EventBatching(
+                    maximumBatchSize: .max, flushAt: .max, flushInterval: .infinity, pauseStep: .infinity, maximumPause: .infinity),
+                EventBatching(
+                    maximumBatchSize: .max, flushAt: .max, flushInterval: .infinity, pauseStep: .infinity, maximumPause: .infinity)
+            ),
+        ])
     func clamped(_ given: EventBatching, _ expected: EventBatching) {
         #expect(given.clamped() == expected)
     }

@@ -50,12 +50,14 @@ struct PaylisherSimulatorTests {
         let simulator = ProviderSimulator(clock: ManualClock())
         let server = simulator.addPaylisher(apiKey: apiKey)
         server.createCampaign(keyName: "SUMMER", title: "Summer Sale", scheme: "diyetim://products/42")
-        try server.recordWebClick(url: url("diyetim://products/42"), campaignKey: "SUMMER", from: istanbulPhone, at: simulator.clock.currentDate)
+        try server.recordWebClick(
+            url: url("diyetim://products/42"), campaignKey: "SUMMER", from: istanbulPhone, at: simulator.clock.currentDate)
         var outcomes: [Bool] = []
         for _ in 0..<2 {  // install, uninstall, reinstall: a new store each time
             var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: simulator.clock, transport: simulator)
             configuration.deviceInfo = StaticDeviceInfo(istanbulPhone)
-            let client = DeepLinkClient(backend: PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"])), configuration: configuration)
+            let client = DeepLinkClient(
+                backend: PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"])), configuration: configuration)
             await client.start()
             if case .attributed = await client.installOutcome() { outcomes.append(true) } else { outcomes.append(false) }
             try await client.track("signup", properties: ["plan": "pro"])
@@ -100,7 +102,8 @@ struct PaylisherDeliveryTests {
         let simulator = ProviderSimulator(clock: ManualClock())
         let server = simulator.addPaylisher(apiKey: apiKey)
         server.createCampaign(keyName: "SUMMER", title: "Summer Sale", scheme: "diyetim://products/42")
-        try server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", from: istanbulPhone, at: simulator.clock.currentDate)
+        try server.recordWebClick(
+            url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", from: istanbulPhone, at: simulator.clock.currentDate)
         let client = try client(simulator, gated: true)
         let events = client.linkEvents()
         await client.start()
@@ -131,12 +134,13 @@ struct PaylisherReadmeTests {
     func setup() throws {
         var configuration = DeepLinkClient.Configuration()
         configuration.authenticationRequiredPaths = ["wallet"]
-        let backend = PaylisherBackend(try .init(
-            apiKey: "phc_…",
-            analyticsHost: URL(string: "https://ds-tr.paylisher.com")!,
-            appSchemes: ["diyetim"],
-            linkDomains: ["link.diyetim.example.com"]
-        ))
+        let backend = PaylisherBackend(
+            try .init(
+                apiKey: "phc_…",
+                analyticsHost: URL(string: "https://ds-tr.paylisher.com")!,
+                appSchemes: ["diyetim"],
+                linkDomains: ["link.diyetim.example.com"]
+            ))
         #expect(backend.canHandle(url("diyetim://products/42")))
         #expect(backend.canHandle(url("https://link.diyetim.example.com/products/42")))
         #expect(backend.canHandle(url("https://link.paylisher.com/nARvW")))

@@ -63,10 +63,11 @@ struct PaylisherLifecycleTests {
         clock.advance(by: 300)
 
         let all = await received(8)
-        #expect(all.map(\.event) == [
-            "Deferred Deep Link Check", "Deep Link Opened", "Deep Link Opened", "Deep Link Completed", "Deep Link Opened",
-            "Deep Link Cancelled", "Deep Link Opened", "Deep Link Timeout",
-        ])
+        #expect(
+            all.map(\.event) == [
+                "Deferred Deep Link Check", "Deep Link Opened", "Deep Link Opened", "Deep Link Completed", "Deep Link Opened",
+                "Deep Link Cancelled", "Deep Link Opened", "Deep Link Timeout",
+            ])
         let opened = try #require(all.first { $0.event == "Deep Link Opened" }?.properties)
         #expect(opened["destination"] == "products")
         #expect(opened["campaign_key"] == "SUMMER")
@@ -89,9 +90,13 @@ struct PaylisherLifecycleTests {
         await client.shutdown()
     }
 
-    @Test("a failed campaign lookup (§13.3): the link arrives with its key, and later events still carry the session's campaign_key and deeplink_key")
+    @Test(
+        "a failed campaign lookup (§13.3): the link arrives with its key, and later events still carry the session's campaign_key and deeplink_key"
+    )
     func failedLookupKeepsSessionKey() async throws {
-        let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkEvents: false, eventBatching: .oneByOne) }
+        let client = try client {
+            $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkEvents: false, eventBatching: .oneByOne)
+        }
         var links = client.deepLinks().makeAsyncIterator()
         await client.start()
         _ = await received(1)  // the organic check
@@ -110,8 +115,11 @@ struct PaylisherLifecycleTests {
 
     @Test("a deferred match reports the match and then opens the link once; additional properties are merged")
     func deferredMatch() async throws {
-        try server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
-        let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], additionalEventProperties: ["app": "diyetim"], eventBatching: .oneByOne) }
+        try server.recordWebClick(
+            url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
+        let client = try client {
+            $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], additionalEventProperties: ["app": "diyetim"], eventBatching: .oneByOne)
+        }
         await client.start()
         let all = await received(2)
         #expect(all.map(\.event) == ["Deferred Deep Link Match", "Deep Link Opened"])
@@ -129,10 +137,15 @@ struct PaylisherLifecycleTests {
         await client.shutdown()
     }
 
-    @Test("with deferred deep links off (deferredDeepLinksEnabled, Paylisher's deferredDeepLinkConfig.enabled = false): no match request, organic at once, no deferred event (§6.1)")
+    @Test(
+        "with deferred deep links off (deferredDeepLinksEnabled, Paylisher's deferredDeepLinkConfig.enabled = false): no match request, organic at once, no deferred event (§6.1)"
+    )
     func deferredOff() async throws {
-        try server.recordWebClick(url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
-        let client = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], deferredDeepLinksEnabled: false, eventBatching: .oneByOne) }
+        try server.recordWebClick(
+            url: url("diyetim://products/42?color=red"), campaignKey: "SUMMER", jid: "jrn_9", from: istanbulPhone, at: clock.currentDate)
+        let client = try client {
+            $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], deferredDeepLinksEnabled: false, eventBatching: .oneByOne)
+        }
         await client.start()
         #expect(await client.installOutcome() == .organic(.organic()))
         try await client.track("marker")
@@ -144,11 +157,14 @@ struct PaylisherLifecycleTests {
 
     @Test("a match whose campaign_key and jid are null sends them as empty strings in the Match event, as Paylisher's SDK does (§10)")
     func matchWithoutCampaign() async throws {
-        let transport = DeferredAnswer(base: simulator, body: #"{"status":"match","url":"diyetim://products/42","campaign_key":null,"jid":null}"#)
+        let transport = DeferredAnswer(
+            base: simulator, body: #"{"status":"match","url":"diyetim://products/42","campaign_key":null,"jid":null}"#)
         var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: clock, transport: transport)
         configuration.deviceInfo = StaticDeviceInfo(istanbulPhone)
         configuration.retryPolicy = .none
-        let client = DeepLinkClient(backend: PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"], eventBatching: .oneByOne)), configuration: configuration)
+        let client = DeepLinkClient(
+            backend: PaylisherBackend(try .init(apiKey: apiKey, appSchemes: ["diyetim"], eventBatching: .oneByOne)),
+            configuration: configuration)
         await client.start()
         let match = try #require(await received(1).first)
         #expect(match.event == "Deferred Deep Link Match")
@@ -158,9 +174,11 @@ struct PaylisherLifecycleTests {
         await client.shutdown()
     }
 
-    @Test("a match whose url is null or not a URL is attributed without a link: nothing delivered, no Check or Match event, not asked again (§6.5)", arguments: [
-        #"{"status":"match","url":null,"campaign_key":"SUMMER"}"#, #"{"status":"match","url":"not a url","campaign_key":"SUMMER"}"#,
-    ])
+    @Test(
+        "a match whose url is null or not a URL is attributed without a link: nothing delivered, no Check or Match event, not asked again (§6.5)",
+        arguments: [
+            #"{"status":"match","url":null,"campaign_key":"SUMMER"}"#, #"{"status":"match","url":"not a url","campaign_key":"SUMMER"}"#,
+        ])
     func matchWithoutURL(_ answer: String) async throws {
         let transport = DeferredAnswer(base: simulator, body: answer)
         var configuration = DeepLinkClient.Configuration(store: InMemoryStore(), clock: clock, transport: transport)
@@ -194,7 +212,9 @@ struct PaylisherLifecycleTests {
 
     @Test("with captureDeepLinkEvents off only the deferred events go out; diagnostics when asked")
     func switches() async throws {
-        let quiet = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkEvents: false, eventBatching: .oneByOne) }
+        let quiet = try client {
+            $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkEvents: false, eventBatching: .oneByOne)
+        }
         await quiet.start()
         var links = quiet.deepLinks().makeAsyncIterator()
         quiet.handle(url("diyetim://products/42?keyName=SUMMER"))
@@ -204,7 +224,9 @@ struct PaylisherLifecycleTests {
         #expect(events.map(\.event) == ["Deferred Deep Link Check", "marker"])
         await quiet.shutdown()
 
-        let verbose = try client { $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkDiagnostics: true, eventBatching: .oneByOne) }
+        let verbose = try client {
+            $0 = try .init(apiKey: apiKey, appSchemes: ["diyetim"], captureDeepLinkDiagnostics: true, eventBatching: .oneByOne)
+        }
         await verbose.start()
         var verboseLinks = verbose.deepLinks().makeAsyncIterator()
         verbose.handle(url("diyetim://products/42?keyName=SUMMER"))

@@ -1,7 +1,7 @@
 import Foundation
 @_spi(Backend) import LinkRelay
-import LinkRelayWire
 import LinkRelayTesting
+import LinkRelayWire
 import Testing
 
 @testable import LinkRelayPaylisher
@@ -24,8 +24,10 @@ struct Harness {
     let backend: PaylisherBackend
     var context: BackendContext
 
-    init(device: DeviceInfo = DeviceInfo(
-        osName: "iOS", osVersion: "17.4.1", deviceModel: "iPhone15,2", timeZoneIdentifier: "Europe/Istanbul", preferredLanguages: ["tr-TR"])
+    init(
+        device: DeviceInfo = DeviceInfo(
+            osName: "iOS", osVersion: "17.4.1", deviceModel: "iPhone15,2", timeZoneIdentifier: "Europe/Istanbul",
+            preferredLanguages: ["tr-TR"])
     ) throws {
         backend = PaylisherBackend(try configuration())
         context = BackendContext(transport: transport, clock: ManualClock(), device: device)
@@ -34,24 +36,26 @@ struct Harness {
 
 @Suite("Paylisher parsing")
 struct PaylisherParsingTests {
-    @Test("destination, key and path as the reference's table gives them, and where LinkRelay differs", arguments: [
-        ("yourapp://campaign/X7kdi5Yq9", "campaign", "X7kdi5Yq9", ["campaign", "X7kdi5Yq9"]),
-        // Paylisher's own PaylisherDeepLinkManagerTest: the destination of its test links.
-        ("yourapp://test_destination?param=1", "test_destination", nil, ["test_destination"]),
-        ("yourapp://pending_test", "pending_test", nil, ["pending_test"]),
-        // LinkRelay reads /c/X on the normalised path (the SDK leaves the host out and finds no key).
-        ("yourapp://c/abc", "c", "abc", ["c", "abc"]),
-        ("yourapp://X7kdi5Yq9lTVOv46uHYtV", "X7kdi5Yq9lTVOv46uHYtV", nil, ["X7kdi5Yq9lTVOv46uHYtV"]),
-        ("yourapp://products?keyName=ABC123&jid=journey_xyz&auth=required&source=email", "products", "ABC123", ["products"]),
-        ("https://example.com/campaign/X7kdi5Yq9", "campaign/X7kdi5Yq9", "X7kdi5Yq9", ["campaign", "X7kdi5Yq9"]),
-        // Paylisher's SDK takes any single segment of 4+ characters as a key; LinkRelay does not.
-        ("https://example.com/home", "home", nil, ["home"]),
-        ("yourapp://product/1234", "product", nil, ["product", "1234"]),
-        ("https://link.paylisher.com/nARvW", "nARvW", "nARvW", ["nARvW"]),
-        ("https://link.paylisher.com/abc", "abc", "abc", ["abc"]),
-        ("https://example.com/products/a/content?k=K1&utm_source=ig", "products/a/content", "K1", ["products", "a", "content"]),
-        ("yourapp://x?key=&k=K3", "x", "K3", ["x"]),
-    ] as [(String, String, String?, [String])])
+    @Test(
+        "destination, key and path as the reference's table gives them, and where LinkRelay differs",
+        arguments: [
+            ("yourapp://campaign/X7kdi5Yq9", "campaign", "X7kdi5Yq9", ["campaign", "X7kdi5Yq9"]),
+            // Paylisher's own PaylisherDeepLinkManagerTest: the destination of its test links.
+            ("yourapp://test_destination?param=1", "test_destination", nil, ["test_destination"]),
+            ("yourapp://pending_test", "pending_test", nil, ["pending_test"]),
+            // LinkRelay reads /c/X on the normalised path (the SDK leaves the host out and finds no key).
+            ("yourapp://c/abc", "c", "abc", ["c", "abc"]),
+            ("yourapp://X7kdi5Yq9lTVOv46uHYtV", "X7kdi5Yq9lTVOv46uHYtV", nil, ["X7kdi5Yq9lTVOv46uHYtV"]),
+            ("yourapp://products?keyName=ABC123&jid=journey_xyz&auth=required&source=email", "products", "ABC123", ["products"]),
+            ("https://example.com/campaign/X7kdi5Yq9", "campaign/X7kdi5Yq9", "X7kdi5Yq9", ["campaign", "X7kdi5Yq9"]),
+            // Paylisher's SDK takes any single segment of 4+ characters as a key; LinkRelay does not.
+            ("https://example.com/home", "home", nil, ["home"]),
+            ("yourapp://product/1234", "product", nil, ["product", "1234"]),
+            ("https://link.paylisher.com/nARvW", "nARvW", "nARvW", ["nARvW"]),
+            ("https://link.paylisher.com/abc", "abc", "abc", ["abc"]),
+            ("https://example.com/products/a/content?k=K1&utm_source=ig", "products/a/content", "K1", ["products", "a", "content"]),
+            ("yourapp://x?key=&k=K3", "x", "K3", ["x"]),
+        ] as [(String, String, String?, [String])])
     func table(_ link: String, _ destination: String, _ key: String?, _ segments: [String]) throws {
         let parsed = try PaylisherMapping.parse(url(link), configuration: configuration())
         #expect(parsed.destination == destination)
@@ -78,11 +82,13 @@ struct PaylisherParsingTests {
         #expect(!open.requiresAuthentication)  // universal links list the full trimmed path
     }
 
-    @Test("canonical traffic source", arguments: [
-        (["ig", nil], "instagram"), (["l.instagram.com", nil], "instagram"), (["newsletter", nil], "unknown"),
-        ([nil, nil], "direct"), (["newsletter", "instagram"], "instagram"), (["FB", nil], "facebook"), (["t.co", nil], "twitter"),
-        (["https://m.x.com/post", nil], "twitter"), (["qr_code", nil], "qr"), (["whatsapp", nil], "direct"), (["  ", "tt"], "tiktok"),
-    ] as [([String?], String)])
+    @Test(
+        "canonical traffic source",
+        arguments: [
+            (["ig", nil], "instagram"), (["l.instagram.com", nil], "instagram"), (["newsletter", nil], "unknown"),
+            ([nil, nil], "direct"), (["newsletter", "instagram"], "instagram"), (["FB", nil], "facebook"), (["t.co", nil], "twitter"),
+            (["https://m.x.com/post", nil], "twitter"), (["qr_code", nil], "qr"), (["whatsapp", nil], "direct"), (["  ", "tt"], "tiktok"),
+        ] as [([String?], String)])
     func sources(_ signals: [String?], _ token: String) {
         #expect(PaylisherMapping.canonicalSource(signals) == token)
     }
@@ -114,7 +120,8 @@ struct PaylisherResolveTests {
     func campaignLink() async throws {
         let harness = try Harness()
         harness.transport.stub(.get, "/campaign/resolve/X7kdi5Yq9lTVOv46uHYtV", .json(Self.campaign13_1))
-        let opened = url("diyetim://products/42?keyName=X7kdi5Yq9lTVOv46uHYtV&jid=jrn_7f3a91&utm_source=ig&utm_medium=paid&campaign=summer25")
+        let opened = url(
+            "diyetim://products/42?keyName=X7kdi5Yq9lTVOv46uHYtV&jid=jrn_7f3a91&utm_source=ig&utm_medium=paid&campaign=summer25")
         let link = try await harness.backend.resolve(opened, context: harness.context)
         let request = try #require(harness.transport.requests.first)
         #expect(request.url.absoluteString == "https://api.paylisher.com/campaign/resolve/X7kdi5Yq9lTVOv46uHYtV")
@@ -123,7 +130,10 @@ struct PaylisherResolveTests {
         #expect(link.pathSegments == ["products", "42"])
         #expect(link.destination == url("diyetim://products/42"))
         #expect(link.metadata["resolved_destination"] == "products")
-        #expect(link.campaign == Campaign(id: "summer25", key: "X7kdi5Yq9lTVOv46uHYtV", name: "Summer Sale", journeyID: "jrn_7f3a91", source: "instagram"))
+        #expect(
+            link.campaign
+                == Campaign(id: "summer25", key: "X7kdi5Yq9lTVOv46uHYtV", name: "Summer Sale", journeyID: "jrn_7f3a91", source: "instagram")
+        )
         #expect(link.utm == UTMParameters(source: "ig", medium: "paid"))
         guard case .object(let campaign)? = link.metadata["campaign"] else {
             Issue.record("no campaign metadata")
@@ -138,7 +148,11 @@ struct PaylisherResolveTests {
     @Test("short link (13.2): resolved on its own host; the route comes from the campaign's scheme")
     func shortLink() async throws {
         let harness = try Harness()
-        harness.transport.stub(.get, "/resolve/nARvW", .json(#"{"keyName":"nARvW","title":"Profile promo","scheme":"diyetim://profile","iosUniversalUrl":"https://studio.paylisher.com/profile","jid":"jrn_b20c"}"#))
+        harness.transport.stub(
+            .get, "/resolve/nARvW",
+            .json(
+                #"{"keyName":"nARvW","title":"Profile promo","scheme":"diyetim://profile","iosUniversalUrl":"https://studio.paylisher.com/profile","jid":"jrn_b20c"}"#
+            ))
         let link = try await harness.backend.resolve(url("https://link.paylisher.com/nARvW"), context: harness.context)
         #expect(harness.transport.requests.first?.url.absoluteString == "https://link.paylisher.com/resolve/nARvW")
         #expect(link.destination == url("diyetim://profile"))
@@ -169,7 +183,9 @@ struct PaylisherResolveTests {
     @Test("a string _id, a string __v and plain dates do not fail the payload")
     func extendedJSONLeniency() async throws {
         let harness = try Harness()
-        harness.transport.stub(.get, "/campaign/resolve/K1", .json(#"{"_id":"abc","__v":"3","createdAt":"2026-06-01","adId":{"$oid":"x9"},"scheme":"https://shop.example/p/9"}"#))
+        harness.transport.stub(
+            .get, "/campaign/resolve/K1",
+            .json(#"{"_id":"abc","__v":"3","createdAt":"2026-06-01","adId":{"$oid":"x9"},"scheme":"https://shop.example/p/9"}"#))
         let link = try await harness.backend.resolve(url("diyetim://p?k=K1"), context: harness.context)
         guard case .object(let campaign)? = link.metadata["campaign"] else {
             Issue.record("no campaign metadata")

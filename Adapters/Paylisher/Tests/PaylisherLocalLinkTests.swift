@@ -11,7 +11,8 @@ struct PaylisherLocalLinkTests {
 
     init() throws {
         backend = PaylisherBackend(
-            try .init(apiKey: "phc_test_key_123", appSchemes: ["diyetim"], linkDomains: ["shop.example"], authRequiredDestinations: ["wallet"]))
+            try .init(
+                apiKey: "phc_test_key_123", appSchemes: ["diyetim"], linkDomains: ["shop.example"], authRequiredDestinations: ["wallet"]))
     }
 
     static let keyed: [(String, String)] = [
@@ -38,7 +39,8 @@ struct PaylisherLocalLinkTests {
     func shortCodeAndAuth() async throws {
         let short = try await ProviderOutage.serverError.localLink(for: url("https://link.paylisher.com/nARvW"), backend: backend)
         #expect(short.shortCode == "nARvW")
-        let gated = backend.localLink(for: url("diyetim://wallet?k=K9"), parsed: try LinkParser.parse(url("diyetim://wallet?k=K9")), reason: .notFound)
+        let gated = backend.localLink(
+            for: url("diyetim://wallet?k=K9"), parsed: try LinkParser.parse(url("diyetim://wallet?k=K9")), reason: .notFound)
         #expect(gated.requiresAuthentication)
         #expect(gated.resolution == .local(.notFound))
     }

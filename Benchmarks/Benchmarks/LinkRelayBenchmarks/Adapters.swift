@@ -33,37 +33,41 @@ struct AdapterCase: Sendable {
                 fatalError("benchmark setup: \(error)")
             }
         }
-        cases.append(make("LinkForty") { sandbox in
-            sandbox.linkForty.createLink(
-                shortCode: "Xk9_2bQz", templateSlug: "k3m9x2qa", deepLinkPath: "/product/42", appScheme: "acme",
-                utmParameters: ["source": "newsletter"], deepLinkParameters: ["productId": "42"])
-            return (
-                LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!, apiKey: "lf_key", appSchemes: ["acme"])),
-                URL(string: "https://go.acme.app/k3m9x2qa/Xk9_2bQz?utm_source=newsletter")!
-            )
-        })
-        cases.append(make("LimeLink") { sandbox in
-            sandbox.limeLink.createLink(project: "shop", suffix: "p42", uri: "acme://product/42?ref=bench")
-            return (
-                LimeLinkBackend(try .init(apiKey: settings.limeLinkAPIKey, appSchemes: ["acme"])),
-                URL(string: "https://shop.limelink.org/link/p42?utm_source=newsletter")!
-            )
-        })
-        cases.append(make("Dynalinks") { sandbox in
-            sandbox.dynalinks.createLink(path: "/p42", url: "https://shop.example/product/42?ref=bench", deepLinkValue: "/product/42")
-            return (
-                DynalinksBackend(
-                    try .init(apiKey: settings.dynalinksAPIKey, linkDomains: [settings.dynalinksProjectHost], appSchemes: ["acme"])),
-                URL(string: "https://\(settings.dynalinksProjectHost)/p42")!
-            )
-        })
-        cases.append(make("Paylisher") { sandbox in
-            sandbox.paylisher.createCampaign(keyName: "p42", title: "Product 42", scheme: "acme://product/42")
-            return (
-                PaylisherBackend(try .init(apiKey: settings.paylisherAPIKey, appSchemes: ["acme"])),
-                URL(string: "https://link.paylisher.com/p42")!
-            )
-        })
+        cases.append(
+            make("LinkForty") { sandbox in
+                sandbox.linkForty.createLink(
+                    shortCode: "Xk9_2bQz", templateSlug: "k3m9x2qa", deepLinkPath: "/product/42", appScheme: "acme",
+                    utmParameters: ["source": "newsletter"], deepLinkParameters: ["productId": "42"])
+                return (
+                    LinkFortyBackend(try .init(baseURL: URL(string: "https://go.acme.app")!, apiKey: "lf_key", appSchemes: ["acme"])),
+                    URL(string: "https://go.acme.app/k3m9x2qa/Xk9_2bQz?utm_source=newsletter")!
+                )
+            })
+        cases.append(
+            make("LimeLink") { sandbox in
+                sandbox.limeLink.createLink(project: "shop", suffix: "p42", uri: "acme://product/42?ref=bench")
+                return (
+                    LimeLinkBackend(try .init(apiKey: settings.limeLinkAPIKey, appSchemes: ["acme"])),
+                    URL(string: "https://shop.limelink.org/link/p42?utm_source=newsletter")!
+                )
+            })
+        cases.append(
+            make("Dynalinks") { sandbox in
+                sandbox.dynalinks.createLink(path: "/p42", url: "https://shop.example/product/42?ref=bench", deepLinkValue: "/product/42")
+                return (
+                    DynalinksBackend(
+                        try .init(apiKey: settings.dynalinksAPIKey, linkDomains: [settings.dynalinksProjectHost], appSchemes: ["acme"])),
+                    URL(string: "https://\(settings.dynalinksProjectHost)/p42")!
+                )
+            })
+        cases.append(
+            make("Paylisher") { sandbox in
+                sandbox.paylisher.createCampaign(keyName: "p42", title: "Product 42", scheme: "acme://product/42")
+                return (
+                    PaylisherBackend(try .init(apiKey: settings.paylisherAPIKey, appSchemes: ["acme"])),
+                    URL(string: "https://link.paylisher.com/p42")!
+                )
+            })
         return cases
     }()
 }
@@ -75,7 +79,8 @@ enum AdapterBenchmarks {
     static func register() {
         let configuration = Benchmark.Configuration(scalingFactor: .one, maxDuration: .seconds(2), maxIterations: 2000)
         for adapter in AdapterCase.all {
-            Benchmark("3 baseline: \(adapter.name) simulator answering the same requests", configuration: configuration) { (benchmark: Benchmark, requests: [HTTPRequest]) in
+            Benchmark("3 baseline: \(adapter.name) simulator answering the same requests", configuration: configuration) {
+                (benchmark: Benchmark, requests: [HTTPRequest]) in
                 for _ in benchmark.scaledIterations {
                     // Every answer must be a success: a failing one would count as fast.
                     for request in requests {
@@ -102,7 +107,8 @@ enum AdapterBenchmarks {
                 // One resolve through the simulator, recorded; then its answers are replayed, so
                 // only request building, decoding and mapping are measured.
                 let recorder = RecordingTransport(adapter.simulator)
-                _ = try await adapter.backend.resolve(adapter.link, context: BackendContext(transport: recorder, device: StaticDeviceInfo.iPhone))
+                _ = try await adapter.backend.resolve(
+                    adapter.link, context: BackendContext(transport: recorder, device: StaticDeviceInfo.iPhone))
                 return BackendContext(transport: ReplayTransport(recorder.responses), device: StaticDeviceInfo.iPhone)
             }
         }

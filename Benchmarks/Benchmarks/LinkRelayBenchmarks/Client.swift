@@ -75,7 +75,8 @@ enum ClientBenchmarks {
             }
         }
 
-        Benchmark("5 DeepLinkClient init on a warm FileStore (reads on the caller must be 0)") { (benchmark: Benchmark, state: (ProviderSimulator, FileStore)) in
+        Benchmark("5 DeepLinkClient init on a warm FileStore (reads on the caller must be 0)") {
+            (benchmark: Benchmark, state: (ProviderSimulator, FileStore)) in
             let (simulator, store) = state
             let counting = CountingStore(store)
             let configuration = configuration(store: counting, simulator: simulator)
@@ -105,7 +106,8 @@ enum ClientBenchmarks {
             return store.directory
         }
 
-        Benchmark("5 start() on a warm FileStore (outcome restored, no request)", configuration: once) { (benchmark: Benchmark, state: (ProviderSimulator, FileStore)) in
+        Benchmark("5 start() on a warm FileStore (outcome restored, no request)", configuration: once) {
+            (benchmark: Benchmark, state: (ProviderSimulator, FileStore)) in
             let (simulator, store) = state
             for _ in benchmark.scaledIterations {
                 let client = DeepLinkClient(backend: linkForty(simulator), configuration: configuration(store: store, simulator: simulator))
@@ -162,7 +164,8 @@ enum ClientBenchmarks {
             }
         }
 
-        Benchmark("6 flush of 100 queued events to the simulator", configuration: once) { (benchmark: Benchmark, simulator: ProviderSimulator) in
+        Benchmark("6 flush of 100 queued events to the simulator", configuration: once) {
+            (benchmark: Benchmark, simulator: ProviderSimulator) in
             // Not measured: a launch with 100 events already queued.
             // (The event endpoint fails while start() runs, so the queue is still full after it.)
             let store = FileStore(directory: Folders.make("flush"))

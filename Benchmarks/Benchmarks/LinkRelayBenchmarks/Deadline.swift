@@ -1,8 +1,8 @@
 import Benchmark
 import Foundation
-import Synchronization
 import LinkRelay
 import LinkRelayTesting
+import Synchronization
 
 /// 11. N links handed over during an outage: when does the last one reach the app, in the
 /// client's (manual) time? The promise is the deadline itself (`resolutionTimeout`, counted from
@@ -94,19 +94,22 @@ enum DeadlineBenchmarks {
         // Either every link arrives while the clock stands at the deadline, or a timer later than
         // the deadline appears (a link waiting past it): then the clock moves on, and the figure
         // shows by how much the promise was missed.
-        while await withTaskGroup(of: Bool.self, body: { group in
-            group.addTask {
-                await arrivals.wait(for: count)
-                return !Task.isCancelled
-            }
-            group.addTask {
-                await clock.waitForSleepers(count: 1, dueAtOrAfter: clock.uptime + 0.001)
-                return false
-            }
-            let done = await group.next() ?? false
-            group.cancelAll()
-            return !done
-        }) {
+        while await withTaskGroup(
+            of: Bool.self,
+            body: { group in
+                group.addTask {
+                    await arrivals.wait(for: count)
+                    return !Task.isCancelled
+                }
+                group.addTask {
+                    await clock.waitForSleepers(count: 1, dueAtOrAfter: clock.uptime + 0.001)
+                    return false
+                }
+                let done = await group.next() ?? false
+                group.cancelAll()
+                return !done
+            })
+        {
             clock.advance(by: timeout / 10)
         }
         subscriber.cancel()

@@ -69,7 +69,8 @@ struct LoopbackWorld: Sendable {
         let server = try SandboxServer(sandbox: sandbox, port: 0)
         let base = try await server.start()
         let settings = sandbox.settings
-        sandbox.linkForty.createLink(shortCode: "p42", deepLinkPath: "/product/42", appScheme: "acme", deepLinkParameters: ["productId": "42"])
+        sandbox.linkForty.createLink(
+            shortCode: "p42", deepLinkPath: "/product/42", appScheme: "acme", deepLinkParameters: ["productId": "42"])
         sandbox.limeLink.createLink(project: "shop", suffix: "p42", uri: "acme://product/42")
         sandbox.dynalinks.createLink(path: "/p42", url: "https://shop.example/product/42", deepLinkValue: "/product/42")
         sandbox.paylisher.createCampaign(keyName: "p42", title: "Product 42", scheme: "acme://product/42")

@@ -13,15 +13,16 @@ enum RoutingBenchmarks {
     /// Five shapes per resource: 50 patterns.
     static let router: DeepLinkRouter<Route> = {
         do {
-            return try DeepLinkRouter<Route>(routes: resources.flatMap { name in
-                [
-                    LinkRoute<Route>("/\(name)") { _ in .list(name) },
-                    LinkRoute<Route>("/\(name)/new") { _ in .new(name) },
-                    LinkRoute<Route>("/\(name)/:id") { try .item(name, $0.capture("id")) },
-                    LinkRoute<Route>("/\(name)/:id/reviews") { try .reviews(name, $0.capture("id")) },
-                    LinkRoute<Route>("/\(name)/:slug/share/*") { try .shared(name, $0.capture("slug"), $0.rest) },
-                ]
-            })
+            return try DeepLinkRouter<Route>(
+                routes: resources.flatMap { name in
+                    [
+                        LinkRoute<Route>("/\(name)") { _ in .list(name) },
+                        LinkRoute<Route>("/\(name)/new") { _ in .new(name) },
+                        LinkRoute<Route>("/\(name)/:id") { try .item(name, $0.capture("id")) },
+                        LinkRoute<Route>("/\(name)/:id/reviews") { try .reviews(name, $0.capture("id")) },
+                        LinkRoute<Route>("/\(name)/:slug/share/*") { try .shared(name, $0.capture("slug"), $0.rest) },
+                    ]
+                })
         } catch {
             preconditionFailure("\(error)")
         }

@@ -117,7 +117,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 let configuration = try LimeLinkBackend.Configuration(apiKey: Self.apiKey, appSchemes: ["acme"])
                 return Adapter(
                     backend: LimeLinkBackend(configuration),
-                    links: [URL(string: "https://shop.limelink.org/link/summer")!, URL(string: "https://limelink.org/universal-link/abc?ref=a%2Bb")!])
+                    links: [
+                        URL(string: "https://shop.limelink.org/link/summer")!,
+                        URL(string: "https://limelink.org/universal-link/abc?ref=a%2Bb")!,
+                    ])
             case .dynalinks:
                 let configuration = try DynalinksBackend.Configuration(
                     apiKey: Self.apiKey, linkDomains: ["acme.dynalinks.app"], appSchemes: ["acme"])

@@ -328,7 +328,8 @@ private struct Connection: Sendable {
         } catch {
             summary =
                 deadline.fired
-                ? "response not taken within \(limits.transferTimeout) s, connection closed" : "the client left before the response was sent"
+                ? "response not taken within \(limits.transferTimeout) s, connection closed"
+                : "the client left before the response was sent"
             keepAlive = false
         }
         deadline.disarm()

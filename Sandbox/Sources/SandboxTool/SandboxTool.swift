@@ -24,7 +24,9 @@ struct SandboxTool {
         for setting in providerSettings {
             guard let option = setting.option else { continue }
             let flag = "  \(option) \(setting.kind == .text ? "KEY" : "HOST")"
-            lines.append(flag.padding(toLength: 34, withPad: " ", startingAt: 0) + "\(setting.summary) (default \(setting.defaultValue.joined(separator: ", ")))")
+            lines.append(
+                flag.padding(toLength: 34, withPad: " ", startingAt: 0)
+                    + "\(setting.summary) (default \(setting.defaultValue.joined(separator: ", ")))")
         }
         return lines.joined(separator: "\n")
     }

@@ -47,7 +47,8 @@ enum WireFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 @Suite("Fault matrix over HTTP", .timeLimit(.minutes(1)))
 struct FaultMatrixTests {
-    @Test("a universal link under each fault: the documented error or retry, and the link still arrives within its deadline",
+    @Test(
+        "a universal link under each fault: the documented error or retry, and the link still arrives within its deadline",
         arguments: ProviderFixture.all, WireFault.allCases)
     func resolution(_ fixture: ProviderFixture, _ fault: WireFault) async throws {
         let harness = try await SandboxHarness()
@@ -121,7 +122,8 @@ struct FaultMatrixTests {
         await harness.stop()
     }
 
-    @Test("an event under each fault: retried, kept for the next flush, or dropped with a failure; never lost unreported, never sent twice",
+    @Test(
+        "an event under each fault: retried, kept for the next flush, or dropped with a failure; never lost unreported, never sent twice",
         arguments: ProviderFixture.withEvents, WireFault.allCases)
     func eventQueue(_ fixture: ProviderFixture, _ fault: WireFault) async throws {
         let eventPath = try #require(fixture.eventPath)
@@ -187,7 +189,8 @@ struct FaultMatrixTests {
                 await client.shutdown()
                 let revived = try SandboxServer(sandbox: harness.sandbox, port: 0)
                 let revivedURL = try await revived.start()
-                let next = try harness.client(fixture, store: store, description: try await SandboxAdminClient(baseURL: revivedURL).describe())
+                let next = try harness.client(
+                    fixture, store: store, description: try await SandboxAdminClient(baseURL: revivedURL).describe())
                 await next.start()
                 await next.flushEvents()
                 #expect(await next.queuedEventCount == 0)

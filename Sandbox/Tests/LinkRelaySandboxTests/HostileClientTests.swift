@@ -122,7 +122,8 @@ struct HostileClientTests {
 
         let chunked = try RawConnection(port: running.port)
         let chunk = "200\r\n" + String(repeating: "x", count: 512) + "\r\n"
-        async let sent = chunked.send("POST /_admin/faults HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk + chunk + chunk)
+        async let sent = chunked.send(
+            "POST /_admin/faults HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk + chunk + chunk)
         #expect(await chunked.readResponse()?.status == 413)
         _ = await sent
 
@@ -169,10 +170,12 @@ struct HostileClientTests {
         await running.server.stop()
     }
 
-    @Test("limits no server can use are refused when the server is made", arguments: [
-        SandboxServer.Limits(maximumHeaderSize: 0), .init(maximumHeaderCount: -1), .init(maximumBodySize: 0),
-        .init(idleTimeout: 0), .init(idleTimeout: -1), .init(transferTimeout: .nan),
-    ])
+    @Test(
+        "limits no server can use are refused when the server is made",
+        arguments: [
+            SandboxServer.Limits(maximumHeaderSize: 0), .init(maximumHeaderCount: -1), .init(maximumBodySize: 0),
+            .init(idleTimeout: 0), .init(idleTimeout: -1), .init(transferTimeout: .nan),
+        ])
     func invalidLimits(_ limits: SandboxServer.Limits) throws {
         #expect(throws: DeepLinkError.self) { try SandboxServer(sandbox: Sandbox(), port: 0, limits: limits) }
         do {

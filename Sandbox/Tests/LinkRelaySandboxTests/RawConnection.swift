@@ -2,9 +2,9 @@ import Dispatch
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A plain TCP connection to the sandbox, for sending what no HTTP client sends: a header line
@@ -23,11 +23,11 @@ final class RawConnection: @unchecked Sendable {
     /// Connects to `127.0.0.1:port`.
     init(port: Int) throws {
         #if canImport(Glibc)
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        var on: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+            descriptor = socket(AF_INET, SOCK_STREAM, 0)
+            var on: Int32 = 1
+            setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
         #endif
         guard descriptor >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
         var address = sockaddr_in()
@@ -56,9 +56,9 @@ final class RawConnection: @unchecked Sendable {
             while sent < bytes.count {
                 let result = bytes[sent...].withUnsafeBytes { buffer in
                     #if canImport(Glibc)
-                    Glibc.send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
+                        Glibc.send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
                     #else
-                    Darwin.send(descriptor, buffer.baseAddress, buffer.count, 0)
+                        Darwin.send(descriptor, buffer.baseAddress, buffer.count, 0)
                     #endif
                 }
                 if result < 0, errno == EINTR { continue }

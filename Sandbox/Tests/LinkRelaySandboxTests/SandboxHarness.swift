@@ -170,7 +170,8 @@ struct ProviderFixture: Sendable, CustomTestStringConvertible {
                 return (backend, HostRewritingTransport(hosts: hosts, to: description.baseURL))
             },
             script: { sandbox in
-                try await sandbox.createCampaign(SandboxAPI.PaylisherCampaign(keyName: "p42", title: "Product 42", scheme: "shopapp://product/42"))
+                try await sandbox.createCampaign(
+                    SandboxAPI.PaylisherCampaign(keyName: "p42", title: "Product 42", scheme: "shopapp://product/42"))
             },
             webClick: .init(url: url("shopapp://product/42?color=red"), device: phone, campaignKey: "p42"),
             universalLink: url("https://link.paylisher.com/p42"), destination: url("shopapp://product/42"),

@@ -110,7 +110,9 @@ struct StoryTests {
         await harness.sandbox.simulator.waitForRequests(path: "/api/v1/stats/event", count: 1)
 
         let deferredCall = try #require(harness.requests("/api/v1/deferred-deep-link").first)
-        #expect(deferredCall.url.absoluteString == "https://limelink.org/api/v1/deferred-deep-link?width=393&height=852&user_agent=iOS%2017_4_1")
+        #expect(
+            deferredCall.url.absoluteString == "https://limelink.org/api/v1/deferred-deep-link?width=393&height=852&user_agent=iOS%2017_4_1"
+        )
         let setup = try #require(harness.requests("/api/v1/app/dynamic_link/p42").first)
         #expect(queryItem(setup, "event_type") == "setup")
         #expect(queryItem(setup, "full_request_url") == ProviderFixture.limeLink.webClick.url.absoluteString)
@@ -167,7 +169,9 @@ struct StoryTests {
         await harness.stop()
     }
 
-    @Test("Paylisher: fingerprint match with a bearer key, short link resolved on its own host, lifecycle and tracked events gzipped to /batch")
+    @Test(
+        "Paylisher: fingerprint match with a bearer key, short link resolved on its own host, lifecycle and tracked events gzipped to /batch"
+    )
     func paylisher() async throws {
         let harness = try await SandboxHarness()
         // Batched as Paylisher's SDK batches, at 4 waiting here and never on a timer: the match,
@@ -192,9 +196,10 @@ struct StoryTests {
 
         let batches = harness.requests("/batch")
         #expect(batches.count == 1)
-        #expect(batches.allSatisfy {
-            $0.url.host == "us.i.paylisher.com" && $0.headers["Content-Encoding"] == "gzip" && $0.body?.prefix(2) == Data([0x1f, 0x8b])
-        })
+        #expect(
+            batches.allSatisfy {
+                $0.url.host == "us.i.paylisher.com" && $0.headers["Content-Encoding"] == "gzip" && $0.body?.prefix(2) == Data([0x1f, 0x8b])
+            })
         let names = try await harness.admin.receivedEvents(.paylisher).map(\.name)
         #expect(names.contains("Deferred Deep Link Match"))
         #expect(names.contains("Deep Link Opened"))

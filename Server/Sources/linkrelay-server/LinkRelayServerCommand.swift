@@ -3,8 +3,8 @@ import Foundation
 import Hummingbird
 @_spi(Backend) import LinkRelay
 import LinkRelayServer
-import Logging
 import LinkRelayServerCore
+import Logging
 
 /// `linkrelay-server`: the self-hostable backend that speaks LinkForty's SDK protocol.
 @main
@@ -90,7 +90,9 @@ struct Stats: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOption
     @Flag(name: .long, help: "As JSON.") var json = false
-    @Option(name: .long, help: "A link (its code, template/code or id): its clicks by day, platform, country, referrer and utm_source, and its installs.")
+    @Option(
+        name: .long,
+        help: "A link (its code, template/code or id): its clicks by day, platform, country, referrer and utm_source, and its installs.")
     var link: String?
     @Option(name: .long, help: "With --link: the days counted (1…365).") var days = 30
     @Option(help: "The project; default the first.") var project: String?
@@ -101,14 +103,15 @@ struct Stats: AsyncParsableCommand {
 
     func run() async throws {
         if let link {
-            print(try await database.withStore { store in
-                let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
-                let now = Date()
-                let from = now.addingTimeInterval(-Double(days) * 86_400)
-                let clicks = try await store.clickSummary(project: found.projectID, link: found.id, from: from, to: now)
-                let installs = try await store.installSummary(project: found.projectID, link: found.id, from: from, to: now)
-                return LinkCommands.stats(found, clicks: clicks, installs: installs, days: days)
-            })
+            print(
+                try await database.withStore { store in
+                    let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
+                    let now = Date()
+                    let from = now.addingTimeInterval(-Double(days) * 86_400)
+                    let clicks = try await store.clickSummary(project: found.projectID, link: found.id, from: from, to: now)
+                    let installs = try await store.installSummary(project: found.projectID, link: found.id, from: from, to: now)
+                    return LinkCommands.stats(found, clicks: clicks, installs: installs, days: days)
+                })
             return
         }
         let counts = try await database.withStore { try await $0.counts() }
@@ -117,7 +120,9 @@ struct Stats: AsyncParsableCommand {
             encoder.outputFormatting = [.sortedKeys]
             print(String(decoding: try encoder.encode(counts), as: UTF8.self))
         } else {
-            print("projects \(counts.projects), links \(counts.links), clicks \(counts.clicks), installs \(counts.installs), events \(counts.events)")
+            print(
+                "projects \(counts.projects), links \(counts.links), clicks \(counts.clicks), installs \(counts.installs), events \(counts.events)"
+            )
         }
     }
 }
@@ -169,12 +174,14 @@ struct Keys: AsyncParsableCommand {
 
         /// The keys as a table with a header, columns aligned.
         static func table(_ keys: [APIKeyRecord]) -> String {
-            let rows = [["ID", "PREFIX", "SCOPE", "STATUS", "CREATED", "NAME"]] + keys.map { key in
-                [
-                    key.id, key.prefix + "…", key.scope.rawValue, key.revokedAt == nil ? "active" : "revoked",
-                    key.createdAt.formatted(Date.ISO8601FormatStyle()), key.name,
-                ]
-            }
+            let rows =
+                [["ID", "PREFIX", "SCOPE", "STATUS", "CREATED", "NAME"]]
+                + keys.map { key in
+                    [
+                        key.id, key.prefix + "…", key.scope.rawValue, key.revokedAt == nil ? "active" : "revoked",
+                        key.createdAt.formatted(Date.ISO8601FormatStyle()), key.name,
+                    ]
+                }
             let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
             return rows.map { row in
                 row.enumerated().map { column, text in
@@ -194,7 +201,9 @@ struct Keys: AsyncParsableCommand {
             let id = try await database.withStore { store -> String in
                 guard let id = try await Self.id(of: key, in: store), try await store.revokeKey(id: id, at: Date()) else {
                     // Never the whole key back: its prefix at most.
-                    throw StartupError("No key \(APIKeys.prefix(of: key) ?? String(key.prefix(24))) in this database (`linkrelay-server keys list` shows them).")
+                    throw StartupError(
+                        "No key \(APIKeys.prefix(of: key) ?? String(key.prefix(24))) in this database (`linkrelay-server keys list` shows them)."
+                    )
                 }
                 return id
             }
@@ -228,4 +237,3 @@ extension KeyScope: ExpressibleByArgument {}
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
-

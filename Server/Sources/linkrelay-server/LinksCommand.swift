@@ -36,13 +36,15 @@ struct Links: AsyncParsableCommand {
         }
 
         func run() async throws {
-            print(try await database.withStore { store in
-                let projectID = try await Links.project(project, in: store)
-                let links = try await store.links(
-                    project: projectID, filter: LinkFilter(search: search, active: status.map { $0 == .active }), after: nil, limit: limit)
-                let clicks = try await store.clickCounts(links: links.map(\.id))
-                return json ? LinkCommands.json(links, clicks: clicks) : LinkCommands.table(links, clicks: clicks, now: Date())
-            })
+            print(
+                try await database.withStore { store in
+                    let projectID = try await Links.project(project, in: store)
+                    let links = try await store.links(
+                        project: projectID, filter: LinkFilter(search: search, active: status.map { $0 == .active }), after: nil,
+                        limit: limit)
+                    let clicks = try await store.clickCounts(links: links.map(\.id))
+                    return json ? LinkCommands.json(links, clicks: clicks) : LinkCommands.table(links, clicks: clicks, now: Date())
+                })
         }
     }
 
@@ -54,26 +56,31 @@ struct Links: AsyncParsableCommand {
         @Flag(name: .long, help: "As JSON: the admin API's row.") var json = false
 
         func run() async throws {
-            print(try await database.withStore { store in
-                let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
-                let clicks = try await store.clickCounts(links: [found.id])[found.id] ?? 0
-                return json ? LinkCommands.json(found, clicks: clicks) : LinkCommands.details(found, clicks: clicks, now: Date())
-            })
+            print(
+                try await database.withStore { store in
+                    let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
+                    let clicks = try await store.clickCounts(links: [found.id])[found.id] ?? 0
+                    return json ? LinkCommands.json(found, clicks: clicks) : LinkCommands.details(found, clicks: clicks, now: Date())
+                })
         }
     }
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Changes a link's fields, each checked as the admin API checks it.",
-            discussion: "A server on PostgreSQL serves the change within a second; one on the same SQLite file within its --link-cache-seconds (60 by default).")
+            discussion:
+                "A server on PostgreSQL serves the change within a second; one on the same SQLite file within its --link-cache-seconds (60 by default)."
+        )
         @OptionGroup var database: DatabaseOption
         @Option(help: "The project; default the first.") var project: String?
         @Argument(help: "The link: its code, template/code, or id.") var link: String
         @Option(help: "The title (empty to clear it).") var title: String?
         @Option(name: .customLong("original-url"), help: "Where a browser goes.") var originalURL: String?
-        @Option(name: .customLong("web-fallback-url"), help: "Where a device without the app goes (empty to clear it).") var webFallbackURL: String?
+        @Option(name: .customLong("web-fallback-url"), help: "Where a device without the app goes (empty to clear it).") var webFallbackURL:
+            String?
         @Option(name: .customLong("expires-at"), help: "When it stops answering (ISO 8601), or 'never'.") var expiresAt: String?
-        @Option(name: .customLong("fields"), help: "Any other fields as the admin API's JSON object, such as '{\"deepLinkPath\": \"/sale\"}'.")
+        @Option(
+            name: .customLong("fields"), help: "Any other fields as the admin API's JSON object, such as '{\"deepLinkPath\": \"/sale\"}'.")
         var fields: String?
 
         func run() async throws {
@@ -88,11 +95,14 @@ struct Links: AsyncParsableCommand {
             if let expiresAt { changes["expiresAt"] = expiresAt == "never" ? .null : .string(expiresAt) }
             guard !changes.isEmpty else { throw ValidationError("Name at least one field to change.") }
             let changed = changes
-            print(try await database.withStore { store in
-                let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
-                let updated = try await LinkCommands.update(found, fields: changed, in: store)
-                return "Updated \(updated.shortCode):\n" + LinkCommands.details(updated, clicks: try await store.clickCounts(links: [updated.id])[updated.id] ?? 0, now: Date())
-            })
+            print(
+                try await database.withStore { store in
+                    let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
+                    let updated = try await LinkCommands.update(found, fields: changed, in: store)
+                    return "Updated \(updated.shortCode):\n"
+                        + LinkCommands.details(
+                            updated, clicks: try await store.clickCounts(links: [updated.id])[updated.id] ?? 0, now: Date())
+                })
         }
     }
 
@@ -104,11 +114,12 @@ struct Links: AsyncParsableCommand {
         @Argument(help: "The link: its code, template/code, or id.") var link: String
 
         func run() async throws {
-            print(try await database.withStore { store in
-                let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
-                let updated = try await LinkCommands.update(found, fields: ["isActive": false], in: store)
-                return "Deactivated \(updated.shortCode)."
-            })
+            print(
+                try await database.withStore { store in
+                    let found = try await LinkCommands.require(link, project: try await Links.project(project, in: store), in: store)
+                    let updated = try await LinkCommands.update(found, fields: ["isActive": false], in: store)
+                    return "Deactivated \(updated.shortCode)."
+                })
         }
     }
 }

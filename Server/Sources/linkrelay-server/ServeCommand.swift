@@ -3,8 +3,8 @@ import Foundation
 import Hummingbird
 @_spi(Backend) import LinkRelay
 import LinkRelayServer
-import Logging
 import LinkRelayServerCore
+import Logging
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Runs the server (the default).")
@@ -12,45 +12,90 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
     @Option(name: .long, help: "The address to listen on.") var host = "127.0.0.1"
     @Option(name: .long, help: "The port; 0 for any free port.") var port = 8080
-    @Flag(name: .long, help: "Take the client's address from X-Forwarded-For, and the origin from X-Forwarded-Proto/-Host (behind your own proxy).")
+    @Flag(
+        name: .long,
+        help: "Take the client's address from X-Forwarded-For, and the origin from X-Forwarded-Proto/-Host (behind your own proxy).")
     var trustProxy = false
-    @Option(name: .long, help: "With --trust-proxy: a network (CIDR) of proxies before the one the server is reached from (a load balancer, a CDN), whose X-Forwarded-For entries are skipped; repeatable. Default: none (the client is the entry the proxy in front appended).")
+    @Option(
+        name: .long,
+        help:
+            "With --trust-proxy: a network (CIDR) of proxies before the one the server is reached from (a load balancer, a CDN), whose X-Forwarded-For entries are skipped; repeatable. Default: none (the client is the entry the proxy in front appended)."
+    )
     var trustedProxy: [String] = []
     @Option(name: .long, help: "The origin share links are made on (https://go.acme.app); default: each request's own.")
     var publicURL: String?
     @Option(name: .long, help: "Distinct devices in one network from which its address weighs half in the deferred match (at least 2).")
     var sharedNetworkDevices = 20
-    @Option(name: .long, help: "Hours after a click within which a fingerprint may match it (1…2160; the link's shorter window still applies; 2160 behaves as LinkForty Core).")
+    @Option(
+        name: .long,
+        help:
+            "Hours after a click within which a fingerprint may match it (1…2160; the link's shorter window still applies; 2160 behaves as LinkForty Core)."
+    )
     var fingerprintWindowHours = 24
-    @Flag(inversion: .prefixedNo, help: "Take a tap from the install's exact address first (a household's router), the network's score only without one; --no-address-first compares /24s alone, as LinkForty Core.")
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "Take a tap from the install's exact address first (a household's router), the network's score only without one; --no-address-first compares /24s alone, as LinkForty Core."
+    )
     var addressFirst = true
-    @Flag(name: .long, help: "With the address first: score an IPv4 install without a tap from its address against its /24 (off: an IPv4 /24 is an ISP's neighbours; IPv6 installs are always scored against their /64).")
+    @Flag(
+        name: .long,
+        help:
+            "With the address first: score an IPv4 install without a tap from its address against its /24 (off: an IPv4 /24 is an ISP's neighbours; IPv6 installs are always scored against their /64)."
+    )
     var ipv4NetworkMatch = false
-    @Option(name: .long, help: "The fewest distinct devices clicking from one address within 10 minutes that make it a sprayer, whose clicks there never attribute, when they are also 3 times the address's own rate (at least 2; an hour and four hours are judged too).")
+    @Option(
+        name: .long,
+        help:
+            "The fewest distinct devices clicking from one address within 10 minutes that make it a sprayer, whose clicks there never attribute, when they are also 3 times the address's own rate (at least 2; an hour and four hours are judged too)."
+    )
     var sprayerDevices = 3
-    @Flag(name: .long, help: "Let private and loopback addresses match (trying deferred links on one machine or a LAN; never in production).")
+    @Flag(
+        name: .long, help: "Let private and loopback addresses match (trying deferred links on one machine or a LAN; never in production).")
     var matchPrivateNetworks = false
-    @Flag(name: .long, help: "Keep events of installs another server made (moving an app from LinkForty): the install is adopted, unattributed.")
+    @Flag(
+        name: .long,
+        help: "Keep events of installs another server made (moving an app from LinkForty): the install is adopted, unattributed.")
     var adoptUnknownInstalls = false
     @Option(name: .long, help: "Days clicks are kept (at least 90, the longest attribution window); 0 keeps them forever.")
     var keepClicksDays = 90
     @Option(name: .long, help: "Seconds a connection may stay idle before it is closed (1…3600).")
     var idleTimeout = 30
-    @Option(name: .long, help: "Clicks one address may have recorded a minute; past it links still answer, the clicks are not stored. 0: no limit (a load test from one address).")
+    @Option(
+        name: .long,
+        help:
+            "Clicks one address may have recorded a minute; past it links still answer, the clicks are not stored. 0: no limit (a load test from one address)."
+    )
     var clicksPerAddress = 120
     @Option(name: .long, help: "Seconds a request's whole body may take to arrive (1…300); past it, 408.")
     var bodyTimeout = 10
-    @Option(name: .long, help: "The most connections open at once; at it, the longest-idle one is closed for a new client (default and ceiling: the open-file limit, raised at start, less 128 kept for the database and 16 for the metrics listener).")
+    @Option(
+        name: .long,
+        help:
+            "The most connections open at once; at it, the longest-idle one is closed for a new client (default and ceiling: the open-file limit, raised at start, less 128 kept for the database and 16 for the metrics listener)."
+    )
     var maxConnections: Int?
-    @Option(name: .long, help: "Seconds a link read by its code is kept in this process for the next taps (0…3600; 0: every tap reads the database). A code not found is kept 1 s.")
+    @Option(
+        name: .long,
+        help:
+            "Seconds a link read by its code is kept in this process for the next taps (0…3600; 0: every tap reads the database). A code not found is kept 1 s."
+    )
     var linkCacheSeconds = 60
     @Flag(inversion: .prefixedNo, help: "One line per request in the log (client, method, path without its query, status, bytes, time).")
     var accessLog = true
-    @Option(name: .long, help: "With --trust-proxy: the header in which your proxy names the client's country (CF-IPCountry behind Cloudflare), for the links' analytics.")
+    @Option(
+        name: .long,
+        help:
+            "With --trust-proxy: the header in which your proxy names the client's country (CF-IPCountry behind Cloudflare), for the links' analytics."
+    )
     var countryHeader: String?
-    @Flag(inversion: .prefixedNo, help: "The web dashboard at /dashboard (sign-in with an admin key). Default: on when listening on loopback, off otherwise.")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "The web dashboard at /dashboard (sign-in with an admin key). Default: on when listening on loopback, off otherwise.")
     var dashboard: Bool?
-    @Option(name: .long, help: "Serve Prometheus metrics at /metrics on this port, a listener apart from the API's (0: any free port). Default: no metrics.")
+    @Option(
+        name: .long,
+        help: "Serve Prometheus metrics at /metrics on this port, a listener apart from the API's (0: any free port). Default: no metrics.")
     var metricsPort: Int?
     @Option(name: .long, help: "The address the metrics listener binds (with --metrics-port).")
     var metricsHost = "127.0.0.1"
@@ -69,7 +114,9 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port takes 0…65535.") }
         if let metricsPort {
             guard (0...65535).contains(metricsPort) else { throw ValidationError("--metrics-port takes 0…65535.") }
-            guard metricsPort == 0 || metricsPort != port else { throw ValidationError("--metrics-port needs a port of its own, not --port's.") }
+            guard metricsPort == 0 || metricsPort != port else {
+                throw ValidationError("--metrics-port needs a port of its own, not --port's.")
+            }
         }
         guard sharedNetworkDevices >= 2 else { throw ValidationError("--shared-network-devices takes 2 or more.") }
         guard sprayerDevices >= 2 else { throw ValidationError("--sprayer-devices takes 2 or more.") }
@@ -80,11 +127,16 @@ struct Serve: AsyncParsableCommand {
         guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout takes 1…3600 seconds.") }
         guard (0...3600).contains(linkCacheSeconds) else { throw ValidationError("--link-cache-seconds takes 0…3600.") }
         if let countryHeader {
-            guard ServerConfiguration.headerName(countryHeader) != nil else { throw ValidationError("--country-header takes a header name, such as CF-IPCountry.") }
-            guard trustProxy else { throw ValidationError("--country-header needs --trust-proxy: only your own proxy's header is believed.") }
+            guard ServerConfiguration.headerName(countryHeader) != nil else {
+                throw ValidationError("--country-header takes a header name, such as CF-IPCountry.")
+            }
+            guard trustProxy else {
+                throw ValidationError("--country-header needs --trust-proxy: only your own proxy's header is believed.")
+            }
         }
         guard keepClicksDays == 0 || (90...36_500).contains(keepClicksDays) else {
-            throw ValidationError("--keep-clicks-days takes 0 (forever) or 90…36500: a click younger than 90 days may still match an install.")
+            throw ValidationError(
+                "--keep-clicks-days takes 0 (forever) or 90…36500: a click younger than 90 days may still match an install.")
         }
     }
 
@@ -97,7 +149,10 @@ struct Serve: AsyncParsableCommand {
             _ = try ServerResources.folder.get()
             let (providedKey, source) = try Self.providedKey(ProcessInfo.processInfo.environment)
             // Everything that can be checked before a file is made or a row written is.
-            if let providedKey { try Bootstrap.validate(providedKey, from: source == "LINKRELAY_ADMIN_KEY" ? source : "The key in the file LINKRELAY_ADMIN_KEY_FILE names") }
+            if let providedKey {
+                try Bootstrap.validate(
+                    providedKey, from: source == "LINKRELAY_ADMIN_KEY" ? source : "The key in the file LINKRELAY_ADMIN_KEY_FILE names")
+            }
             let location = try database.location()
             if port != 0 { try await ListenCheck.ensureAvailable(host: host, port: port) }
             // The store is a service of the application's group: it opens here, runs with the
@@ -127,7 +182,9 @@ struct Serve: AsyncParsableCommand {
         return (text, "LINKRELAY_ADMIN_KEY_FILE")
     }
 
-    private func serve(store: any ServerStore, location: DatabaseLocation, providedKey: String?, keySource: String, logger: Logger) async throws {
+    private func serve(
+        store: any ServerStore, location: DatabaseLocation, providedKey: String?, keySource: String, logger: Logger
+    ) async throws {
         let lock: DatabaseLock?
         if case .sqlite(let path) = location, path != ":memory:" { lock = try DatabaseLock(sqlitePath: path) } else { lock = nil }
         defer { withExtendedLifetime(lock) {} }
@@ -136,11 +193,13 @@ struct Serve: AsyncParsableCommand {
             host: host, port: port, trustProxy: trustProxy,
             trustedProxies: trustedProxy.compactMap(IPNetwork.init), publicBaseURL: publicURL.flatMap(URL.init(string:)),
             matcher: DeferredMatcher(
-                sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours, matchesAddressFirst: addressFirst,
+                sharedNetworkDevices: sharedNetworkDevices, fingerprintWindowHours: fingerprintWindowHours,
+                matchesAddressFirst: addressFirst,
                 scoresIPv4Networks: ipv4NetworkMatch, sprayerDevices: sprayerDevices), matchPrivateNetworks: matchPrivateNetworks,
             adoptUnknownInstalls: adoptUnknownInstalls, clickRetention: keepClicksDays == 0 ? nil : TimeInterval(keepClicksDays) * 86_400,
             idleTimeout: .seconds(idleTimeout), accessLog: accessLog,
-            maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit, metrics: metricsPort != nil)), bodyTimeout: .seconds(bodyTimeout),
+            maximumConnections: min(maxConnections ?? .max, OpenFileLimit.connectionLimit(for: fileLimit, metrics: metricsPort != nil)),
+            bodyTimeout: .seconds(bodyTimeout),
             clicksPerAddressPerMinute: clicksPerAddress, countryHeader: countryHeader.flatMap(ServerConfiguration.headerName),
             dashboard: dashboard ?? ServerConfiguration.isLoopback(host), metrics: metricsPort == nil ? .off : .prometheus(),
             metricsAddress: metricsPort.map { (metricsHost, $0) }, logFormat: logFormat)
@@ -149,7 +208,9 @@ struct Serve: AsyncParsableCommand {
         } else if dashboard == nil {
             logger.info("The dashboard is off: the server listens on \(host), not loopback. --dashboard turns it on.")
         }
-        if matchPrivateNetworks { logger.warning("--match-private-networks: private and loopback addresses match. Never use it in production.") }
+        if matchPrivateNetworks {
+            logger.warning("--match-private-networks: private and loopback addresses match. Never use it in production.")
+        }
         let linkCache = Duration.seconds(linkCacheSeconds)
         let app = ServerApplication.application(
             store: store, configuration: configuration, logger: logger, runningStore: true,
@@ -166,19 +227,23 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// Migrates, makes the first start's project and key, and checks the database takes a write.
-    private static func setUp(_ store: any ServerStore, providedKey: String?, keySource: String, linkCache: Duration, logger: Logger) async throws {
+    private static func setUp(
+        _ store: any ServerStore, providedKey: String?, keySource: String, linkCache: Duration, logger: Logger
+    ) async throws {
         let applied = try await store.migrate()
         store.setLinkCacheTTL(linkCache)
         if !applied.isEmpty { logger.info("Applied schema versions \(applied.map(String.init).joined(separator: ", ")).") }
         let learned = try await store.learnStoredDestinationHosts()
         if learned > 0 {
             logger.notice(
-                "SDK-key links now go only to the hosts your links use (learned for \(learned) project\(learned == 1 ? "" : "s")): review them with GET /api/destination-hosts or the dashboard's Keys page.")
+                "SDK-key links now go only to the hosts your links use (learned for \(learned) project\(learned == 1 ? "" : "s")): review them with GET /api/destination-hosts or the dashboard's Keys page."
+            )
         }
         switch try await Bootstrap.run(store: store, providedKey: providedKey, at: Date()) {
         case .alreadySetUp(providedKeyIsKnown: false):
             logger.warning(
-                "LINKRELAY_ADMIN_KEY is set but is not an admin key of this database: the variable is read only on a first start, and this database was set up before. Requests with it get 401; make an admin key with `linkrelay-server keys create --scope admin`.")
+                "LINKRELAY_ADMIN_KEY is set but is not an admin key of this database: the variable is read only on a first start, and this database was set up before. Requests with it get 401; make an admin key with `linkrelay-server keys create --scope admin`."
+            )
         case .alreadySetUp:
             break
         case .created(let project, let key, let secret):

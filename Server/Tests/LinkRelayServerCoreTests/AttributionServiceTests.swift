@@ -44,7 +44,8 @@ struct AttributionServiceTests {
     func byAddress() async throws {
         let store = Self.store(clicks: [Self.tap("tap")])
         let service = AttributionService(store: store, matcher: DeferredMatcher())
-        let answer = try await service.attribute(InstallReport(signals: Self.phone, platform: "iOS", platformVersion: "17.4.1"), project: "p", at: Self.now)
+        let answer = try await service.attribute(
+            InstallReport(signals: Self.phone, platform: "iOS", platformVersion: "17.4.1"), project: "p", at: Self.now)
         #expect(answer.attributed && answer.install.clickID == "tap" && answer.install.method == .fingerprint)
         #expect(answer.install.matchedFactors.contains("address"))
         #expect(answer.install.deepLinkData["shortCode"] == "spring" && answer.install.deepLinkData["deepLinkPath"] == "/sale")
@@ -52,18 +53,24 @@ struct AttributionServiceTests {
         // Another address of the /24 is a neighbour's: organic, and stored as such.
         var elsewhere = Self.phone
         elsewhere.ip = "203.0.113.99"
-        let organic = try await service.attribute(InstallReport(signals: elsewhere, platform: "iOS", platformVersion: "17.4.1"), project: "p", at: Self.now)
+        let organic = try await service.attribute(
+            InstallReport(signals: elsewhere, platform: "iOS", platformVersion: "17.4.1"), project: "p", at: Self.now)
         #expect(!organic.attributed && organic.install.method == AttributionMethod.none && store.installs.count == 2)
     }
 
-    @Test("a click token decides with certainty; another phone holding it is attributed to the same click; the same phone reporting again gets its first install back, nothing stored")
+    @Test(
+        "a click token decides with certainty; another phone holding it is attributed to the same click; the same phone reporting again gets its first install back, nothing stored"
+    )
     func clickToken() async throws {
         // A look-alike's tap is newer: only the token says which click this install came from.
-        let store = Self.store(clicks: [Self.tap("tokened", hoursAgo: 5), Self.tap("look-alike", hoursAgo: 1, address: "203.0.113.8")], token: true)
+        let store = Self.store(
+            clicks: [Self.tap("tokened", hoursAgo: 5), Self.tap("look-alike", hoursAgo: 1, address: "203.0.113.8")], token: true)
         let service = AttributionService(store: store, matcher: DeferredMatcher())
         var report = InstallReport(signals: Self.phone, platform: "iOS", platformVersion: "17.4.1", clickToken: Self.token)
         let first = try await service.attribute(report, project: "p", at: Self.now)
-        #expect(first.attributed && first.install.clickID == "tokened" && first.install.method == .pasteboard && first.install.confidence == 100)
+        #expect(
+            first.attributed && first.install.clickID == "tokened" && first.install.method == .pasteboard && first.install.confidence == 100
+        )
         #expect(first.install.matchedFactors == ["click_token"])
         // The same phone again (its answer was lost): the first install, nothing new.
         let again = try await service.attribute(report, project: "p", at: Self.now.addingTimeInterval(60))
@@ -78,7 +85,9 @@ struct AttributionServiceTests {
     @Test("a report without its fingerprint (tracking not allowed) is never matched by its signals")
     func withoutFingerprint() async throws {
         let store = Self.store(clicks: [Self.tap("tap")])
-        var report = InstallReport(signals: DeviceSignals(ip: nil, networkPrefix: nil, userAgent: Self.phone.userAgent), platform: "iOS", platformVersion: "17.4.1")
+        var report = InstallReport(
+            signals: DeviceSignals(ip: nil, networkPrefix: nil, userAgent: Self.phone.userAgent), platform: "iOS", platformVersion: "17.4.1"
+        )
         report.allowsFingerprint = false
         let answer = try await AttributionService(store: store, matcher: DeferredMatcher()).attribute(report, project: "p", at: Self.now)
         #expect(!answer.attributed && answer.timings.candidates == 0)

@@ -29,34 +29,43 @@ struct MatcherTests {
     /// Another device of the network, from an address of its own (four devices tapping from one
     /// address at one moment would be a sprayer's).
     static func crowdClick(_ index: Int, hoursAgo: Double) -> ClickRecord {
-        var click = click("other\(index)", hoursAgo: hoursAgo, userAgent: "Mozilla/5.0 (Linux; Android 1\(index)) Chrome/12\(index).0", width: 800 + index)
+        var click = click(
+            "other\(index)", hoursAgo: hoursAgo, userAgent: "Mozilla/5.0 (Linux; Android 1\(index)) Chrome/12\(index).0", width: 800 + index
+        )
         click.device.ip = "203.0.113.\(20 + index)"
         return click
     }
 
-    @Test("each factor scores as LinkForty's: ip 40, user_agent 30, timezone 10, language 10, screen 10, in that order", arguments: [
-        (click("a"), 100, ["ip", "user_agent", "timezone", "language", "screen"]),
-        (click("b", userAgent: Agents.safari), 70, ["ip", "timezone", "language", "screen"]),
-        (click("c", userAgent: Agents.safari, width: nil, height: nil), 60, ["ip", "timezone", "language"]),
-        (click("d", prefix: "198.51.100"), 60, ["user_agent", "timezone", "language", "screen"]),
-        (click("e", timezone: "Europe/Berlin", language: "de-DE"), 80, ["ip", "user_agent", "screen"]),
-        (click("f", width: 2556, height: 1179), 90, ["ip", "user_agent", "timezone", "language"]),
-        (click("g", language: "EN_gb"), 100, ["ip", "user_agent", "timezone", "language", "screen"]),
-        (click("h", timezone: nil, language: nil, width: nil, height: nil), 70, ["ip", "user_agent"]),
-        (click("i", width: 0, height: 0), 90, ["ip", "user_agent", "timezone", "language"]),
-    ] as [(ClickRecord, Int, [String])])
+    @Test(
+        "each factor scores as LinkForty's: ip 40, user_agent 30, timezone 10, language 10, screen 10, in that order",
+        arguments: [
+            (click("a"), 100, ["ip", "user_agent", "timezone", "language", "screen"]),
+            (click("b", userAgent: Agents.safari), 70, ["ip", "timezone", "language", "screen"]),
+            (click("c", userAgent: Agents.safari, width: nil, height: nil), 60, ["ip", "timezone", "language"]),
+            (click("d", prefix: "198.51.100"), 60, ["user_agent", "timezone", "language", "screen"]),
+            (click("e", timezone: "Europe/Berlin", language: "de-DE"), 80, ["ip", "user_agent", "screen"]),
+            (click("f", width: 2556, height: 1179), 90, ["ip", "user_agent", "timezone", "language"]),
+            (click("g", language: "EN_gb"), 100, ["ip", "user_agent", "timezone", "language", "screen"]),
+            (click("h", timezone: nil, language: nil, width: nil, height: nil), 70, ["ip", "user_agent"]),
+            (click("i", width: 0, height: 0), 90, ["ip", "user_agent", "timezone", "language"]),
+        ] as [(ClickRecord, Int, [String])])
     func factors(_ click: ClickRecord, _ score: Int, _ factors: [String]) {
         let (scored, matched) = DeferredMatcher.score(Self.phone, click.device)
         #expect(scored == score)
         #expect(matched == factors)
     }
 
-    @Test("user agents compare as platform|browser, versions ignored; two app agents are both |", arguments: [
-        ("Acme Shop/2.3.0 iOS/17.4.1", "|"), (Agents.app, "|"), (Agents.safari, "iphone|safari"),
-        ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36", "linux|chrome"),
-        ("Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 CriOS/124.0 Mobile/15E148 Safari/604.1", "ipad|safari"),
-        ("", "|"),
-    ])
+    @Test(
+        "user agents compare as platform|browser, versions ignored; two app agents are both |",
+        arguments: [
+            ("Acme Shop/2.3.0 iOS/17.4.1", "|"), (Agents.app, "|"), (Agents.safari, "iphone|safari"),
+            (
+                "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36",
+                "linux|chrome"
+            ),
+            ("Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 CriOS/124.0 Mobile/15E148 Safari/604.1", "ipad|safari"),
+            ("", "|"),
+        ])
     func userAgents(_ agent: String, _ normalized: String) {
         #expect(DeferredMatcher.normalizedUserAgent(agent) == normalized)
     }
@@ -88,8 +97,12 @@ struct MatcherTests {
         let short = MatchCandidate(click: Self.click("short", hoursAgo: 3), windowHours: 2)
         #expect(DeferredMatcher(scoresIPv4Networks: true).best(for: Self.phone, among: [day], at: Self.now)?.click.id == "day")
         #expect(DeferredMatcher(scoresIPv4Networks: true).best(for: Self.phone, among: [older], at: Self.now) == nil)
-        #expect(DeferredMatcher(fingerprintWindowHours: 48, scoresIPv4Networks: true).best(for: Self.phone, among: [older], at: Self.now)?.click.id == "older")
-        #expect(DeferredMatcher(fingerprintWindowHours: 48, scoresIPv4Networks: true).best(for: Self.phone, among: [short], at: Self.now) == nil, "the link's 2 hours")
+        #expect(
+            DeferredMatcher(fingerprintWindowHours: 48, scoresIPv4Networks: true).best(for: Self.phone, among: [older], at: Self.now)?.click
+                .id == "older")
+        #expect(
+            DeferredMatcher(fingerprintWindowHours: 48, scoresIPv4Networks: true).best(for: Self.phone, among: [short], at: Self.now)
+                == nil, "the link's 2 hours")
         // Out-of-range settings are clamped to 1…2,160 hours.
         #expect(DeferredMatcher(fingerprintWindowHours: 0).fingerprintWindowHours == 1)
         #expect(DeferredMatcher(fingerprintWindowHours: -5).fingerprintWindowHours == 1)
@@ -99,7 +112,9 @@ struct MatcherTests {
             MatchCandidate(click: Self.crowdClick(index, hoursAgo: 100), windowHours: 168)
         }
         let target = MatchCandidate(click: Self.click("target", userAgent: Agents.safari), windowHours: 168)
-        #expect(DeferredMatcher(sharedNetworkDevices: 5, scoresIPv4Networks: true).best(for: Self.phone, among: [target] + crowd, at: Self.now) == nil)
+        #expect(
+            DeferredMatcher(sharedNetworkDevices: 5, scoresIPv4Networks: true).best(for: Self.phone, among: [target] + crowd, at: Self.now)
+                == nil)
     }
 
     @Test("the best score wins; on a tie between clicks of one device the newest click (the first candidate) wins")
@@ -113,15 +128,20 @@ struct MatcherTests {
         #expect(matcher.best(for: Self.phone, among: [newer, older, best], at: Self.now)?.click.id == "best")
     }
 
-    @Test("two devices scoring the best alike: the install stays organic (Core gives it to the newer); one device's two clicks are not ambiguous")
+    @Test(
+        "two devices scoring the best alike: the install stays organic (Core gives it to the newer); one device's two clicks are not ambiguous"
+    )
     func ambiguity() {
         let matcher = DeferredMatcher(scoresIPv4Networks: true)
         let mine = MatchCandidate(click: Self.click("mine", hoursAgo: 2, userAgent: Agents.safari), windowHours: 168)
         // Another phone of the same model, zone and language, its Safari a version older.
         let neighbour = MatchCandidate(
-            click: Self.click("neighbour", hoursAgo: 1, userAgent: Agents.safari.replacingOccurrences(of: "17_4", with: "16_6")), windowHours: 168)
+            click: Self.click("neighbour", hoursAgo: 1, userAgent: Agents.safari.replacingOccurrences(of: "17_4", with: "16_6")),
+            windowHours: 168)
         #expect(matcher.best(for: Self.phone, among: [neighbour, mine], at: Self.now) == nil)
-        #expect(DeferredMatcher(refusesAmbiguousMatches: false, scoresIPv4Networks: true).best(for: Self.phone, among: [neighbour, mine], at: Self.now)?.click.id == "neighbour")
+        #expect(
+            DeferredMatcher(refusesAmbiguousMatches: false, scoresIPv4Networks: true).best(
+                for: Self.phone, among: [neighbour, mine], at: Self.now)?.click.id == "neighbour")
         let again = MatchCandidate(click: Self.click("again", hoursAgo: 1, userAgent: Agents.safari), windowHours: 168)
         #expect(matcher.best(for: Self.phone, among: [again, mine], at: Self.now)?.click.id == "again", "the same phone tapping twice")
         // A better-scoring click wins outright over a lower tie.
@@ -130,13 +150,17 @@ struct MatcherTests {
     }
 
     /// A click from an exact address (the phone's household router is 203.0.113.7).
-    static func atAddress(_ id: String, _ address: String = "203.0.113.7", hoursAgo: Double = 1, width: Int = 1179, language: String = "en-US") -> MatchCandidate {
+    static func atAddress(
+        _ id: String, _ address: String = "203.0.113.7", hoursAgo: Double = 1, width: Int = 1179, language: String = "en-US"
+    ) -> MatchCandidate {
         var click = click(id, hoursAgo: hoursAgo, userAgent: Agents.safari, language: language, width: width)
         click.device.ip = address
         return MatchCandidate(click: click, windowHours: 168)
     }
 
-    @Test("the exact address first: the newest agreeing tap from the install's own address wins at 90 with `address`, whatever the network's crowd")
+    @Test(
+        "the exact address first: the newest agreeing tap from the install's own address wins at 90 with `address`, whatever the network's crowd"
+    )
     func addressFirst() {
         let matcher = DeferredMatcher()
         let household = Self.atAddress("household", hoursAgo: 3)
@@ -149,17 +173,22 @@ struct MatcherTests {
         let crowded = matcher.best(for: Self.phone, among: neighbours + [household], networkDevices: 50, at: Self.now)
         #expect(crowded?.click.id == "household" && crowded?.confidence == 70 && crowded?.sharedNetwork == true)
         #expect(
-            DeferredMatcher(matchesAddressFirst: false).best(for: Self.phone, among: neighbours + [household], networkDevices: 0, at: Self.now)?.click.id
+            DeferredMatcher(matchesAddressFirst: false).best(
+                for: Self.phone, among: neighbours + [household], networkDevices: 0, at: Self.now)?.click.id
                 == "neighbour0", "without it, the newest look-alike of another household takes the install")
     }
 
-    @Test("an IPv4 install without a tap from its own address stays organic (a neighbour's look-alike tap in the /24 is no match); an IPv6 install matches its /64")
+    @Test(
+        "an IPv4 install without a tap from its own address stays organic (a neighbour's look-alike tap in the /24 is no match); an IPv6 install matches its /64"
+    )
     func networksWithoutTheAddress() {
         // A look-alike tap from another household of the phone's /24.
         let neighbour = Self.atAddress("neighbour", "203.0.113.40", hoursAgo: 1)
         #expect(DeferredMatcher().best(for: Self.phone, among: [neighbour], networkDevices: 0, at: Self.now) == nil)
         let scored = DeferredMatcher(scoresIPv4Networks: true).best(for: Self.phone, among: [neighbour], networkDevices: 0, at: Self.now)
-        #expect(scored?.click.id == "neighbour" && scored?.confidence == 70 && scored?.factors.contains("address") == false, "Core's /24, on request")
+        #expect(
+            scored?.click.id == "neighbour" && scored?.confidence == 70 && scored?.factors.contains("address") == false,
+            "Core's /24, on request")
         // An IPv6 phone's privacy address rotated since its tap: the same /64 is its LAN.
         var phone = Self.phone
         phone.ip = "2001:db8:7:1:aaaa:bbbb:cccc:1"
@@ -169,7 +198,9 @@ struct MatcherTests {
         let match = DeferredMatcher().best(for: phone, among: [tapped], networkDevices: 0, at: Self.now)
         #expect(match?.click.id == "rotated" && match?.confidence == 70 && match?.factors == ["ip", "timezone", "language", "screen"])
         // Without the address first, the network score is all there is, IPv4 included (Core's behaviour).
-        #expect(DeferredMatcher(matchesAddressFirst: false).best(for: Self.phone, among: [neighbour], networkDevices: 0, at: Self.now)?.click.id == "neighbour")
+        #expect(
+            DeferredMatcher(matchesAddressFirst: false).best(for: Self.phone, among: [neighbour], networkDevices: 0, at: Self.now)?.click.id
+                == "neighbour")
     }
 
     /// `count` clicks from the phone's own address, one every `seconds`, the newest `hoursAgo`
@@ -187,14 +218,18 @@ struct MatcherTests {
         DeferredMatcher.sprayedClicks(in: candidates, floor: floor, since: now.addingTimeInterval(-86_400), span: 86_400)
     }
 
-    @Test("a sprayer (more distinct devices from one address within 10 minutes, an hour or four hours than its own day explains) never attributes; a carrier's address on a normal day still does")
+    @Test(
+        "a sprayer (more distinct devices from one address within 10 minutes, an hour or four hours than its own day explains) never attributes; a carrier's address on a normal day still does"
+    )
     func sprayers() {
         let matcher = DeferredMatcher()
         // 54 fingerprints sprayed from the install's own address within four minutes.
         let spray = Self.sprayed(54, every: 4)
         #expect(Self.sprayed(spray).count == 54)
         #expect(matcher.best(for: Self.phone, among: spray, networkDevices: 0, at: Self.now) == nil)
-        #expect(DeferredMatcher(sprayerDevices: 100).best(for: Self.phone, among: spray, networkDevices: 0, at: Self.now)?.click.id == "spray27", "the rule off")
+        #expect(
+            DeferredMatcher(sprayerDevices: 100).best(for: Self.phone, among: spray, networkDevices: 0, at: Self.now)?.click.id
+                == "spray27", "the rule off")
         // Fifty-four devices over a day (one every 27 minutes): a carrier's address on a normal day.
         let spread = Self.sprayed(54, every: 1600)
         #expect(Self.sprayed(spread).isEmpty)
@@ -211,7 +246,9 @@ struct MatcherTests {
         #expect(DeferredMatcher(sprayerDevices: 1).sprayerDevices == 2, "clamped")
     }
 
-    @Test("issue 63, 6: no cliff below the old threshold of 10: nine fingerprints in ten minutes, paced every 15 minutes, or three at once, are a sprayer's; a busy address's own rate raises the bar")
+    @Test(
+        "issue 63, 6: no cliff below the old threshold of 10: nine fingerprints in ten minutes, paced every 15 minutes, or three at once, are a sprayer's; a busy address's own rate raises the bar"
+    )
     func sprayersWithoutACliff() {
         let matcher = DeferredMatcher()
         // Nine in ten minutes took 21 of 30 organic installs from a shared address in 0.6.0.
@@ -231,7 +268,9 @@ struct MatcherTests {
         #expect(marked.count < burst.count + 20, "and little of the day around it (\(marked.count) marked)")
     }
 
-    @Test("issue 63, 6: two identical clicks from one address within 30 s are one tap, and the first decides; a forged copy a second after the real tap does not take the install")
+    @Test(
+        "issue 63, 6: two identical clicks from one address within 30 s are one tap, and the first decides; a forged copy a second after the real tap does not take the install"
+    )
     func oneTap() {
         let matcher = DeferredMatcher()
         let real = Self.atAddress("real", hoursAgo: 1)
@@ -254,18 +293,26 @@ struct MatcherTests {
         #expect(DeferredMatcher.repeatedTaps(in: [elsewhere, other, real]).isEmpty)
     }
 
-    @Test("at one address: a tap that disagrees is no match; two devices alike are ambiguous; a tap past the fingerprint's day is not taken")
+    @Test(
+        "at one address: a tap that disagrees is no match; two devices alike are ambiguous; a tap past the fingerprint's day is not taken")
     func addressRules() {
         let matcher = DeferredMatcher()
         #expect(matcher.best(for: Self.phone, among: [Self.atAddress("other-screen", width: 828)], networkDevices: 0, at: Self.now) == nil)
-        #expect(matcher.best(for: Self.phone, among: [Self.atAddress("other-language", language: "de-DE")], networkDevices: 0, at: Self.now) == nil)
+        #expect(
+            matcher.best(for: Self.phone, among: [Self.atAddress("other-language", language: "de-DE")], networkDevices: 0, at: Self.now)
+                == nil)
         var sibling = Self.atAddress("sibling", hoursAgo: 1)
         sibling.click.device.userAgent = Agents.safari.replacingOccurrences(of: "17_4", with: "16_6")
         let mine = Self.atAddress("mine", hoursAgo: 2)
-        #expect(matcher.best(for: Self.phone, among: [sibling, mine], networkDevices: 0, at: Self.now) == nil, "two phones of one family alike")
-        #expect(DeferredMatcher(refusesAmbiguousMatches: false).best(for: Self.phone, among: [sibling, mine], networkDevices: 0, at: Self.now)?.click.id == "sibling")
+        #expect(
+            matcher.best(for: Self.phone, among: [sibling, mine], networkDevices: 0, at: Self.now) == nil, "two phones of one family alike")
+        #expect(
+            DeferredMatcher(refusesAmbiguousMatches: false).best(for: Self.phone, among: [sibling, mine], networkDevices: 0, at: Self.now)?
+                .click.id == "sibling")
         let again = Self.atAddress("again", hoursAgo: 1)
-        #expect(matcher.best(for: Self.phone, among: [again, mine], networkDevices: 0, at: Self.now)?.click.id == "again", "one phone tapping twice")
+        #expect(
+            matcher.best(for: Self.phone, among: [again, mine], networkDevices: 0, at: Self.now)?.click.id == "again",
+            "one phone tapping twice")
         let old = Self.atAddress("old", hoursAgo: 30)
         #expect(matcher.best(for: Self.phone, among: [old], networkDevices: 0, at: Self.now)?.factors.contains("address") != true)
     }
@@ -299,7 +346,8 @@ struct MatcherTests {
     @Test("LinkForty's fingerprint hash: SHA-256 of the eight fields joined by |")
     func fingerprintHash() {
         let hash = DeferredMatcher.fingerprintHash(
-            DeviceSignals(ip: "203.0.113.7", userAgent: "UA", language: "en_US", screenWidth: 1179), platform: "iOS", platformVersion: "17.4")
+            DeviceSignals(ip: "203.0.113.7", userAgent: "UA", language: "en_US", screenWidth: 1179), platform: "iOS",
+            platformVersion: "17.4")
         // printf '203.0.113.7|UA||en_US|1179||iOS|17.4' | sha256sum
         #expect(hash == "7d41bb4e66775494077ef7b4dfefab1679eaad62d6d6ef3b360de302c871d55b")
     }

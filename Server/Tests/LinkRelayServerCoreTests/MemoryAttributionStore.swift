@@ -31,7 +31,9 @@ final class MemoryAttributionStore: AttributionStore {
         state.withLock { state in
             guard let (record, usedBy) = state.tokens[hash], record.projectID == project else { return .unknown }
             if let usedBy {
-                return .used(linkID: record.linkID, clickID: record.clickID, clickedAt: record.clickedAt, installID: usedBy, expired: record.expiresAt <= now)
+                return .used(
+                    linkID: record.linkID, clickID: record.clickID, clickedAt: record.clickedAt, installID: usedBy,
+                    expired: record.expiresAt <= now)
             }
             guard record.expiresAt > now else { return .expired }
             state.tokens[hash] = (record, installID)
@@ -64,7 +66,8 @@ final class MemoryAttributionStore: AttributionStore {
             Set(
                 state.clicks.filter { click in
                     click.projectID == project && click.device.networkPrefix == networkPrefix && !click.isBot && click.clickedAt >= since
-                        && now.timeIntervalSince(click.clickedAt) <= TimeInterval(state.links[click.linkID]?.attributionWindowHours ?? 0) * 3600
+                        && now.timeIntervalSince(click.clickedAt) <= TimeInterval(state.links[click.linkID]?.attributionWindowHours ?? 0)
+                            * 3600
                 }.map { DeferredMatcher.deviceSignature($0.device) })
         }
         return min(devices.count, limit)
@@ -98,7 +101,9 @@ final class MemoryAttributionStore: AttributionStore {
                 .filter { $0.projectID == project && $0.clickedAt >= since && !$0.isBot && !state.claimed.contains($0.id) && matches($0) }
                 .sorted { ($0.clickedAt, $0.id) > ($1.clickedAt, $1.id) }
                 .prefix(max(limit, 0))
-                .compactMap { click in state.links[click.linkID].map { MatchCandidate(click: click, windowHours: $0.attributionWindowHours) } }
+                .compactMap { click in
+                    state.links[click.linkID].map { MatchCandidate(click: click, windowHours: $0.attributionWindowHours) }
+                }
         }
     }
 }

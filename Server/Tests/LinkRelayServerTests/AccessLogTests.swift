@@ -30,7 +30,9 @@ struct AccessLogTests {
         }
     }
 
-    @Test("UTC times to the millisecond, whatever the date: 1970, a leap day, before 1970, the last second of 9999, a clock past it (or before 1900) or not finite")
+    @Test(
+        "UTC times to the millisecond, whatever the date: 1970, a leap day, before 1970, the last second of 9999, a clock past it (or before 1900) or not finite"
+    )
     func times() {
         let cases: [(TimeInterval, String)] = [
             (0, "1970-01-01T00:00:00.000Z"), (1_709_164_800.5, "2024-02-29T00:00:00.500Z"), (1_800_000_000.123, "2027-01-15T08:00:00.123Z"),
@@ -54,7 +56,11 @@ struct AccessLogTests {
         log.record("second")
         #expect(written.all.isEmpty)
         log.record("third: " + String(repeating: "x", count: 40))
-        #expect(written.all.count == 1 && written.all[0].components(separatedBy: "\n").map { $0.dropFirst(25) } == ["first", "second", "third: " + String(repeating: "x", count: 40), ""])
+        #expect(
+            written.all.count == 1
+                && written.all[0].components(separatedBy: "\n").map { $0.dropFirst(25) } == [
+                    "first", "second", "third: " + String(repeating: "x", count: 40), "",
+                ])
         log.flush()
         #expect(written.all.count == 1, "nothing left to write")
     }
@@ -83,21 +89,31 @@ struct AccessLogTests {
     func textLine() {
         let written = Written()
         let log = AccessLog(clock: ManualClock(date: Date(timeIntervalSince1970: 1_800_000_000.123)), output: written.output)
-        log.record(AccessEntry(client: "203.0.113.7", keyPrefix: "lr_sdk_0badbeef", method: "GET", route: "/{code}", status: 302, bytes: nil, duration: .microseconds(1_450)))
-        log.record(AccessEntry(client: nil, keyPrefix: nil, method: "POST", route: "/api/sdk/v1/install", status: 200, bytes: 431, duration: .seconds(2)))
+        log.record(
+            AccessEntry(
+                client: "203.0.113.7", keyPrefix: "lr_sdk_0badbeef", method: "GET", route: "/{code}", status: 302, bytes: nil,
+                duration: .microseconds(1_450)))
+        log.record(
+            AccessEntry(
+                client: nil, keyPrefix: nil, method: "POST", route: "/api/sdk/v1/install", status: 200, bytes: 431, duration: .seconds(2)))
         log.flush()
-        #expect(written.all == [
-            "2027-01-15T08:00:00.123Z ACCESS 203.0.113.7 lr_sdk_0badbeef \"GET /{code}\" 302 - 1.5 ms\n"
-                + "2027-01-15T08:00:00.123Z ACCESS - - \"POST /api/sdk/v1/install\" 200 431 2000.0 ms\n"
-        ])
+        #expect(
+            written.all == [
+                "2027-01-15T08:00:00.123Z ACCESS 203.0.113.7 lr_sdk_0badbeef \"GET /{code}\" 302 - 1.5 ms\n"
+                    + "2027-01-15T08:00:00.123Z ACCESS - - \"POST /api/sdk/v1/install\" 200 431 2000.0 ms\n"
+            ])
     }
 
     @Test("JSON lines: one object per line with every field; text from a client is escaped and cannot end the line or the object")
     func jsonLines() throws {
         let written = Written()
         let log = AccessLog(format: .json, clock: ManualClock(date: Date(timeIntervalSince1970: 1_800_000_000.123)), output: written.output)
-        log.record(AccessEntry(client: "203.0.113.7", keyPrefix: "lr_sdk_0badbeef", method: "GET", route: "/{code}", status: 302, bytes: nil, duration: .microseconds(1_450)))
-        log.record(AccessEntry(client: "a\"b\nc\\", keyPrefix: nil, method: "POST", route: "(unmatched)", status: 404, bytes: 57, duration: .zero))
+        log.record(
+            AccessEntry(
+                client: "203.0.113.7", keyPrefix: "lr_sdk_0badbeef", method: "GET", route: "/{code}", status: 302, bytes: nil,
+                duration: .microseconds(1_450)))
+        log.record(
+            AccessEntry(client: "a\"b\nc\\", keyPrefix: nil, method: "POST", route: "(unmatched)", status: 404, bytes: 57, duration: .zero))
         log.flush()
         let lines = written.all.joined().split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 3 && lines[2].isEmpty)
@@ -107,10 +123,14 @@ struct AccessLogTests {
         #expect(first["method"] as? String == "GET" && first["route"] as? String == "/{code}" && first["status"] as? Int == 302)
         #expect(first["bytes"] is NSNull && (first["ms"] as? Double) == 1.5)
         let second = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
-        #expect(second["client"] as? String == "a\"b\nc\\" && second["key"] is NSNull && second["bytes"] as? Int == 57 && (second["ms"] as? Double) == 0)
+        #expect(
+            second["client"] as? String == "a\"b\nc\\" && second["key"] is NSNull && second["bytes"] as? Int == 57
+                && (second["ms"] as? Double) == 0)
     }
 
-    @Test("the server's other log lines as JSON: one object per line, its level, label, message and metadata; a newline in a message stays inside it")
+    @Test(
+        "the server's other log lines as JSON: one object per line, its level, label, message and metadata; a newline in a message stays inside it"
+    )
     func jsonLogHandler() throws {
         let written = Written()
         var logger = Logger(label: "linkrelay.server") {
@@ -122,17 +142,23 @@ struct AccessLogTests {
         logger.error("two\nlines \"quoted\"", metadata: ["pass": "retention"])
         #expect(written.all.count == 2 && written.all.allSatisfy { $0.hasSuffix("}\n") && $0.dropLast().firstIndex(of: "\n") == nil })
         let first = try #require(try JSONSerialization.jsonObject(with: Data(written.all[0].utf8)) as? [String: Any])
-        #expect(first["time"] as? String == "2027-01-15T08:00:00.500Z" && first["type"] as? String == "log" && first["level"] as? String == "info")
+        #expect(
+            first["time"] as? String == "2027-01-15T08:00:00.500Z" && first["type"] as? String == "log"
+                && first["level"] as? String == "info")
         #expect(first["label"] as? String == "linkrelay.server" && first["message"] as? String == "Applied schema versions 12, 13.")
         #expect(first["metadata"] as? [String: String] == ["engine": "sqlite"])
         let second = try #require(try JSONSerialization.jsonObject(with: Data(written.all[1].utf8)) as? [String: Any])
-        #expect(second["message"] as? String == "two\nlines \"quoted\"" && second["metadata"] as? [String: String] == ["engine": "sqlite", "pass": "retention"])
+        #expect(
+            second["message"] as? String == "two\nlines \"quoted\""
+                && second["metadata"] as? [String: String] == ["engine": "sqlite", "pass": "retention"])
     }
 
     @Test("an interval or a block size out of range is clamped")
     func bounds() {
         #expect(AccessLog(interval: 0).interval == 0.01 && AccessLog(interval: -5).interval == 0.01)
-        #expect(AccessLog(interval: .infinity).interval == 1 && AccessLog(interval: .nan).interval == 1 && AccessLog(interval: 1e9).interval == 60)
+        #expect(
+            AccessLog(interval: .infinity).interval == 1 && AccessLog(interval: .nan).interval == 1
+                && AccessLog(interval: 1e9).interval == 60)
         #expect(AccessLog(blockSize: 0).blockSize == 1 && AccessLog(blockSize: .max).blockSize == 1 << 20)
     }
 }

@@ -13,7 +13,9 @@ struct AnalyticsLaneTests {
         let value = Mutex(false)
     }
 
-    @Test("while an analytics read is held, every other read goes on; a second analytics read waits for the first", arguments: TestEngine.available)
+    @Test(
+        "while an analytics read is held, every other read goes on; a second analytics read waits for the first",
+        arguments: TestEngine.available)
     func lane(_ engine: TestEngine) async throws {
         try await StorageTests.withStore(engine) { store, _ in
             _ = try await store.migrate()

@@ -17,15 +17,20 @@ import Testing
 struct AppleAdsTokenTests {
     static let token = "YWRzLXRva2VuLTEyMzQ1Njc4OTBhYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5eg=="
 
-    static func install(_ client: some TestClientProtocol, key: String, token: JSONValue?) async throws -> (HTTPResponse.Status, [String: JSONValue]) {
+    static func install(
+        _ client: some TestClientProtocol, key: String, token: JSONValue?
+    ) async throws -> (HTTPResponse.Status, [String: JSONValue]) {
         var body = HTTPTest.installBody
         if let token { body["appleAdsToken"] = token }
         return try await client.execute(
-            uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: key, ip: "198.51.100.7", json: true), body: HTTPTest.body(body)
+            uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: key, ip: "198.51.100.7", json: true),
+            body: HTTPTest.body(body)
         ) { response async throws in (response.status, try HTTPTest.object(response.body)) }
     }
 
-    @Test("stored with the install and shown in its record to an admin key; never to an SDK key or another project", arguments: TestEngine.available)
+    @Test(
+        "stored with the install and shown in its record to an admin key; never to an SDK key or another project",
+        arguments: TestEngine.available)
     func storedAndShown(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
@@ -33,10 +38,13 @@ struct AppleAdsTokenTests {
                 #expect(status == .ok && answer["appleAdsToken"] == nil, "the answer does not echo it")
                 let id = try #require(answer["installId"]?.stringValue)
                 #expect(try await world.store.install(project: world.project.id, id: id)?.appleAdsToken == Self.token)
-                try await client.execute(uri: "/api/installs/\(id)", method: .get, headers: HTTPTest.headers(key: world.adminKey)) { response async throws in
+                try await client.execute(uri: "/api/installs/\(id)", method: .get, headers: HTTPTest.headers(key: world.adminKey)) {
+                    response async throws in
                     #expect(response.status == .ok)
                     let record = try HTTPTest.object(response.body)
-                    #expect(record["appleAdsToken"] == .string(Self.token) && record["id"] == .string(id) && record["attributionMethod"] == "none")
+                    #expect(
+                        record["appleAdsToken"] == .string(Self.token) && record["id"] == .string(id)
+                            && record["attributionMethod"] == "none")
                     guard case .object(let device)? = record["device"] else { Issue.record("no device"); return }
                     #expect(device["timezone"] == "America/New_York")
                 }
@@ -46,7 +54,8 @@ struct AppleAdsTokenTests {
                 // Without a token: stored as none.
                 let (_, plain) = try await Self.install(client, key: world.sdkKey, token: nil)
                 let plainID = try #require(plain["installId"]?.stringValue)
-                try await client.execute(uri: "/api/installs/\(plainID)", method: .get, headers: HTTPTest.headers(key: world.adminKey)) { response async throws in
+                try await client.execute(uri: "/api/installs/\(plainID)", method: .get, headers: HTTPTest.headers(key: world.adminKey)) {
+                    response async throws in
                     #expect(try HTTPTest.object(response.body)["appleAdsToken"] == .null)
                 }
                 try await client.execute(uri: "/api/installs/nope", method: .get, headers: HTTPTest.headers(key: world.adminKey)) {
@@ -89,20 +98,25 @@ struct AppleAdsTokenTests {
         }
     }
 
-    static func addLate(_ client: some TestClientProtocol, key: String, _ body: [String: JSONValue]) async throws -> (HTTPResponse.Status, [String: JSONValue]) {
+    static func addLate(
+        _ client: some TestClientProtocol, key: String, _ body: [String: JSONValue]
+    ) async throws -> (HTTPResponse.Status, [String: JSONValue]) {
         try await client.execute(
             uri: "/api/sdk/v1/install/apple-ads-token", method: .post, headers: HTTPTest.headers(key: key, ip: "198.51.100.7", json: true),
             body: HTTPTest.body(body)
         ) { response async throws in (response.status, try HTTPTest.object(response.body)) }
     }
 
-    @Test("a late token is added to the install the report made; the first token stays; an unknown install, another project's and a bad token are refused", arguments: TestEngine.available)
+    @Test(
+        "a late token is added to the install the report made; the first token stays; an unknown install, another project's and a bad token are refused",
+        arguments: TestEngine.available)
     func lateToken(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let (_, report) = try await Self.install(client, key: world.sdkKey, token: nil)
                 let id = try #require(report["installId"]?.stringValue)
-                let (status, answer) = try await Self.addLate(client, key: world.sdkKey, ["installId": .string(id), "appleAdsToken": .string(Self.token)])
+                let (status, answer) = try await Self.addLate(
+                    client, key: world.sdkKey, ["installId": .string(id), "appleAdsToken": .string(Self.token)])
                 #expect(status == .ok && answer == ["installId": .string(id), "success": true])
                 #expect(try await world.store.install(project: world.project.id, id: id)?.appleAdsToken == Self.token)
                 // A retry, or a second token: the first stays.
@@ -110,9 +124,11 @@ struct AppleAdsTokenTests {
                 #expect(again == .ok)
                 #expect(try await world.store.install(project: world.project.id, id: id)?.appleAdsToken == Self.token)
 
-                let (unknown, _) = try await Self.addLate(client, key: world.sdkKey, ["installId": "nope", "appleAdsToken": .string(Self.token)])
+                let (unknown, _) = try await Self.addLate(
+                    client, key: world.sdkKey, ["installId": "nope", "appleAdsToken": .string(Self.token)])
                 #expect(unknown == .notFound)
-                let (foreign, _) = try await Self.addLate(client, key: world.otherProjectKey, ["installId": .string(id), "appleAdsToken": "b3RoZXI="])
+                let (foreign, _) = try await Self.addLate(
+                    client, key: world.otherProjectKey, ["installId": .string(id), "appleAdsToken": "b3RoZXI="])
                 #expect(foreign == .notFound)
                 for (body, field) in [
                     (["installId": .string(id), "appleAdsToken": "two words"], "appleAdsToken"),
@@ -122,14 +138,19 @@ struct AppleAdsTokenTests {
                     let (status, answer) = try await Self.addLate(client, key: world.sdkKey, body)
                     #expect(status == .badRequest && answer["field"] == .string(field), "\(body)")
                 }
-                try await client.execute(uri: "/api/sdk/v1/install/apple-ads-token", method: .post, headers: HTTPTest.headers(key: nil, json: true), body: HTTPTest.body(["installId": .string(id)])) {
+                try await client.execute(
+                    uri: "/api/sdk/v1/install/apple-ads-token", method: .post, headers: HTTPTest.headers(key: nil, json: true),
+                    body: HTTPTest.body(["installId": .string(id)])
+                ) {
                     #expect($0.status == .unauthorized)
                 }
             }
         }
     }
 
-    @Test("LinkFortyBackend's late token (what the client sends when the token came after the report) reaches the install", arguments: TestEngine.available)
+    @Test(
+        "LinkFortyBackend's late token (what the client sends when the token came after the report) reaches the install",
+        arguments: TestEngine.available)
     func lateTokenFromTheAdapter(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { http in
@@ -142,7 +163,9 @@ struct AppleAdsTokenTests {
                 try await backend.addAppleAdsToken(Self.token, toInstall: id, context: context)
                 #expect(try await world.store.install(project: world.project.id, id: id)?.appleAdsToken == Self.token)
                 // An install the server does not know: the token has nowhere to go.
-                await #expect(throws: DeepLinkError.self) { try await backend.addAppleAdsToken(Self.token, toInstall: "nope", context: context) }
+                await #expect(throws: DeepLinkError.self) {
+                    try await backend.addAppleAdsToken(Self.token, toInstall: "nope", context: context)
+                }
                 do {
                     try await backend.addAppleAdsToken(Self.token, toInstall: "nope", context: context)
                 } catch let error as DeepLinkError {

@@ -16,14 +16,17 @@ import Testing
 @Suite("End to end: the landing page's link through the pasteboard", .timeLimit(.minutes(1)))
 struct CertainLinkEndToEndTests {
     /// The walkthrough's client, reading `pasteboard` on its first launch.
-    static func client(port: Int, key: String, network: EndToEndTests.PhoneNetwork, pasteboard: InMemoryPasteboard) throws -> DeepLinkClient {
+    static func client(port: Int, key: String, network: EndToEndTests.PhoneNetwork, pasteboard: InMemoryPasteboard) throws -> DeepLinkClient
+    {
         try EndToEndTests.client(port: port, key: key, network: network) {
             $0.installMarker = nil
             $0.pasteboardCheck = PasteboardCheck(pasteboard: pasteboard)
         }
     }
 
-    @Test("landing page → token → LinkFortyBackend's install with it → attributed, pasteboard, 100, the right link; the token on another device: the same on both sides", arguments: TestEngine.available)
+    @Test(
+        "landing page → token → LinkFortyBackend's install with it → attributed, pasteboard, 100, the right link; the token on another device: the same on both sides",
+        arguments: TestEngine.available)
     func pasteboardStory(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.store.setLandingPage(project: world.project.id, LandingPageSettings(enabled: true, appName: "Acme Shop"))
@@ -32,14 +35,18 @@ struct CertainLinkEndToEndTests {
                 try await LinkCreationTests.post(
                     http, "/api/links", key: world.adminKey,
                     [
-                        "customCode": "p42", "originalUrl": "https://shop.example/product/42", "appScheme": "shopapp", "deepLinkPath": "/product/42",
+                        "customCode": "p42", "originalUrl": "https://shop.example/product/42", "appScheme": "shopapp",
+                        "deepLinkPath": "/product/42",
                         "iosAppStoreUrl": "https://apps.apple.com/app/id1", "deepLinkParameters": ["productId": "42"],
                     ]
                 ) { response, _ in #expect(response.status == .created) }
                 // Another link the same phone's network tapped: what a fingerprint would find.
                 try await LinkCreationTests.post(
                     http, "/api/links", key: world.adminKey,
-                    ["customCode": "other", "originalUrl": "https://shop.example/other", "iosAppStoreUrl": "https://apps.apple.com/app/id1"]
+                    [
+                        "customCode": "other", "originalUrl": "https://shop.example/other",
+                        "iosAppStoreUrl": "https://apps.apple.com/app/id1",
+                    ]
                 ) { response, _ in #expect(response.status == .created) }
                 var page = ""
                 // Through the proxy, which names the link domain the page was asked on.
@@ -56,7 +63,8 @@ struct CertainLinkEndToEndTests {
                 // The button copied the link; the app is installed and launched.
                 let pasteboard = InMemoryPasteboard()
                 pasteboard.copy(copied)
-                let client = try Self.client(port: port, key: world.sdkKey, network: .init(address: "198.51.100.40"), pasteboard: pasteboard)
+                let client = try Self.client(
+                    port: port, key: world.sdkKey, network: .init(address: "198.51.100.40"), pasteboard: pasteboard)
                 var links = client.deepLinks().makeAsyncIterator()
                 await client.start()
                 let deferred = try #require(await links.next())

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A program the tests start (the server's binary, `zbarimg`, `mount`), with its standard output
@@ -45,86 +45,88 @@ final class ChildProcess: Sendable {
         error: Output = .discard
     ) throws {
         #if canImport(Glibc)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var readEnds: [Int32?] = []
-        var writeEnds: [Int32] = []
-        for (target, kind) in [(Int32(1), output), (2, error)] {
-            switch kind {
-            case .discard:
-                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
-                readEnds.append(nil)
-            case .pipe:
-                var ends: [Int32] = [0, 0]
-                guard pipe(&ends) == 0 else { throw ChildProcessError("pipe", errno) }
-                // Neither end may leak into another child started meanwhile (the child's own
-                // copy is made by dup2, which clears the flag).
-                for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-                posix_spawn_file_actions_adddup2(&actions, ends[1], target)
-                readEnds.append(ends[0])
-                writeEnds.append(ends[1])
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            var readEnds: [Int32?] = []
+            var writeEnds: [Int32] = []
+            for (target, kind) in [(Int32(1), output), (2, error)] {
+                switch kind {
+                case .discard:
+                    posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
+                    readEnds.append(nil)
+                case .pipe:
+                    var ends: [Int32] = [0, 0]
+                    guard pipe(&ends) == 0 else { throw ChildProcessError("pipe", errno) }
+                    // Neither end may leak into another child started meanwhile (the child's own
+                    // copy is made by dup2, which clears the flag).
+                    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+                    posix_spawn_file_actions_adddup2(&actions, ends[1], target)
+                    readEnds.append(ends[0])
+                    writeEnds.append(ends[1])
+                }
             }
-        }
-        defer { for end in writeEnds { close(end) } }
-        if let directory {
-            guard let addChdir = Self.addChdir else { throw ChildProcessError("posix_spawn_file_actions_addchdir_np", ENOSYS) }
-            _ = directory.path.withCString { addChdir(&actions, $0) }
-        }
-        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
-        let argumentList = [executable.path] + arguments
-        let environmentList = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
-        let argv = argumentList.map { strdup($0) } + [nil]
-        let envp = environmentList.map { strdup($0) } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let started = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
-        guard started == 0 else {
-            for case let end? in readEnds { close(end) }
-            throw ChildProcessError("posix_spawn \(executable.lastPathComponent)", started)
-        }
-        identifier = pid
-        let child = pid
-        self.output = readEnds[0].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
-        self.error = readEnds[1].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
-        ended.enter()
-        let ending = self.ending
-        let ended = self.ended
-        // waitpid blocks: a thread of its own, never a task's.
-        Thread.detachNewThread {
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) == -1 && errno == EINTR {}
-            let signal = status & 0x7F
-            ending.termination.withLock {
-                $0 = signal == 0 ? Termination(status: (status >> 8) & 0xFF, signaled: false) : Termination(status: signal, signaled: true)
+            defer { for end in writeEnds { close(end) } }
+            if let directory {
+                guard let addChdir = Self.addChdir else { throw ChildProcessError("posix_spawn_file_actions_addchdir_np", ENOSYS) }
+                _ = directory.path.withCString { addChdir(&actions, $0) }
             }
-            ended.leave()
-        }
+            if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
+            let argumentList = [executable.path] + arguments
+            let environmentList = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+            let argv = argumentList.map { strdup($0) } + [nil]
+            let envp = environmentList.map { strdup($0) } + [nil]
+            defer { for pointer in argv + envp { free(pointer) } }
+            var pid: pid_t = 0
+            let started = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+            guard started == 0 else {
+                for case let end? in readEnds { close(end) }
+                throw ChildProcessError("posix_spawn \(executable.lastPathComponent)", started)
+            }
+            identifier = pid
+            let child = pid
+            self.output = readEnds[0].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
+            self.error = readEnds[1].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
+            ended.enter()
+            let ending = self.ending
+            let ended = self.ended
+            // waitpid blocks: a thread of its own, never a task's.
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+                let signal = status & 0x7F
+                ending.termination.withLock {
+                    $0 =
+                        signal == 0
+                        ? Termination(status: (status >> 8) & 0xFF, signaled: false) : Termination(status: signal, signaled: true)
+                }
+                ended.leave()
+            }
         #else
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let directory { process.currentDirectoryURL = directory }
-        process.standardInput = FileHandle.nullDevice
-        let outputPipe = output == .pipe ? Pipe() : nil
-        let errorPipe = error == .pipe ? Pipe() : nil
-        process.standardOutput = outputPipe ?? FileHandle.nullDevice
-        process.standardError = errorPipe ?? FileHandle.nullDevice
-        ended.enter()
-        let ending = self.ending
-        let ended = self.ended
-        process.terminationHandler = { process in
-            ending.termination.withLock {
-                $0 = Termination(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal)
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            if let environment { process.environment = environment }
+            if let directory { process.currentDirectoryURL = directory }
+            process.standardInput = FileHandle.nullDevice
+            let outputPipe = output == .pipe ? Pipe() : nil
+            let errorPipe = error == .pipe ? Pipe() : nil
+            process.standardOutput = outputPipe ?? FileHandle.nullDevice
+            process.standardError = errorPipe ?? FileHandle.nullDevice
+            ended.enter()
+            let ending = self.ending
+            let ended = self.ended
+            process.terminationHandler = { process in
+                ending.termination.withLock {
+                    $0 = Termination(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal)
+                }
+                ended.leave()
             }
-            ended.leave()
-        }
-        try process.run()
-        identifier = process.processIdentifier
-        self.output = outputPipe?.fileHandleForReading
-        self.error = errorPipe?.fileHandleForReading
+            try process.run()
+            identifier = process.processIdentifier
+            self.output = outputPipe?.fileHandleForReading
+            self.error = errorPipe?.fileHandleForReading
         #endif
     }
 
@@ -156,17 +158,17 @@ final class ChildProcess: Sendable {
     }
 
     #if canImport(Glibc)
-    private typealias SpawnAction = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?) -> Int32
-    private typealias SpawnCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+        private typealias SpawnAction = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?) -> Int32
+        private typealias SpawnCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
 
-    /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29) and `…_addclosefrom_np` (2.34), which
-    /// its headers declare only for `_GNU_SOURCE`: looked up by name.
-    private static let addChdir: SpawnAction? = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addchdir_np").map {
-        unsafeBitCast($0, to: SpawnAction.self)
-    }
-    private static let addCloseFrom: SpawnCloseFrom? = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np").map {
-        unsafeBitCast($0, to: SpawnCloseFrom.self)
-    }
+        /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29) and `…_addclosefrom_np` (2.34), which
+        /// its headers declare only for `_GNU_SOURCE`: looked up by name.
+        private static let addChdir: SpawnAction? = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addchdir_np").map {
+            unsafeBitCast($0, to: SpawnAction.self)
+        }
+        private static let addCloseFrom: SpawnCloseFrom? = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np").map {
+            unsafeBitCast($0, to: SpawnCloseFrom.self)
+        }
     #endif
 }
 

@@ -9,7 +9,6 @@ import Testing
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
 
-
 /// Clicks per address, as a flooding client and a busy carrier address meet them.
 @Suite("Clicks per address")
 struct ClickLimitTests {
@@ -21,7 +20,8 @@ struct ClickLimitTests {
         #expect(!limiter.allow("203.0.113.7", at: start))
         #expect(limiter.allow("203.0.113.8", at: start), "another address has its own minute")
         #expect(!limiter.allow("203.0.113.7", at: start.addingTimeInterval(-3600)))
-        #expect(limiter.allow("203.0.113.7", at: start.addingTimeInterval(1)) && !limiter.allow("203.0.113.7", at: start.addingTimeInterval(1)))
+        #expect(
+            limiter.allow("203.0.113.7", at: start.addingTimeInterval(1)) && !limiter.allow("203.0.113.7", at: start.addingTimeInterval(1)))
         let unlimited = ClickLimiter(perMinute: 0)
         #expect((0..<10_000).allSatisfy { _ in unlimited.allow("x", at: start) })
         let small = ClickLimiter(perMinute: 1, trackedLimit: 100)
@@ -41,7 +41,9 @@ struct ClickLimitTests {
         #expect(ClickLimiter.key(for: "not an address") == "not an address")
     }
 
-    @Test("past the limit a tap still reaches its destination, its click is not stored and the answer says so", arguments: TestEngine.available)
+    @Test(
+        "past the limit a tap still reaches its destination, its click is not stored and the answer says so",
+        arguments: TestEngine.available)
     func redirect(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("Xk9_2bQz", scheme: nil)
@@ -49,12 +51,15 @@ struct ClickLimitTests {
             configuration.clicksPerAddressPerMinute = 3
             try await world.app(configuration).test(.live) { client in
                 for index in 0..<5 {
-                    try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: HTTPTest.safari) { response in
+                    try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: HTTPTest.safari) {
+                        response in
                         #expect(response.status == .found && response.headers[.location] == "https://apps.apple.com/app/id1")
                         #expect((response.headers[.init("X-LinkRelay-Click-Recorded")!] == "false") == (index >= 3))
                     }
                 }
-                try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: HTTPTest.safari, ip: "198.51.100.4") {
+                try await RedirectTests.get(
+                    client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: HTTPTest.safari, ip: "198.51.100.4"
+                ) {
                     #expect($0.headers[.init("X-LinkRelay-Click-Recorded")!] == nil)
                 }
             }

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
-import Logging
 import HummingbirdTesting
 import LinkRelay
+import Logging
 import Testing
 
 @testable import LinkRelayServer
@@ -25,10 +25,14 @@ struct ClickTokenTests {
     /// address, one on `summer`: the fingerprint's pick; the clock 0.2 hours on.
     static func tapSpringThenSummer(_ client: some TestClientProtocol, _ world: ServerWorld) async throws -> String {
         var page = ""
-        try await RedirectTests.get(client, "/spring" + LandingPageTests.tap, userAgent: HTTPTest.safari, ip: "203.0.113.50") { page = String(buffer: $0.body) }
+        try await RedirectTests.get(client, "/spring" + LandingPageTests.tap, userAgent: HTTPTest.safari, ip: "203.0.113.50") {
+            page = String(buffer: $0.body)
+        }
         let token = try #require(LandingPageTests.token(page))
         world.clock.advance(hours: 0.1)
-        try await RedirectTests.get(client, "/summer" + LandingPageTests.tap, userAgent: HTTPTest.safari, ip: "198.51.100.99") { #expect($0.status == .found) }
+        try await RedirectTests.get(client, "/summer" + LandingPageTests.tap, userAgent: HTTPTest.safari, ip: "198.51.100.99") {
+            #expect($0.status == .found)
+        }
         world.clock.advance(hours: 0.1)
         return token
     }
@@ -102,7 +106,9 @@ struct ClickTokenTests {
         }
     }
 
-    @Test("a token of another project, a made-up or malformed one, an expired one: never attributed by token, each answered why", arguments: TestEngine.available)
+    @Test(
+        "a token of another project, a made-up or malformed one, an expired one: never attributed by token, each answered why",
+        arguments: TestEngine.available)
     func refusedTokens(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var spring = try await world.link("spring", window: 1)
@@ -111,7 +117,9 @@ struct ClickTokenTests {
             try await world.app().test(.live) { client in
                 var tokens: [String] = []
                 for _ in 0..<2 {
-                    try await RedirectTests.get(client, "/spring" + LandingPageTests.tap, userAgent: HTTPTest.safari) { tokens.append(LandingPageTests.token(String(buffer: $0.body)) ?? "") }
+                    try await RedirectTests.get(client, "/spring" + LandingPageTests.tap, userAgent: HTTPTest.safari) {
+                        tokens.append(LandingPageTests.token(String(buffer: $0.body)) ?? "")
+                    }
                 }
                 let other = try await LandingPageTests.install(client, key: world.otherProjectKey, token: tokens[0])
                 #expect(other["clickToken"] == "unknown" && other["attributed"] == false)
@@ -127,7 +135,8 @@ struct ClickTokenTests {
                 var body = HTTPTest.installBody
                 body["clickToken"] = .string(String(repeating: "a", count: 257))
                 try await client.execute(
-                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true), body: HTTPTest.body(body)
+                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
+                    body: HTTPTest.body(body)
                 ) { #expect($0.status == .badRequest) }
             }
         }
@@ -141,12 +150,15 @@ struct ClickTokenTests {
             #expect(try await world.store.updateLink(spring))
             try await world.app().test(.live) { client in
                 var page = ""
-                try await RedirectTests.get(client, "/spring" + LandingPageTests.tap, userAgent: HTTPTest.safari) { page = String(buffer: $0.body) }
+                try await RedirectTests.get(client, "/spring" + LandingPageTests.tap, userAgent: HTTPTest.safari) {
+                    page = String(buffer: $0.body)
+                }
                 let token = try #require(LandingPageTests.token(page))
                 let answers = try await withThrowingTaskGroup(of: JSONValue?.self) { group in
                     for index in 0..<8 {
                         group.addTask {
-                            try await LandingPageTests.install(client, key: world.sdkKey, token: token, ip: "192.0.2.\(index + 1)", screenWidth: 700 + index)["clickToken"]
+                            try await LandingPageTests.install(
+                                client, key: world.sdkKey, token: token, ip: "192.0.2.\(index + 1)", screenWidth: 700 + index)["clickToken"]
                         }
                     }
                     return try await group.reduce(into: [JSONValue?]()) { $0.append($1) }
@@ -157,7 +169,9 @@ struct ClickTokenTests {
         }
     }
 
-    @Test("a click claimed by its token's install attributes no other install; given back, it is a candidate again", arguments: TestEngine.available)
+    @Test(
+        "a click claimed by its token's install attributes no other install; given back, it is a candidate again",
+        arguments: TestEngine.available)
     func claimedClick(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var spring = try await world.link("spring")
@@ -166,7 +180,9 @@ struct ClickTokenTests {
             let linkID = spring.id
             try await world.app().test(.live) { client in
                 var page = ""
-                try await RedirectTests.get(client, "/spring" + LandingPageTests.tap, userAgent: HTTPTest.safari, ip: "198.51.100.99") { page = String(buffer: $0.body) }
+                try await RedirectTests.get(client, "/spring" + LandingPageTests.tap, userAgent: HTTPTest.safari, ip: "198.51.100.99") {
+                    page = String(buffer: $0.body)
+                }
                 let token = try #require(LandingPageTests.token(page))
                 world.clock.advance(hours: 0.1)
                 // Before any install, a report from that household would match the tap.
@@ -187,10 +203,13 @@ struct ClickTokenTests {
                     expiresAt: world.clock.date.addingTimeInterval(3600)))
             try await world.store.releaseClickToken(hash: "no-such", installID: "none")
             let since = world.clock.date.addingTimeInterval(-86_400)
-            #expect(try await world.store.matchCandidates(project: world.project.id, address: "198.51.100.99", since: since, limit: 10).isEmpty)
+            #expect(
+                try await world.store.matchCandidates(project: world.project.id, address: "198.51.100.99", since: since, limit: 10).isEmpty)
             _ = try await world.store.useClickToken(hash: hash, project: world.project.id, installID: "i-2", at: world.clock.date)
             try await world.store.releaseClickToken(hash: hash, installID: "i-2")
-            #expect(try await world.store.matchCandidates(project: world.project.id, address: "198.51.100.99", since: since, limit: 10).count == 1)
+            #expect(
+                try await world.store.matchCandidates(project: world.project.id, address: "198.51.100.99", since: since, limit: 10).count
+                    == 1)
         }
     }
 
@@ -205,7 +224,9 @@ struct ClickTokenTests {
                         tokenHash: "h\(index)", projectID: world.project.id, linkID: link.id, clickID: "c\(index)",
                         clickedAt: now.addingTimeInterval(-101 * 86_400), expiresAt: expiry))
             }
-            _ = try await ClickRetention(store: world.store, retention: 90 * 86_400, clock: world.clock.function, logger: Logger(label: "test")).sweep()
+            _ = try await ClickRetention(
+                store: world.store, retention: 90 * 86_400, clock: world.clock.function, logger: Logger(label: "test")
+            ).sweep()
             let left: [String] = try await world.store.engine.select("SELECT token_hash FROM click_tokens").map { try $0["token_hash"] }
             #expect(left == ["h1"])
         }

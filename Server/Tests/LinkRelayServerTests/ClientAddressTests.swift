@@ -37,16 +37,27 @@ struct ClientAddressTests {
     @Test("named proxies: a load balancer's or a CDN's range is skipped; a hop outside them is the client")
     func configured() throws {
         let balancer = try #require(IPNetwork("10.0.1.0/24"))
-        #expect(ClientAddress.of(forwardedFor: "6.6.6.6, 203.0.113.7, 10.0.1.5", peer: "127.0.0.1", trustProxy: true, trustedProxies: [balancer]) == "203.0.113.7")
+        #expect(
+            ClientAddress.of(
+                forwardedFor: "6.6.6.6, 203.0.113.7, 10.0.1.5", peer: "127.0.0.1", trustProxy: true, trustedProxies: [balancer])
+                == "203.0.113.7")
         let cdn = try #require(IPNetwork("198.51.100.0/24"))
-        #expect(ClientAddress.of(forwardedFor: "203.0.113.7, 198.51.100.20", peer: "10.0.0.2", trustProxy: true, trustedProxies: [cdn]) == "203.0.113.7")
-        #expect(ClientAddress.of(forwardedFor: "203.0.113.7, 10.0.0.9", peer: "10.0.0.2", trustProxy: true, trustedProxies: [cdn]) == "10.0.0.9")
+        #expect(
+            ClientAddress.of(forwardedFor: "203.0.113.7, 198.51.100.20", peer: "10.0.0.2", trustProxy: true, trustedProxies: [cdn])
+                == "203.0.113.7")
+        #expect(
+            ClientAddress.of(forwardedFor: "203.0.113.7, 10.0.0.9", peer: "10.0.0.2", trustProxy: true, trustedProxies: [cdn]) == "10.0.0.9"
+        )
         #expect(IPNetwork("10.0.0.0/33") == nil && IPNetwork("x/8") == nil && IPNetwork("2001:db8::/129") == nil)
         #expect(IPNetwork("2001:db8::/32")?.description == "2001:db8:0:0:0:0:0:0/32")
-        #expect(IPNetwork("172.16.0.0/12")?.contains([172, 31, 255, 1]) == true && IPNetwork("172.16.0.0/12")?.contains([172, 32, 0, 1]) == false)
+        #expect(
+            IPNetwork("172.16.0.0/12")?.contains([172, 31, 255, 1]) == true
+                && IPNetwork("172.16.0.0/12")?.contains([172, 32, 0, 1]) == false)
     }
 
-    @Test("a private client after another address, with no proxy named, is said to look like an unnamed proxy; a public one, a lone one, or one after words is not")
+    @Test(
+        "a private client after another address, with no proxy named, is said to look like an unnamed proxy; a public one, a lone one, or one after words is not"
+    )
     func unnamedProxy() {
         #expect(ClientAddress.looksLikeUnnamedProxy("10.0.1.5", forwardedFor: "203.0.113.7, 10.0.1.5"))
         #expect(ClientAddress.looksLikeUnnamedProxy("fd00::5", forwardedFor: "2001:db8::1, fd00::5"))
@@ -56,7 +67,9 @@ struct ClientAddressTests {
         #expect(!ClientAddress.looksLikeUnnamedProxy(nil, forwardedFor: "203.0.113.7, 10.0.1.5"))
     }
 
-    @Test("an install whose X-Forwarded-For was written by the client is stored with the proxy-appended address", arguments: TestEngine.available)
+    @Test(
+        "an install whose X-Forwarded-For was written by the client is stored with the proxy-appended address",
+        arguments: TestEngine.available)
     func installAddress(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in

@@ -46,7 +46,9 @@ struct ConnectionBudgetTests {
         #expect(closed.all == [1, 2])
         budget.connectionClosed()
         #expect(budget.isAcceptingNewConnections(), "room made: the next is accepted")
-        #expect(ConnectionBudget(maximum: 880, connections: connections).batch == 110 && ConnectionBudget(maximum: 3, connections: connections).batch == 1)
+        #expect(
+            ConnectionBudget(maximum: 880, connections: connections).batch == 110
+                && ConnectionBudget(maximum: 3, connections: connections).batch == 1)
     }
 
     /// Two connections, both in a request, and the cap reached: nothing idle to close, so the
@@ -97,7 +99,9 @@ struct ConnectionBudgetTests {
         #expect(connections.count == 1)
     }
 
-    @Test("closed connections and stale turns are never closed again, and the order stays within twice the open connections over 100,000 requests")
+    @Test(
+        "closed connections and stale turns are never closed again, and the order stays within twice the open connections over 100,000 requests"
+    )
     func staleEntries() {
         let closed = Closed()
         let connections = IdleConnections()

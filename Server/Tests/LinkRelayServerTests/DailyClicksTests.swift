@@ -38,7 +38,9 @@ struct DailyClicksTests {
         #expect(Set(daily.byReferrer) == Set(raw.byReferrer) && Set(daily.byUTMSource) == Set(raw.byUTMSource))
     }
 
-    @Test("written one by one, in batches and by an import, the daily counts are what counting the clicks gives; a deleted link's go with it", arguments: TestEngine.available)
+    @Test(
+        "written one by one, in batches and by an import, the daily counts are what counting the clicks gives; a deleted link's go with it",
+        arguments: TestEngine.available)
     func equalToCounting(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let spring = try await world.link("spring")
@@ -57,14 +59,19 @@ struct DailyClicksTests {
                 let raw = try await world.store.clickSummary(project: world.project.id, link: link, from: from, to: to)
                 Self.agree(daily, raw)
                 if link == nil {
-                    #expect(daily.topLinks.map(\.name) == raw.topLinks.map(\.linkID) && daily.topLinks.map(\.count) == raw.topLinks.map(\.clicks))
+                    #expect(
+                        daily.topLinks.map(\.name) == raw.topLinks.map(\.linkID)
+                            && daily.topLinks.map(\.count) == raw.topLinks.map(\.clicks))
                 }
             }
             // Two days only.
             let recent = try await world.store.dailyClicks(project: world.project.id, link: nil, fromDay: Self.day - 1, toDay: Self.day)
-            #expect(recent.total == clicks.filter { !$0.isBot && $0.clickedAt >= Date(timeIntervalSince1970: Double(Self.day - 1) * 86_400) }.count)
+            #expect(
+                recent.total
+                    == clicks.filter { !$0.isBot && $0.clickedAt >= Date(timeIntervalSince1970: Double(Self.day - 1) * 86_400) }.count)
             // Another project sees none of them.
-            #expect(try await world.store.dailyClicks(project: world.otherProject.id, link: nil, fromDay: 0, toDay: Self.day + 1).total == 0)
+            #expect(
+                try await world.store.dailyClicks(project: world.otherProject.id, link: nil, fromDay: 0, toDay: Self.day + 1).total == 0)
             #expect(try await world.store.deleteLink(project: world.project.id, id: summer.id))
             let after = try await world.store.dailyClicks(project: world.project.id, link: nil, fromDay: 0, toDay: Self.day + 1)
             #expect(after.topLinks.map(\.name) == [spring.id])
@@ -78,7 +85,9 @@ struct DailyClicksTests {
             Dictionary(grouping: kept, by: value).map { NamedCount(name: $0.key, count: $0.value.count) }
                 .sorted { ($0.count, $1.name ?? "") > ($1.count, $0.name ?? "") }.prefix(ClickSummary.topValues).map { $0 }
         }
-        let days = Dictionary(grouping: kept) { Int(($0.clickedAt.timeIntervalSince1970 / 86_400).rounded(.down)) }.sorted { $0.key < $1.key }
+        let days = Dictionary(grouping: kept) { Int(($0.clickedAt.timeIntervalSince1970 / 86_400).rounded(.down)) }.sorted {
+            $0.key < $1.key
+        }
         let byLink = Dictionary(grouping: kept, by: \.linkID).sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }.prefix(10)
         func unique(_ clicks: [ClickRecord]) -> Int { Set(clicks.map { $0.device.ip ?? $0.id }).count }
         return ClickSummary(

@@ -9,14 +9,17 @@ import Testing
 
 /// The dashboard's pages past the links: keys, events, apps, installs and the CSV exports.
 extension DashboardTests {
-    @Test("keys: one made with a scope is shown once and works; listed by prefix only; revoked, it is refused at once", arguments: TestEngine.available)
+    @Test(
+        "keys: one made with a scope is shown once and works; listed by prefix only; revoked, it is refused at once",
+        arguments: TestEngine.available)
     func keys(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let browser = Browser()
                 _ = try await Self.signIn(browser, client, key: world.adminKey)
                 let page = try await browser.get(client, "/dashboard/keys")
-                let made = try await browser.post(client, "/dashboard/keys", [("csrf", Self.csrf(page) ?? ""), ("name", "CI <b>"), ("scope", "admin")])
+                let made = try await browser.post(
+                    client, "/dashboard/keys", [("csrf", Self.csrf(page) ?? ""), ("name", "CI <b>"), ("scope", "admin")])
                 let html = String(buffer: made.body)
                 #expect(made.status == .ok && html.contains("It is shown once"))
                 guard let start = html.range(of: "<code id=\"new-secret\">") else {
@@ -35,18 +38,22 @@ extension DashboardTests {
                 let revoked = try await browser.post(client, "/dashboard/keys/\(stored.id)/revoke", [("csrf", Self.csrf(page) ?? "")])
                 #expect(revoked.status == .seeOther && revoked.headers[.location] == "/dashboard/keys")
                 #expect(try await LinkAdminTests.request(client, "/api/links", key: secret).status == .unauthorized)
-                let bad = try await browser.post(client, "/dashboard/keys", [("csrf", Self.csrf(page) ?? ""), ("name", "x"), ("scope", "root")])
+                let bad = try await browser.post(
+                    client, "/dashboard/keys", [("csrf", Self.csrf(page) ?? ""), ("name", "x"), ("scope", "root")])
                 #expect(bad.status == .badRequest && String(buffer: bad.body).contains("The scope must be sdk or admin."))
                 // Issue 63, 12: "one character" of 18,001 bytes was a key's name.
                 let marks = "E" + String(repeating: "\u{301}", count: 3_000)
-                let long = try await browser.post(client, "/dashboard/keys", [("csrf", Self.csrf(page) ?? ""), ("name", marks), ("scope", "sdk")])
+                let long = try await browser.post(
+                    client, "/dashboard/keys", [("csrf", Self.csrf(page) ?? ""), ("name", marks), ("scope", "sdk")])
                 #expect(long.status == .badRequest && String(buffer: long.body).contains("at most 100 characters"))
                 #expect(try await world.store.keys(project: world.project.id).allSatisfy { $0.name.utf8.count <= 400 })
             }
         }
     }
 
-    @Test("issue 63, 7: where SDK-key links may go, on the keys page; any host is warned about there and on the overview", arguments: TestEngine.available)
+    @Test(
+        "issue 63, 7: where SDK-key links may go, on the keys page; any host is warned about there and on the overview",
+        arguments: TestEngine.available)
     func destinations(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
@@ -54,17 +61,24 @@ extension DashboardTests {
                 _ = try await Self.signIn(browser, client, key: world.adminKey)
                 let page = try await browser.get(client, "/dashboard/keys")
                 let html = String(buffer: page.body)
-                #expect(html.contains("value=\"learned\" checked") && html.contains("acme.example\n*.acme.example") && !html.contains("id=\"any-host\""))
+                #expect(
+                    html.contains("value=\"learned\" checked") && html.contains("acme.example\n*.acme.example")
+                        && !html.contains("id=\"any-host\""))
                 #expect(!String(buffer: try await browser.get(client, "/dashboard").body).contains("id=\"any-host\""))
                 let csrf = Self.csrf(page) ?? ""
                 let any = try await browser.post(client, "/dashboard/destination-hosts", [("csrf", csrf), ("mode", "any"), ("hosts", "")])
                 #expect(any.status == .seeOther)
                 #expect(String(buffer: try await browser.get(client, "/dashboard").body).contains("id=\"any-host\""))
                 #expect(String(buffer: try await browser.get(client, "/dashboard/keys").body).contains("value=\"any\" checked"))
-                let listed = try await browser.post(client, "/dashboard/destination-hosts", [("csrf", csrf), ("mode", "listed"), ("hosts", "Shop.example\r\n*.acme.example, x.example")])
+                let listed = try await browser.post(
+                    client, "/dashboard/destination-hosts",
+                    [("csrf", csrf), ("mode", "listed"), ("hosts", "Shop.example\r\n*.acme.example, x.example")])
                 #expect(listed.status == .seeOther)
-                #expect(try await world.store.destinationHosts(project: world.project.id) == DestinationHosts(mode: .listed, hosts: ["shop.example", "*.acme.example", "x.example"]))
-                let bad = try await browser.post(client, "/dashboard/destination-hosts", [("csrf", csrf), ("mode", "listed"), ("hosts", "https://evil.example/")])
+                #expect(
+                    try await world.store.destinationHosts(project: world.project.id)
+                        == DestinationHosts(mode: .listed, hosts: ["shop.example", "*.acme.example", "x.example"]))
+                let bad = try await browser.post(
+                    client, "/dashboard/destination-hosts", [("csrf", csrf), ("mode", "listed"), ("hosts", "https://evil.example/")])
                 #expect(bad.status == .badRequest && String(buffer: bad.body).contains("host names such as acme.example"))
                 let forged = try await browser.post(client, "/dashboard/destination-hosts", [("csrf", "wrong"), ("mode", "any")])
                 #expect(forged.status == .forbidden)
@@ -78,7 +92,8 @@ extension DashboardTests {
         try await ServerWorld.with(engine) { world in
             let install = InstallRecord(
                 projectID: world.project.id, linkID: nil, clickID: nil, confidence: 0, matchedFactors: [], method: .none,
-                installedAt: world.clock.date, device: DeviceSignals(), platform: .ios, platformVersion: "17.4", deviceID: nil, fingerprintHash: "h",
+                installedAt: world.clock.date, device: DeviceSignals(), platform: .ios, platformVersion: "17.4", deviceID: nil,
+                fingerprintHash: "h",
                 attributionWindowHours: nil, deepLinkData: [:])
             try await world.store.recordInstall(install)
             let purchases: [[String: JSONValue]] = [
@@ -88,8 +103,10 @@ extension DashboardTests {
             for (index, properties) in purchases.enumerated() {
                 _ = try await world.store.recordEvent(
                     EventRecord(
-                        projectID: world.project.id, installID: install.id, name: properties.isEmpty ? "signup" : "revenue", properties: properties,
-                        occurredAt: world.clock.date.addingTimeInterval(-Double(index)), receivedAt: world.clock.date, dedupeKey: "e\(index)"))
+                        projectID: world.project.id, installID: install.id, name: properties.isEmpty ? "signup" : "revenue",
+                        properties: properties,
+                        occurredAt: world.clock.date.addingTimeInterval(-Double(index)), receivedAt: world.clock.date,
+                        dedupeKey: "e\(index)"))
             }
             try await world.app().test(.live) { client in
                 let browser = Browser()
@@ -106,9 +123,15 @@ extension DashboardTests {
         try await ServerWorld.with(engine) { world in
             try await world.link("spring")
             for app in [
-                AppRecord(projectID: world.project.id, platform: .ios, identifier: "ABCDE12345.com.acme.shop", paths: ["/*"], createdAt: world.clock.date),
-                AppRecord(projectID: world.project.id, platform: .ios, identifier: "com.acme.noteam", paths: ["/help/*"], createdAt: world.clock.date),
-                AppRecord(projectID: world.project.id, platform: .appClip, identifier: "ABCDE12345.com.acme.shop.Clip", createdAt: world.clock.date),
+                AppRecord(
+                    projectID: world.project.id, platform: .ios, identifier: "ABCDE12345.com.acme.shop", paths: ["/*"],
+                    createdAt: world.clock.date),
+                AppRecord(
+                    projectID: world.project.id, platform: .ios, identifier: "com.acme.noteam", paths: ["/help/*"],
+                    createdAt: world.clock.date),
+                AppRecord(
+                    projectID: world.project.id, platform: .appClip, identifier: "ABCDE12345.com.acme.shop.Clip",
+                    createdAt: world.clock.date),
                 AppRecord(
                     projectID: world.project.id, platform: .android, identifier: "com.acme.shop", certificateFingerprints: ["AA:BB"],
                     createdAt: world.clock.date),
@@ -131,7 +154,9 @@ extension DashboardTests {
         }
     }
 
-    @Test("CSV exports stream page after page: 2,500 clicks of a link in order, the links and the installs; fields quoted and formulas defused", arguments: TestEngine.available)
+    @Test(
+        "CSV exports stream page after page: 2,500 clicks of a link in order, the links and the installs; fields quoted and formulas defused",
+        arguments: TestEngine.available)
     func csvExports(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var link = try await world.link("spring")
@@ -143,8 +168,11 @@ extension DashboardTests {
                 clicks.append(
                     ClickRecord(
                         linkID: link.id, projectID: world.project.id, clickedAt: start.addingTimeInterval(Double(index)),
-                        device: DeviceSignals(ip: "203.0.113.7", networkPrefix: "203.0.113", userAgent: index == 0 ? "Agent, \"with\" quotes\nand a line" : "UA"),
-                        platform: .ios, isBot: false, source: ClickSource(referrerHost: "news.example.com", country: "DE", utmSource: "mail")))
+                        device: DeviceSignals(
+                            ip: "203.0.113.7", networkPrefix: "203.0.113",
+                            userAgent: index == 0 ? "Agent, \"with\" quotes\nand a line" : "UA"),
+                        platform: .ios, isBot: false,
+                        source: ClickSource(referrerHost: "news.example.com", country: "DE", utmSource: "mail")))
             }
             try await world.store.importClicks(clicks)
             let (linkID, clickTimes) = (link.id, clicks.map(\.clickedAt))
@@ -164,14 +192,17 @@ extension DashboardTests {
                 let links = String(buffer: try await browser.get(client, "/dashboard/links.csv").body)
                 #expect(links.contains(",\"'=HYPERLINK(\"\"x\"\"), \"\"quoted\"\"\",active,2500,"), "\(links)")
                 let installs = try await browser.get(client, "/dashboard/installs.csv")
-                #expect(String(buffer: installs.body) == "installed_at,id,link_id,method,confidence,matched_factors,platform,platform_version\r\n")
+                #expect(
+                    String(buffer: installs.body)
+                        == "installed_at,id,link_id,method,confidence,matched_factors,platform,platform_version\r\n")
             }
         }
         #expect(CSV.field("plain") == "plain" && CSV.field("-1") == "'-1" && CSV.field("@x") == "'@x" && CSV.field("a,b") == "\"a,b\"")
         // Issue 63, 9: where Excel's separator is `;` (German, French), or a program splits anyway.
         #expect(CSV.field("x;=cmd|' /C calc'!A0") == "\"x;'=cmd|' /C calc'!A0\"")
         #expect(CSV.field("a\tb") == "\"a\tb\"" && CSV.field("a|+1") == "\"a|'+1\"" && CSV.field("a;b") == "\"a;b\"")
-        #expect(CSV.field("1,-2") == "\"1,'-2\"" && CSV.field("line\n=x") == "\"line\n'=x\"" && CSV.field("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        #expect(
+            CSV.field("1,-2") == "\"1,'-2\"" && CSV.field("line\n=x") == "\"line\n'=x\"" && CSV.field("say \"hi\"") == "\"say \"\"hi\"\"\"")
     }
 
     @Test("installs: attributed and organic by method over 30 days, the newest with why they matched", arguments: TestEngine.available)
@@ -181,7 +212,8 @@ extension DashboardTests {
             for (method, factors) in [(AttributionMethod.fingerprint, ["address", "user_agent"]), (.none, [])] {
                 try await world.store.recordInstall(
                     InstallRecord(
-                        projectID: world.project.id, linkID: method == .none ? nil : link.id, clickID: nil, confidence: method == .none ? 0 : 85,
+                        projectID: world.project.id, linkID: method == .none ? nil : link.id, clickID: nil,
+                        confidence: method == .none ? 0 : 85,
                         matchedFactors: factors, method: method, installedAt: world.clock.date, device: DeviceSignals(), platform: .ios,
                         platformVersion: "17.4", deviceID: nil, fingerprintHash: "h", attributionWindowHours: nil, deepLinkData: [:]))
             }

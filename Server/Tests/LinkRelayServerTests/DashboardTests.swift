@@ -42,12 +42,16 @@ struct DashboardTests {
         }
 
         func get(_ client: some TestClientProtocol, _ uri: String) async throws -> TestResponse {
-            let response = try await client.execute(uri: uri, method: .get, headers: headers()) { (response: TestResponse) async throws in response }
+            let response = try await client.execute(uri: uri, method: .get, headers: headers()) { (response: TestResponse) async throws in
+                response
+            }
             keep(response)
             return response
         }
 
-        func post(_ client: some TestClientProtocol, _ uri: String, _ fields: [(String, String)], extra: HTTPFields = [:]) async throws -> TestResponse {
+        func post(
+            _ client: some TestClientProtocol, _ uri: String, _ fields: [(String, String)], extra: HTTPFields = [:]
+        ) async throws -> TestResponse {
             var components = URLComponents()
             components.queryItems = fields.map { URLQueryItem(name: $0.0, value: $0.1) }
             let body = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
@@ -74,7 +78,9 @@ struct DashboardTests {
         return try await browser.post(client, "/dashboard/sign-in", [("csrf", csrf(page) ?? ""), ("key", key)])
     }
 
-    @Test("signed out, every page goes to the sign-in; a wrong or an SDK key is refused with one sentence; an admin key makes a stored session", arguments: TestEngine.available)
+    @Test(
+        "signed out, every page goes to the sign-in; a wrong or an SDK key is refused with one sentence; an admin key makes a stored session",
+        arguments: TestEngine.available)
     func signingIn(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
@@ -85,7 +91,8 @@ struct DashboardTests {
                 #expect(page.status == .ok && page.headers[.contentType] == "text/html; charset=utf-8")
                 #expect(page.headers[.contentSecurityPolicy]?.hasPrefix("default-src 'self'") == true)
                 #expect(page.headers[.init("X-Frame-Options")!] == "DENY" && page.headers[.init("X-Content-Type-Options")!] == "nosniff")
-                #expect(String(buffer: page.body).contains("<html lang=\"en\">") && String(buffer: page.body).contains("<label for=\"key\">"))
+                #expect(
+                    String(buffer: page.body).contains("<html lang=\"en\">") && String(buffer: page.body).contains("<label for=\"key\">"))
 
                 for key in ["lr_admin_00000000_wrongwrongwrongwrongwrongwrong12", world.sdkKey, "", String(repeating: "x", count: 5000)] {
                     let refused = try await Self.signIn(browser, client, key: key)
@@ -99,7 +106,9 @@ struct DashboardTests {
                 let signed = try await Self.signIn(browser, client, key: world.adminKey)
                 #expect(signed.status == .seeOther && signed.headers[.location] == "/dashboard")
                 let cookie = try #require(signed.headers[values: .setCookie].first { $0.hasPrefix("lr_session=") })
-                #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/dashboard") && !cookie.contains("Secure"))
+                #expect(
+                    cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/dashboard")
+                        && !cookie.contains("Secure"))
                 let token = try #require(browser.cookies[DashboardSecurity.sessionCookie])
                 // Stored by its hash only.
                 #expect(try await world.store.session(hash: sha256Hex(token), at: world.clock.date) != nil)
@@ -125,7 +134,9 @@ struct DashboardTests {
         }
     }
 
-    @Test("a form without the session's token is refused and changes nothing; a revoked key or an expired session ends the session", arguments: TestEngine.available)
+    @Test(
+        "a form without the session's token is refused and changes nothing; a revoked key or an expired session ends the session",
+        arguments: TestEngine.available)
     func forms(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("spring")
@@ -133,7 +144,8 @@ struct DashboardTests {
                 let browser = Browser()
                 _ = try await Self.signIn(browser, client, key: world.adminKey)
                 for token in [nil, "wrong"] as [String?] {
-                    let refused = try await browser.post(client, "/dashboard/links/\(link.id)/deactivate", token.map { [("csrf", $0)] } ?? [])
+                    let refused = try await browser.post(
+                        client, "/dashboard/links/\(link.id)/deactivate", token.map { [("csrf", $0)] } ?? [])
                     #expect(refused.status == .forbidden && String(buffer: refused.body).contains("Nothing was changed"))
                 }
                 #expect(try await world.store.link(id: link.id)?.isActive == true)
@@ -153,13 +165,17 @@ struct DashboardTests {
         }
     }
 
-    @Test("ten failed sign-ins from one address in 15 minutes stop its attempts, the right key too; another address is not stopped", arguments: TestEngine.available)
+    @Test(
+        "ten failed sign-ins from one address in 15 minutes stop its attempts, the right key too; another address is not stopped",
+        arguments: TestEngine.available)
     func signInLimit(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 let browser = Browser()
                 for _ in 0..<SignInLimiter.limit {
-                    #expect(try await Self.signIn(browser, client, key: "lr_admin_00000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx").status == .unauthorized)
+                    #expect(
+                        try await Self.signIn(browser, client, key: "lr_admin_00000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx").status
+                            == .unauthorized)
                 }
                 let stopped = try await Self.signIn(browser, client, key: world.adminKey)
                 #expect(stopped.status == .tooManyRequests && String(buffer: stopped.body).contains("Try again in 15 minutes"))
@@ -181,7 +197,9 @@ struct DashboardTests {
         }
     }
 
-    @Test("issue 63, 10: 200 concurrent wrong sign-ins from one address: exactly the limit are judged, every other is refused before its key is looked up")
+    @Test(
+        "issue 63, 10: 200 concurrent wrong sign-ins from one address: exactly the limit are judged, every other is refused before its key is looked up"
+    )
     func signInRace() async throws {
         try await ServerWorld.with(.sqlite) { world in
             try await world.app().test(.router) { client in
@@ -191,7 +209,10 @@ struct DashboardTests {
                 let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                     for _ in 0..<200 {
                         group.addTask {
-                            try await browser.post(client, "/dashboard/sign-in", [("csrf", csrf), ("key", "lr_admin_00000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")]).status
+                            try await browser.post(
+                                client, "/dashboard/sign-in",
+                                [("csrf", csrf), ("key", "lr_admin_00000000_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")]
+                            ).status
                         }
                     }
                     return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
@@ -209,7 +230,9 @@ struct DashboardTests {
         #expect(judged == SignInLimiter.limit)
     }
 
-    @Test("the link form: created through the same checks as the API, a wrong field shown next to it; hostile text shown as text", arguments: TestEngine.available)
+    @Test(
+        "the link form: created through the same checks as the API, a wrong field shown next to it; hostile text shown as text",
+        arguments: TestEngine.available)
     func linkForm(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
@@ -218,21 +241,28 @@ struct DashboardTests {
                 let form = try await browser.get(client, "/dashboard/links/new")
                 let csrf = try #require(Self.csrf(form))
                 let html = String(buffer: form.body)
-                for name in ["originalUrl", "customCode", "deepLinkParameters", "utm_source", "countries", "attributionWindowHours", "landingPage"] {
+                for name in [
+                    "originalUrl", "customCode", "deepLinkParameters", "utm_source", "countries", "attributionWindowHours", "landingPage",
+                ] {
                     #expect(html.contains("<label for=\"f-\(name)\">"), "\(name) has a label")
                 }
 
                 let wrong = try await browser.post(
                     client, "/dashboard/links", [("csrf", csrf), ("originalUrl", "javascript:alert(1)"), ("title", "Kept")])
                 let wrongHTML = String(buffer: wrong.body)
-                #expect(wrong.status == .badRequest && wrongHTML.contains("id=\"e-originalUrl\"") && wrongHTML.contains("aria-invalid=\"true\""))
+                #expect(
+                    wrong.status == .badRequest && wrongHTML.contains("id=\"e-originalUrl\"") && wrongHTML.contains("aria-invalid=\"true\"")
+                )
                 #expect(wrongHTML.contains("value=\"Kept\""), "what was typed is kept")
 
                 let hostile = "<script>alert(1)</script>"
                 let created = try await browser.post(
                     client, "/dashboard/links",
-                    [("csrf", csrf), ("originalUrl", "https://acme.example/p?a=%22quoted%22&b='x'"), ("title", hostile), ("customCode", "hostile"),
-                     ("deepLinkParameters", "{\"productId\": \"42\"}"), ("utm_source", "mail"), ("attributionWindowHours", "24")])
+                    [
+                        ("csrf", csrf), ("originalUrl", "https://acme.example/p?a=%22quoted%22&b='x'"), ("title", hostile),
+                        ("customCode", "hostile"),
+                        ("deepLinkParameters", "{\"productId\": \"42\"}"), ("utm_source", "mail"), ("attributionWindowHours", "24"),
+                    ])
                 #expect(created.status == .seeOther)
                 let location = try #require(created.headers[.location])
                 let page = String(buffer: try await browser.get(client, location).body)
@@ -258,7 +288,9 @@ struct DashboardTests {
                         expiresAt: world.clock.date.addingTimeInterval(hours * 3600)))
             }
             try await ClickRetention(store: world.store, retention: nil, clock: world.clock.function, logger: Logger(label: "test")).sweep()
-            #expect(try await world.store.deleteSessions(expiredBefore: world.clock.date.addingTimeInterval(7200)) == 1, "only the live one was left")
+            #expect(
+                try await world.store.deleteSessions(expiredBefore: world.clock.date.addingTimeInterval(7200)) == 1,
+                "only the live one was left")
         }
     }
 
@@ -271,12 +303,17 @@ struct DashboardTests {
                 let signed = try await Self.signIn(Browser(), client, key: world.adminKey)
                 let cookie = try #require(signed.headers[values: .setCookie].first { $0.hasPrefix("__Host-lr_session=") })
                 #expect(cookie.contains("; Path=/;") && cookie.hasSuffix("; Secure") && !cookie.contains("Domain"))
-                #expect(try await Browser().get(client, "/dashboard/sign-in").headers[values: .setCookie].contains { $0.hasPrefix("__Host-lr_signin=") })
+                #expect(
+                    try await Browser().get(client, "/dashboard/sign-in").headers[values: .setCookie].contains {
+                        $0.hasPrefix("__Host-lr_signin=")
+                    })
             }
         }
     }
 
-    @Test("issue 63, 11: over https, a session or sign-in cookie without the __Host- prefix (one another page of the host could set) is not read", arguments: TestEngine.available)
+    @Test(
+        "issue 63, 11: over https, a session or sign-in cookie without the __Host- prefix (one another page of the host could set) is not read",
+        arguments: TestEngine.available)
     func tossedCookiesIgnored(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var configuration = world.configuration()
@@ -295,7 +332,9 @@ struct DashboardTests {
         }
     }
 
-    @Test("issue 63, 11: login CSRF by cookie tossing: another port of the host sets the sign-in cookie and posts its own key; the browser's Sec-Fetch-Site or Origin says so and nothing is signed in", arguments: TestEngine.available)
+    @Test(
+        "issue 63, 11: login CSRF by cookie tossing: another port of the host sets the sign-in cookie and posts its own key; the browser's Sec-Fetch-Site or Origin says so and nothing is signed in",
+        arguments: TestEngine.available)
     func loginCSRF(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
@@ -330,7 +369,9 @@ struct DashboardTests {
         }
     }
 
-    @Test("which form posts come from the dashboard's own pages: Sec-Fetch-Site first, then Origin against the public URL or the request's host")
+    @Test(
+        "which form posts come from the dashboard's own pages: Sec-Fetch-Site first, then Origin against the public URL or the request's host"
+    )
     func originCheck() throws {
         func request(_ fields: [(String, String)], authority: String? = "go.acme.app:8080") -> Request {
             var head = HTTPRequest(method: .post, scheme: "http", authority: authority, path: "/dashboard/sign-in")
@@ -341,14 +382,23 @@ struct DashboardTests {
         #expect(DashboardSecurity.fromThisDashboard(request([]), publicBaseURL: nil), "no browser header: curl, a script")
         #expect(DashboardSecurity.fromThisDashboard(request([("Sec-Fetch-Site", "same-origin")]), publicBaseURL: nil))
         #expect(DashboardSecurity.fromThisDashboard(request([("Sec-Fetch-Site", "none")]), publicBaseURL: nil))
-        #expect(!DashboardSecurity.fromThisDashboard(request([("Sec-Fetch-Site", "same-site"), ("Origin", "http://go.acme.app:8080")]), publicBaseURL: nil), "the browser's word first")
+        #expect(
+            !DashboardSecurity.fromThisDashboard(
+                request([("Sec-Fetch-Site", "same-site"), ("Origin", "http://go.acme.app:8080")]), publicBaseURL: nil),
+            "the browser's word first")
         #expect(DashboardSecurity.fromThisDashboard(request([("Origin", "http://go.acme.app:8080")]), publicBaseURL: nil))
         #expect(DashboardSecurity.fromThisDashboard(request([("Origin", "HTTP://Go.Acme.App:8080")]), publicBaseURL: nil))
         #expect(!DashboardSecurity.fromThisDashboard(request([("Origin", "http://go.acme.app:8081")]), publicBaseURL: nil))
         #expect(!DashboardSecurity.fromThisDashboard(request([("Origin", "http://go.acme.app")]), publicBaseURL: nil))
-        #expect(DashboardSecurity.fromThisDashboard(request([("Origin", "https://go.acme.app")], authority: "127.0.0.1:8080"), publicBaseURL: base), "behind a proxy: the public URL's origin")
-        #expect(!DashboardSecurity.fromThisDashboard(request([("Origin", "https://go.acme.app:8443")], authority: "127.0.0.1:8080"), publicBaseURL: base))
-        #expect(DashboardSecurity.fromThisDashboard(request([("Origin", "http://[::1]:8080")], authority: "[::1]:8080"), publicBaseURL: nil))
+        #expect(
+            DashboardSecurity.fromThisDashboard(
+                request([("Origin", "https://go.acme.app")], authority: "127.0.0.1:8080"), publicBaseURL: base),
+            "behind a proxy: the public URL's origin")
+        #expect(
+            !DashboardSecurity.fromThisDashboard(
+                request([("Origin", "https://go.acme.app:8443")], authority: "127.0.0.1:8080"), publicBaseURL: base))
+        #expect(
+            DashboardSecurity.fromThisDashboard(request([("Origin", "http://[::1]:8080")], authority: "[::1]:8080"), publicBaseURL: nil))
         #expect(!DashboardSecurity.fromThisDashboard(request([("Origin", "null")]), publicBaseURL: nil))
         #expect(!DashboardSecurity.fromThisDashboard(request([("Origin", "not a url")]), publicBaseURL: nil))
     }
@@ -360,6 +410,8 @@ struct DashboardTests {
         #expect(svg.components(separatedBy: "<rect class=\"bar\"").count == 8)
         #expect(svg.contains("data-clicks=\"4\"") && svg.contains("height=\"0\""))
         #expect(svg.contains("<title>\(LinkAdmin.date(ofDay: 20_000)): 2 clicks</title>"))
-        #expect(Dashboard.whyItMatched(["address", "user_agent", "timezone"]) == "the same address, the same device and OS version and the same time zone")
+        #expect(
+            Dashboard.whyItMatched(["address", "user_agent", "timezone"])
+                == "the same address, the same device and OS version and the same time zone")
     }
 }

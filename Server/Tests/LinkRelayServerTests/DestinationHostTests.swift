@@ -9,7 +9,6 @@ import Testing
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
 
-
 /// Where links made with the SDK key may send people: the project's to say.
 @Suite("Destination hosts")
 struct DestinationHostTests {
@@ -18,7 +17,10 @@ struct DestinationHostTests {
         #expect(!DestinationHosts.allows([], "https://evil.example/x"))
         #expect(DestinationHosts(mode: .any, hosts: []).allows("https://evil.example/x"))
         #expect(!DestinationHosts(mode: .learned, hosts: []).allows("https://evil.example/x"))
-        #expect(DestinationHosts.adding(["shop.acme.example", "acme.example", "b.example"], to: ["*.acme.example"]) == ["*.acme.example", "acme.example", "b.example"])
+        #expect(
+            DestinationHosts.adding(["shop.acme.example", "acme.example", "b.example"], to: ["*.acme.example"]) == [
+                "*.acme.example", "acme.example", "b.example",
+            ])
         #expect(DestinationHosts.adding((0..<200).map { "h\($0).example" }, to: []).count == DestinationHosts.maxHosts)
         #expect(DestinationHosts.allows(["acme.example"], "https://ACME.example/p"))
         #expect(!DestinationHosts.allows(["acme.example"], "https://shop.acme.example/p"))
@@ -39,15 +41,24 @@ struct DestinationHostTests {
             #expect(try await world.store.destinationHosts(project: other) == DestinationHosts(mode: .learned, hosts: []))
             let admin = APIKeys.issue(project: other, scope: .admin, name: "CI", at: Date())
             try await world.store.insertKey(admin.record)
-            func create(_ key: String, _ fields: [String: JSONValue], path: String = "/api/sdk/v1/links") async throws -> HTTPResponse.Status {
+            func create(
+                _ key: String, _ fields: [String: JSONValue], path: String = "/api/sdk/v1/links"
+            ) async throws -> HTTPResponse.Status {
                 try await world.app().test(.router) { client in
-                    try await client.execute(uri: path, method: .post, headers: HTTPTest.headers(key: key, json: true), body: HTTPTest.body(fields)) {
+                    try await client.execute(
+                        uri: path, method: .post, headers: HTTPTest.headers(key: key, json: true), body: HTTPTest.body(fields)
+                    ) {
                         $0.status
                     }
                 }
             }
-            #expect(try await create(world.otherProjectKey, ["webFallbackUrl": "https://evil.example/phish"]) == .forbidden, "nothing learned yet")
-            #expect(try await create(admin.secret, ["originalUrl": "https://brand.example/a", "iosAppStoreUrl": "https://apps.apple.com/app/id1"], path: "/api/links") == .created)
+            #expect(
+                try await create(world.otherProjectKey, ["webFallbackUrl": "https://evil.example/phish"]) == .forbidden,
+                "nothing learned yet")
+            #expect(
+                try await create(
+                    admin.secret, ["originalUrl": "https://brand.example/a", "iosAppStoreUrl": "https://apps.apple.com/app/id1"],
+                    path: "/api/links") == .created)
             #expect(try await world.store.destinationHosts(project: other).hosts == ["brand.example", "apps.apple.com"])
             #expect(try await create(world.otherProjectKey, ["webFallbackUrl": "https://brand.example/p/1"]) == .ok)
             for field in ["originalUrl", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "iosUniversalLink", "androidAppLink"] {
@@ -57,13 +68,15 @@ struct DestinationHostTests {
             #expect(try await world.store.destinationHosts(project: other).hosts == ["brand.example", "apps.apple.com"])
             try await world.app().test(.router) { client in
                 try await client.execute(
-                    uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: admin.secret, json: true), body: HTTPTest.body(["hosts": []])
+                    uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: admin.secret, json: true),
+                    body: HTTPTest.body(["hosts": []])
                 ) { response async throws in
                     let answer = try HTTPTest.object(response.body)
                     #expect(response.status == .badRequest && answer["error"]?.stringValue?.contains("\"mode\": \"any\"") == true)
                 }
                 try await client.execute(
-                    uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: admin.secret, json: true), body: HTTPTest.body(["mode": "any"])
+                    uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: admin.secret, json: true),
+                    body: HTTPTest.body(["mode": "any"])
                 ) { response async throws in
                     let answer = try HTTPTest.object(response.body)
                     #expect(response.status == .ok && answer["mode"] == "any")
@@ -73,22 +86,31 @@ struct DestinationHostTests {
         }
     }
 
-    @Test("links stored before the modes existed teach their hosts once, at start; a project with a list keeps it", arguments: TestEngine.available)
+    @Test(
+        "links stored before the modes existed teach their hosts once, at start; a project with a list keeps it",
+        arguments: TestEngine.available)
     func learnedFromStoredLinks(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let other = world.otherProject.id
-            try await world.store.insertLink(LinkRecord(projectID: other, shortCode: "old1", originalURL: "https://old.example/x", createdAt: Date()))
             try await world.store.insertLink(
-                LinkRecord(projectID: other, shortCode: "old2", originalURL: "https://old.example/y", webFallbackURL: "https://web.old.example/", createdAt: Date()))
+                LinkRecord(projectID: other, shortCode: "old1", originalURL: "https://old.example/x", createdAt: Date()))
+            try await world.store.insertLink(
+                LinkRecord(
+                    projectID: other, shortCode: "old2", originalURL: "https://old.example/y", webFallbackURL: "https://web.old.example/",
+                    createdAt: Date()))
             // As migration 15 leaves a project made before it.
-            _ = try await world.store.engine.withConnection { try await $0.run("UPDATE projects SET hosts_learned = 0 WHERE id = \(other)") }
+            _ = try await world.store.engine.withConnection {
+                try await $0.run("UPDATE projects SET hosts_learned = 0 WHERE id = \(other)")
+            }
             #expect(try await world.store.learnStoredDestinationHosts() == 1)
             #expect(try await world.store.destinationHosts(project: other).hosts == ["old.example", "web.old.example"])
             #expect(try await world.store.learnStoredDestinationHosts() == 0, "once")
         }
     }
 
-    @Test("once an admin sets the hosts, an SDK key's link to another host is a 403 naming the field; an admin's is not", arguments: TestEngine.available)
+    @Test(
+        "once an admin sets the hosts, an SDK key's link to another host is a 403 naming the field; an admin's is not",
+        arguments: TestEngine.available)
     func enforced(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
@@ -117,7 +139,8 @@ struct DestinationHostTests {
                         if status == .forbidden { #expect(try HTTPTest.object(response.body)["field"] == .string(field)) }
                     }
                 }
-                try await client.execute(uri: "/api/destination-hosts", method: .get, headers: HTTPTest.headers(key: world.adminKey)) { response async throws in
+                try await client.execute(uri: "/api/destination-hosts", method: .get, headers: HTTPTest.headers(key: world.adminKey)) {
+                    response async throws in
                     #expect(try HTTPTest.object(response.body)["hosts"] == ["acme.example", "*.acme.example"])
                 }
             }

@@ -32,7 +32,8 @@ struct DurabilityTests {
             let link = try await world.link("abc")
             func click(_ id: String, link: String) -> ClickRecord {
                 ClickRecord(
-                    id: id, linkID: link, projectID: world.project.id, clickedAt: world.clock.date, device: DeviceSignals(), platform: nil, isBot: false)
+                    id: id, linkID: link, projectID: world.project.id, clickedAt: world.clock.date, device: DeviceSignals(), platform: nil,
+                    isBot: false)
             }
             // A click on a link that does not exist breaks the foreign key.
             let writes = [click("a", link: link.id), click("bad", link: "missing"), click("b", link: link.id), click("c", link: link.id)]
@@ -64,7 +65,8 @@ struct DurabilityTests {
             try await store.insertLink(link)
             try await store.recordClick(
                 ClickRecord(
-                    id: "c1", linkID: link.id, projectID: project.id, clickedAt: Date(), device: DeviceSignals(), platform: nil, isBot: false))
+                    id: "c1", linkID: link.id, projectID: project.id, clickedAt: Date(), device: DeviceSignals(), platform: nil,
+                    isBot: false))
             // The first connection is still open (nothing flushed by closing it).
             try await reopen { second async throws in
                 #expect(try await second.clicks(link: link.id).map(\.id) == ["c1"])

@@ -8,11 +8,11 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
-@testable import LinkRelayServerCore
 
 /// The project's own `LinkFortyBackend`, unchanged, against the server over real HTTP on
 /// loopback: a link made through the API, a tap in Safari, a fresh app's first launch, a
@@ -61,7 +61,9 @@ struct EndToEndTests {
         return DeepLinkClient(backend: backend, configuration: configuration)
     }
 
-    @Test("link, tap, first launch attributed with score and factors, delivered once; universal link; events once; createLink; a wrong key is loud", arguments: TestEngine.available)
+    @Test(
+        "link, tap, first launch attributed with score and factors, delivered once; universal link; events once; createLink; a wrong key is loud",
+        arguments: TestEngine.available)
     func story(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { http in
@@ -98,7 +100,9 @@ struct EndToEndTests {
                 #expect(deferred.linkID == link.id)
                 #expect(deferred.shortCode == "p42" && deferred.path == "/product/42")
                 #expect(deferred.destination == URL(string: "shopapp://product/42") && deferred.parameters["productId"] == "42")
-                #expect(try await world.store.clicks(link: link.id).count == 1, "the route came with the install: no second request, no second click")
+                #expect(
+                    try await world.store.clicks(link: link.id).count == 1,
+                    "the route came with the install: no second request, no second click")
 
                 var delivered: [DeepLink] = []
                 // The universal link, through the server.
@@ -126,7 +130,8 @@ struct EndToEndTests {
                 // A share link with the SDK key.
                 let created = try await client.createLink(LinkRequest(deepLinkPath: "/product/7", parameters: ["ref": "u7"]))
                 #expect(created.url.host == "127.0.0.1" && created.url.port == port)
-                let made = try await world.store.link(project: world.project.id, shortCode: try #require(created.shortCode), templateSlug: nil)
+                let made = try await world.store.link(
+                    project: world.project.id, shortCode: try #require(created.shortCode), templateSlug: nil)
                 #expect(made?.deepLinkPath == "/product/7" && made?.deepLinkParameters == ["ref": "u7"])
                 await client.shutdown()
 

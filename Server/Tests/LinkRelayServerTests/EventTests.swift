@@ -35,7 +35,8 @@ struct EventTests {
                 var duplicates: [JSONValue?] = []
                 for body in [revenue, revenue, revenue.merging(["timestamp": "2026-03-02T08:05:01Z"]) { $1 }] {
                     try await client.execute(
-                        uri: "/api/sdk/v1/event", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true), body: HTTPTest.body(body)
+                        uri: "/api/sdk/v1/event", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
+                        body: HTTPTest.body(body)
                     ) { response async throws in
                         #expect(response.status == .ok)
                         let answer = try HTTPTest.object(response.body)
@@ -100,7 +101,9 @@ struct EventTests {
         }
     }
 
-    @Test("moving an app: with adoptUnknownInstalls an existing user's install is adopted and its events kept; another project's install is not", arguments: TestEngine.available)
+    @Test(
+        "moving an app: with adoptUnknownInstalls an existing user's install is adopted and its events kept; another project's install is not",
+        arguments: TestEngine.available)
     func adoption(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var configuration = world.configuration()

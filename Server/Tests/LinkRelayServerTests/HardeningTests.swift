@@ -12,7 +12,9 @@ import Testing
 /// What the red-team run of issue 48 broke, each tried again as the attacker did.
 @Suite("Hardening")
 struct HardeningTests {
-    @Test("every answer forbids sniffing, framing and referrers; JSON has a deny-all policy; a page runs only its own nonce's script", arguments: TestEngine.available)
+    @Test(
+        "every answer forbids sniffing, framing and referrers; JSON has a deny-all policy; a page runs only its own nonce's script",
+        arguments: TestEngine.available)
     func headers(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
@@ -23,7 +25,9 @@ struct HardeningTests {
                 ] {
                     try await RedirectTests.get(client, path, userAgent: HTTPTest.safari) { response in
                         #expect(response.headers[.init("X-Content-Type-Options")!] == "nosniff", "\(path)")
-                        #expect(response.headers[.init("X-Frame-Options")!] == "DENY" && response.headers[.init("Referrer-Policy")!] == "no-referrer")
+                        #expect(
+                            response.headers[.init("X-Frame-Options")!] == "DENY"
+                                && response.headers[.init("Referrer-Policy")!] == "no-referrer")
                         let policy = response.headers[.contentSecurityPolicy] ?? ""
                         #expect(policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'"), "\(path): \(policy)")
                         if isPage {
@@ -53,7 +57,9 @@ struct HardeningTests {
         #expect(long.utf8.count <= 203 && long.hasSuffix("…"))
     }
 
-    @Test("appScheme must be a scheme an app can register: javascript, data, http… refused; a stored one is never tried", arguments: TestEngine.available)
+    @Test(
+        "appScheme must be a scheme an app can register: javascript, data, http… refused; a stored one is never tried",
+        arguments: TestEngine.available)
     func schemes(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
@@ -91,7 +97,9 @@ struct HardeningTests {
         }
     }
 
-    @Test("share-link de-duplication covers every destination: a planted link with another web fallback is not handed back", arguments: TestEngine.available)
+    @Test(
+        "share-link de-duplication covers every destination: a planted link with another web fallback is not handed back",
+        arguments: TestEngine.available)
     func dedupe(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
@@ -116,7 +124,9 @@ struct HardeningTests {
         }
     }
 
-    @Test("lengths are bytes: a one-character title of 600 combining marks is refused; a click keeps 512 bytes of a 61 KiB agent", arguments: TestEngine.available)
+    @Test(
+        "lengths are bytes: a one-character title of 600 combining marks is refused; a click keeps 512 bytes of a 61 KiB agent",
+        arguments: TestEngine.available)
     func bytes(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("Xk9_2bQz")
@@ -131,7 +141,9 @@ struct HardeningTests {
                     #expect(response.status == .badRequest && answer["field"] == "title")
                 }
                 let agent = HTTPTest.safari + String(repeating: " é", count: 20_000)
-                try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: agent) { #expect($0.status == .ok) }
+                try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: agent) {
+                    #expect($0.status == .ok)
+                }
             }
             let stored = try await world.store.clicks(link: link.id).first?.device.userAgent ?? ""
             #expect(stored.utf8.count <= 512 && stored.hasPrefix(HTTPTest.safari) && stored.utf8.count > 500)
@@ -164,15 +176,24 @@ struct HardeningTests {
             let clicks = try await world.store.clicks(link: link.id)
             // (The clicks share one instant on the manual clock, so their order is not the taps'; compared as sets.
             // A tap without a valid utm_source keeps the link's own, "mail".)
-            #expect(clicks.map { $0.device.language ?? "-" }.sorted() == ["-", "-", "de-DE", "en"], "\(clicks.map { $0.device.language?.utf8.count ?? 0 })")
-            #expect(clicks.map { $0.source.utmSource ?? "-" }.sorted() == ["mail", "mail", "mail", "\u{e9}"], "the last in its composed form")
-            let largest = clicks.map { click in
-                [click.device.userAgent, click.device.timezone, click.device.language, click.source.utmSource, click.source.referrerHost]
+            #expect(
+                clicks.map { $0.device.language ?? "-" }.sorted() == ["-", "-", "de-DE", "en"],
+                "\(clicks.map { $0.device.language?.utf8.count ?? 0 })")
+            #expect(
+                clicks.map { $0.source.utmSource ?? "-" }.sorted() == ["mail", "mail", "mail", "\u{e9}"], "the last in its composed form")
+            let largest =
+                clicks.map { click in
+                    [
+                        click.device.userAgent, click.device.timezone, click.device.language, click.source.utmSource,
+                        click.source.referrerHost,
+                    ]
                     .reduce(0) { $0 + ($1?.utf8.count ?? 0) }
-            }.max() ?? 0
+                }.max() ?? 0
             #expect(largest < 1024, "a click's text fields: \(largest) bytes")
         }
-        #expect(ClickSource.utmSource(String(repeating: "a", count: 100)) != nil && ClickSource.utmSource(String(repeating: "a", count: 101)) == nil)
+        #expect(
+            ClickSource.utmSource(String(repeating: "a", count: 100)) != nil
+                && ClickSource.utmSource(String(repeating: "a", count: 101)) == nil)
         #expect(ClickSource.utmSource("e\u{301}") == ClickSource.utmSource("\u{e9}"))
     }
 
@@ -186,7 +207,8 @@ struct HardeningTests {
         #expect(TextLimit.fits("", characters: 0) && !TextLimit.fits("a", characters: 0))
     }
 
-    @Test("a link with a path but no way into the app is made with a warning saying so; with a scheme, none", arguments: TestEngine.available)
+    @Test(
+        "a link with a path but no way into the app is made with a warning saying so; with a scheme, none", arguments: TestEngine.available)
     func pathWithoutScheme(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
@@ -196,7 +218,8 @@ struct HardeningTests {
                     (["originalUrl": "https://acme.example"], false),
                 ] {
                     try await client.execute(
-                        uri: "/api/links", method: .post, headers: HTTPTest.headers(key: world.adminKey, json: true), body: HTTPTest.body(body)
+                        uri: "/api/links", method: .post, headers: HTTPTest.headers(key: world.adminKey, json: true),
+                        body: HTTPTest.body(body)
                     ) { response async throws in
                         #expect(response.status == .created)
                         guard case .array(let warnings)? = try HTTPTest.object(response.body)["warnings"] else {
@@ -216,9 +239,12 @@ struct HardeningTests {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 for (path, body) in [
-                    ("/api/apps", ["platform": "ios", "appId": "ABCDE12345.com.acme.shop"] as [String: JSONValue]), ("/api/templates", ["name": "Promo"]),
+                    ("/api/apps", ["platform": "ios", "appId": "ABCDE12345.com.acme.shop"] as [String: JSONValue]),
+                    ("/api/templates", ["name": "Promo"]),
                 ] {
-                    try await client.execute(uri: path, method: .post, headers: HTTPTest.headers(key: world.adminKey, json: true), body: HTTPTest.body(body)) {
+                    try await client.execute(
+                        uri: path, method: .post, headers: HTTPTest.headers(key: world.adminKey, json: true), body: HTTPTest.body(body)
+                    ) {
                         response async throws in
                         let created = try HTTPTest.object(response.body)["createdAt"]?.stringValue
                         #expect(created.flatMap(ServerApplication.parseTimestamp) != nil, "\(path): \(String(buffer: response.body))")
@@ -228,19 +254,27 @@ struct HardeningTests {
         }
     }
 
-    @Test("the access log: one line per request (a 401, a 404, an attributed install) with the route's pattern and the key's prefix, never the key, the code or the query", arguments: TestEngine.available)
+    @Test(
+        "the access log: one line per request (a 401, a 404, an attributed install) with the route's pattern and the key's prefix, never the key, the code or the query",
+        arguments: TestEngine.available)
     func accessLog(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
             let written = Mutex<[UInt8]>([])
             let accessLog = AccessLog(clock: ManualClock()) { block in written.withLock { $0 += block } }
             let app = Application(
-                router: ServerApplication.router(store: world.store, configuration: world.configuration(), clock: world.clock.function, accessLog: accessLog),
+                router: ServerApplication.router(
+                    store: world.store, configuration: world.configuration(), clock: world.clock.function, accessLog: accessLog),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await app.test(.live) { client in
-                try await client.execute(uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: "lr_sdk_0badbeef_" + String(repeating: "x", count: 32), json: true)) { _ in }
+                try await client.execute(
+                    uri: "/api/sdk/v1/install", method: .post,
+                    headers: HTTPTest.headers(key: "lr_sdk_0badbeef_" + String(repeating: "x", count: 32), json: true)
+                ) { _ in }
                 try await client.execute(uri: "/no/such/route", method: .get) { _ in }
-                try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari) { _ in }
+                try await RedirectTests.get(
+                    client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari
+                ) { _ in }
                 try await client.execute(
                     uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "203.0.113.99", json: true),
                     body: HTTPTest.body(HTTPTest.installBody)

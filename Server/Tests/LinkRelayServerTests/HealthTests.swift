@@ -13,7 +13,8 @@ struct HealthTests {
     func health(_ engine: TestEngine) async throws {
         try await StorageTests.withStore(engine) { store, _ async throws in
             _ = try await store.migrate()
-            let app = Application(router: ServerApplication.router(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            let app = Application(
+                router: ServerApplication.router(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await app.test(.live) { client in
                 try await client.execute(uri: "/api/sdk/v1/health", method: .get) { response in
                     #expect(response.status == .ok)
@@ -28,21 +29,27 @@ struct HealthTests {
         }
     }
 
-    @Test("a known path asked with another method is a JSON 405 with Allow (a link's code too, and the dashboard's pages); an unknown path a JSON 404")
+    @Test(
+        "a known path asked with another method is a JSON 405 with Allow (a link's code too, and the dashboard's pages); an unknown path a JSON 404"
+    )
     func methodNotAllowed() async throws {
         try await StorageTests.withStore(.sqlite) { store, _ async throws in
             _ = try await store.migrate()
-            let app = Application(router: ServerApplication.router(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            let app = Application(
+                router: ServerApplication.router(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await app.test(.router) { client in
                 for (method, path, allow) in [
-                    (HTTPRequest.Method.post, "/api/sdk/v1/health", "GET"), (.delete, "/api/sdk/v1/install", "POST"), (.init("TRACE")!, "/api/links", "GET, POST"),
+                    (HTTPRequest.Method.post, "/api/sdk/v1/health", "GET"), (.delete, "/api/sdk/v1/install", "POST"),
+                    (.init("TRACE")!, "/api/links", "GET, POST"),
                     (.post, "/api/links/abc", "DELETE, GET, PATCH, PUT"), (.put, "/spring", "GET"), (.options, "/promo/spring", "GET"),
                     (.delete, "/dashboard/links/abc", "GET"),
                 ] {
                     try await client.execute(uri: path, method: method) { response in
                         #expect(response.status == .methodNotAllowed, "\(method) \(path)")
                         #expect(response.headers[.allow] == allow, "\(method) \(path)")
-                        #expect(String(buffer: response.body) == "{\"error\":\"\(method.rawValue) is not allowed on \(path) (allowed: \(allow)).\"}")
+                        #expect(
+                            String(buffer: response.body)
+                                == "{\"error\":\"\(method.rawValue) is not allowed on \(path) (allowed: \(allow)).\"}")
                     }
                 }
                 // As the router follows a path: `/api/apps` reaches the `POST` route, never the

@@ -10,7 +10,9 @@ import Testing
 /// `POST /api/sdk/v1/install` and `GET /api/sdk/v1/attribution/{hash}` over a real socket.
 @Suite("Install")
 struct InstallTests {
-    @Test("a resolve from the phone, then its install from another address of its IPv6 /64 (privacy addresses rotate): attributed at 70 (an app's agent earns no user_agent), with the route, stored, on disk before the answer", arguments: TestEngine.available)
+    @Test(
+        "a resolve from the phone, then its install from another address of its IPv6 /64 (privacy addresses rotate): attributed at 70 (an app's agent earns no user_agent), with the route, stored, on disk before the answer",
+        arguments: TestEngine.available)
     func attributed(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("Xk9_2bQz")
@@ -51,7 +53,9 @@ struct InstallTests {
         }
     }
 
-    @Test("a report with \"fingerprint\": false (the user has not allowed tracking) is never matched by its signals, and neither its address nor its signals are stored", arguments: TestEngine.available)
+    @Test(
+        "a report with \"fingerprint\": false (the user has not allowed tracking) is never matched by its signals, and neither its address nor its signals are stored",
+        arguments: TestEngine.available)
     func withoutFingerprint(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             _ = try await world.link("Xk9_2bQz")
@@ -81,7 +85,9 @@ struct InstallTests {
         }
     }
 
-    @Test("54 fingerprints sprayed through the redirect from one address in minutes: a phone there that never tapped stays organic; its own tap past the spray's four hours is attributed", arguments: TestEngine.available)
+    @Test(
+        "54 fingerprints sprayed through the redirect from one address in minutes: a phone there that never tapped stays organic; its own tap past the spray's four hours is attributed",
+        arguments: TestEngine.available)
     func sprayer(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             _ = try await world.link("Xk9_2bQz")
@@ -98,7 +104,8 @@ struct InstallTests {
                 world.clock.advance(hours: 1)
                 func install() async throws -> [String: JSONValue] {
                     try await client.execute(
-                        uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "198.51.100.23", json: true),
+                        uri: "/api/sdk/v1/install", method: .post,
+                        headers: HTTPTest.headers(key: world.sdkKey, ip: "198.51.100.23", json: true),
                         body: HTTPTest.body(HTTPTest.installBody)
                     ) { response async throws in try HTTPTest.object(response.body) }
                 }
@@ -107,7 +114,8 @@ struct InstallTests {
                 // from the same address.
                 world.clock.advance(hours: 3.5)
                 try await RedirectTests.get(
-                    client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari, ip: "198.51.100.23"
+                    client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari,
+                    ip: "198.51.100.23"
                 ) { response in #expect(response.status == .ok) }
                 world.clock.advance(hours: 0.5)
                 let answer = try await install()
@@ -116,17 +124,21 @@ struct InstallTests {
         }
     }
 
-    @Test("a tap in Safari and the install from the same household address: attributed at 90 with `address`, through the endpoints", arguments: TestEngine.available)
+    @Test(
+        "a tap in Safari and the install from the same household address: attributed at 90 with `address`, through the endpoints",
+        arguments: TestEngine.available)
     func sameAddress(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz", scheme: nil)
             try await world.app().test(.live) { client in
                 try await RedirectTests.get(
-                    client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari, ip: "198.51.100.23"
+                    client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari,
+                    ip: "198.51.100.23"
                 ) { #expect($0.status == .found) }
                 world.clock.advance(hours: 1)
                 try await client.execute(
-                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.sdkKey, ip: "198.51.100.23", json: true),
+                    uri: "/api/sdk/v1/install", method: .post,
+                    headers: HTTPTest.headers(key: world.sdkKey, ip: "198.51.100.23", json: true),
                     body: HTTPTest.body(HTTPTest.installBody)
                 ) { response async throws in
                     let answer = try HTTPTest.object(response.body)
@@ -137,7 +149,9 @@ struct InstallTests {
         }
     }
 
-    @Test("organic: Core's shape without deepLinkData (LinkForty's iOS SDK cannot decode {}), confidence 0; each report is a new install", arguments: TestEngine.available)
+    @Test(
+        "organic: Core's shape without deepLinkData (LinkForty's iOS SDK cannot decode {}), confidence 0; each report is a new install",
+        arguments: TestEngine.available)
     func organic(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
@@ -186,7 +200,8 @@ struct InstallTests {
             try await world.app().test(.live) { client in
                 try await HTTPTest.resolveOnPhone(client, code: "Xk9_2bQz", key: world.sdkKey, ip: "203.0.113.7")
                 try await client.execute(
-                    uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: world.otherProjectKey, ip: "203.0.113.7", json: true),
+                    uri: "/api/sdk/v1/install", method: .post,
+                    headers: HTTPTest.headers(key: world.otherProjectKey, ip: "203.0.113.7", json: true),
                     body: HTTPTest.body(HTTPTest.installBody)
                 ) { response async throws in
                     #expect(try HTTPTest.object(response.body)["attributed"] == false)
@@ -214,7 +229,9 @@ struct InstallTests {
         }
     }
 
-    @Test("the attribution lookup finds the newest install by LinkForty's fingerprint hash, in the caller's project only", arguments: TestEngine.available)
+    @Test(
+        "the attribution lookup finds the newest install by LinkForty's fingerprint hash, in the caller's project only",
+        arguments: TestEngine.available)
     func attributionLookup(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
@@ -230,7 +247,8 @@ struct InstallTests {
                         ip: "203.0.113.7", userAgent: "Acme Shop/2.3.0 iOS/17.4.1", timezone: "America/New_York", language: "en_US",
                         screenWidth: 1179, screenHeight: 2556),
                     platform: "iOS", platformVersion: "17.4.1")
-                try await client.execute(uri: "/api/sdk/v1/attribution/\(hash)", method: .get, headers: HTTPTest.headers(key: world.sdkKey)) {
+                try await client.execute(uri: "/api/sdk/v1/attribution/\(hash)", method: .get, headers: HTTPTest.headers(key: world.sdkKey))
+                {
                     (response: TestResponse) async throws in
                     #expect(response.status == .ok)
                     let answer = try HTTPTest.object(response.body)
@@ -242,7 +260,9 @@ struct InstallTests {
                     #expect(install["id"] == installID && install["confidenceScore"] == 90, "the same address as the resolve")
                     #expect(link["shortCode"] == "Xk9_2bQz")
                 }
-                for (path, key) in [("/api/sdk/v1/attribution/\(hash)", world.otherProjectKey), ("/api/sdk/v1/attribution/nothex", world.sdkKey)] {
+                for (path, key) in [
+                    ("/api/sdk/v1/attribution/\(hash)", world.otherProjectKey), ("/api/sdk/v1/attribution/nothex", world.sdkKey),
+                ] {
                     try await client.execute(uri: path, method: .get, headers: HTTPTest.headers(key: key)) { response async throws in
                         #expect(response.status == .notFound)
                         #expect(try HTTPTest.object(response.body) == ["error": "No install event found for this fingerprint"])

@@ -17,9 +17,10 @@ struct JSONParserTests {
 
     @Test("values as JSONValue: whole numbers as int, fractions and exponents as double, escapes and surrogate pairs")
     func values() throws {
-        #expect(try Self.parse(#" {"a": [1, -0, 2.5, 1e2, -12345678901234567890, true, false, null, "x"]} "#) == [
-            "a": [1, 0, 2.5, 100.0, .double(Double("-12345678901234567890")!), true, false, nil, "x"],
-        ])
+        #expect(
+            try Self.parse(#" {"a": [1, -0, 2.5, 1e2, -12345678901234567890, true, false, null, "x"]} "#) == [
+                "a": [1, 0, 2.5, 100.0, .double(Double("-12345678901234567890")!), true, false, nil, "x"]
+            ])
         #expect(try Self.parse(#""\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00 é""#) == .string("\"\\/\u{8}\u{c}\n\r\té😀 é"))
         #expect(try Self.parse(#"{"k": 1, "k": 2}"#) == ["k": 2], "a repeated key keeps its last value")
         #expect(try Self.parse("9223372036854775807") == .int(Int.max))
@@ -54,7 +55,9 @@ struct JSONParserTests {
         func nested(_ depth: Int) -> String { String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
         _ = try Self.parse(nested(32))
         _ = try Self.parse(String(repeating: "{\"a\":", count: 31) + "[]" + String(repeating: "}", count: 31))
-        #expect(throws: JSONParser.Failure(reason: "objects and arrays nest deeper than 32 levels", offset: 32)) { try Self.parse(nested(33)) }
+        #expect(throws: JSONParser.Failure(reason: "objects and arrays nest deeper than 32 levels", offset: 32)) {
+            try Self.parse(nested(33))
+        }
         #expect(throws: JSONParser.Failure(reason: "objects and arrays nest deeper than 32 levels", offset: 32)) {
             try Self.parse(String(repeating: nested(500), count: 63))
         }
@@ -78,7 +81,8 @@ struct JSONParserTests {
         case 1: return .bool(Bool.random(using: &generator))
         case 2: return .int(Int.random(in: Int.min...Int.max, using: &generator) >> Int.random(in: 0..<63, using: &generator))
         case 3: return .double(Double.random(in: -1e6...1e6, using: &generator).rounded(.towardZero) + 0.5)
-        case 4: return .string(String((0..<Int.random(in: 0..<12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+        case 4:
+            return .string(String((0..<Int.random(in: 0..<12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
         case 5: return .array((0..<Int.random(in: 0..<5, using: &generator)).map { _ in randomValue(depth: depth + 1, &generator) })
         default:
             var object: [String: JSONValue] = [:]
@@ -87,7 +91,9 @@ struct JSONParserTests {
         }
     }
 
-    @Test("a body nested deeper than 32 is a 400 on every endpoint that reads one, and a link's parameters are never stored as {}", arguments: TestEngine.available)
+    @Test(
+        "a body nested deeper than 32 is a 400 on every endpoint that reads one, and a link's parameters are never stored as {}",
+        arguments: TestEngine.available)
     func deepBodies(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let deep = String(repeating: "{\"a\":", count: 40) + "1" + String(repeating: "}", count: 40)

@@ -27,10 +27,13 @@ struct KeyTests {
         #expect(Set(keys.map(\.record.prefix)).count == 200)
     }
 
-    @Test("anything not shaped like a key has no prefix", arguments: [
-        "", "lr_sdk_", "lr_sdk_abcdef12", "lr_root_abcdef12_0123456789abcdefghijABCDEFGHIJ01", "xx_sdk_abcdef12_0123456789abcdefghijABCDEFGHIJ01",
-        "lr_sdk_abcdef1_0123456789abcdefghijABCDEFGHIJ012", "lr_sdk_abcdef12_0123456789abcdefghijABCDEFGHIJ0",
-    ])
+    @Test(
+        "anything not shaped like a key has no prefix",
+        arguments: [
+            "", "lr_sdk_", "lr_sdk_abcdef12", "lr_root_abcdef12_0123456789abcdefghijABCDEFGHIJ01",
+            "xx_sdk_abcdef12_0123456789abcdefghijABCDEFGHIJ01",
+            "lr_sdk_abcdef1_0123456789abcdefghijABCDEFGHIJ012", "lr_sdk_abcdef12_0123456789abcdefghijABCDEFGHIJ0",
+        ])
     func notKeys(_ text: String) {
         #expect(APIKeys.prefix(of: text) == nil)
     }
@@ -39,7 +42,8 @@ struct KeyTests {
     func bootstrap(_ engine: TestEngine) async throws {
         try await StorageTests.withStore(engine) { store, _ async throws in
             _ = try await store.migrate()
-            guard case .created(let project, let key, let secret?) = try await Bootstrap.run(store: store, providedKey: nil, at: Date()) else {
+            guard case .created(let project, let key, let secret?) = try await Bootstrap.run(store: store, providedKey: nil, at: Date())
+            else {
                 Issue.record("expected a new project and key")
                 return
             }
@@ -64,7 +68,9 @@ struct KeyTests {
             _ = try await store.migrate()
             let sdkKey = APIKeys.issue(project: "", scope: .sdk, name: "", at: Date()).secret
             for bad in ["letmein", sdkKey] {
-                let error = await #expect(throws: BootstrapError.self) { try await Bootstrap.run(store: store, providedKey: bad, at: Date()) }
+                let error = await #expect(throws: BootstrapError.self) {
+                    try await Bootstrap.run(store: store, providedKey: bad, at: Date())
+                }
                 #expect(error.map { !$0.description.contains(bad) } ?? false, "the refused key is not echoed")
             }
             #expect(try await store.projects().isEmpty, "a refused key makes nothing")
@@ -74,12 +80,14 @@ struct KeyTests {
 
 @Suite("Database locations")
 struct DatabaseLocationTests {
-    @Test("sqlite:PATH and postgres:// URLs are read; anything else refused; a password never printed", arguments: [
-        ("sqlite:data.sqlite", "sqlite:data.sqlite"), ("sqlite::memory:", "sqlite::memory:"),
-        ("postgres://lr:s3cret@db.internal:6543/links", "postgres://lr@db.internal:6543/links"),
-        ("postgresql://lr:s3cret@db.internal/links?sslmode=require", "postgres://lr@db.internal:5432/links"),
-        ("sqlite:", nil), ("mysql://x", nil), ("postgres:///nohost", nil), ("data.sqlite", nil),
-    ] as [(String, String?)])
+    @Test(
+        "sqlite:PATH and postgres:// URLs are read; anything else refused; a password never printed",
+        arguments: [
+            ("sqlite:data.sqlite", "sqlite:data.sqlite"), ("sqlite::memory:", "sqlite::memory:"),
+            ("postgres://lr:s3cret@db.internal:6543/links", "postgres://lr@db.internal:6543/links"),
+            ("postgresql://lr:s3cret@db.internal/links?sslmode=require", "postgres://lr@db.internal:5432/links"),
+            ("sqlite:", nil), ("mysql://x", nil), ("postgres:///nohost", nil), ("data.sqlite", nil),
+        ] as [(String, String?)])
     func locations(_ text: String, _ shown: String?) {
         let location = DatabaseLocation(text)
         #expect(location?.description == shown)

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
-import Logging
 import HummingbirdTesting
 import LinkRelay
+import Logging
 import Testing
 
 @testable import LinkRelayServer
@@ -53,7 +53,9 @@ struct LandingPageTests {
         }
     }
 
-    @Test("on for the project: the page with the app's name and icon, one button to the store copying the link with a token of its click", arguments: TestEngine.available)
+    @Test(
+        "on for the project: the page with the app's name and icon, one button to the store copying the link with a token of its click",
+        arguments: TestEngine.available)
     func page(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("spring")
@@ -63,7 +65,10 @@ struct LandingPageTests {
                     body: HTTPTest.body(["enabled": true, "appName": "Acme <Shop>", "appIconUrl": "https://acme.example/icon.png"])
                 ) { response async throws in
                     #expect(response.status == .ok)
-                    #expect(try HTTPTest.object(response.body) == ["enabled": true, "appName": "Acme <Shop>", "appIconUrl": "https://acme.example/icon.png"])
+                    #expect(
+                        try HTTPTest.object(response.body) == [
+                            "enabled": true, "appName": "Acme <Shop>", "appIconUrl": "https://acme.example/icon.png",
+                        ])
                 }
                 try await RedirectTests.get(client, "/spring" + Self.tap, userAgent: HTTPTest.safari) { response async throws in
                     #expect(response.status == .ok)
@@ -73,7 +78,9 @@ struct LandingPageTests {
                     #expect(page.contains(#"<img src="https://acme.example/icon.png""#) && page.contains(#"<html lang="en">"#))
                     #expect(page.contains("navigator.clipboard.writeText"))
                     let policy = response.headers[.contentSecurityPolicy] ?? ""
-                    #expect(policy.contains("img-src https:") && policy.contains("script-src 'nonce-") && policy.hasPrefix("default-src 'none'"))
+                    #expect(
+                        policy.contains("img-src https:") && policy.contains("script-src 'nonce-") && policy.hasPrefix("default-src 'none'")
+                    )
                     let copied = try #require(Self.copiedLink(page))
                     #expect(copied.hasPrefix("http://127.0.0.1") || copied.hasPrefix("http://localhost"), "\(copied)")
                     #expect(copied.contains("/spring?lr_click="))
@@ -96,14 +103,18 @@ struct LandingPageTests {
                 }
                 #expect(try await world.store.engine.select("SELECT token_hash FROM click_tokens").count == 1)
                 // A desktop browser and Android are not shown it.
-                try await RedirectTests.get(client, "/spring", userAgent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/124.0 Safari/537.36") {
+                try await RedirectTests.get(
+                    client, "/spring", userAgent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/124.0 Safari/537.36"
+                ) {
                     #expect($0.status == .found)
                 }
             }
         }
     }
 
-    @Test("a link may turn the page on or off against its project; a universal link or no store URL means no page", arguments: TestEngine.available)
+    @Test(
+        "a link may turn the page on or off against its project; a universal link or no store URL means no page",
+        arguments: TestEngine.available)
     func perLink(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var on = try await world.link("on", scheme: nil)
@@ -117,12 +128,15 @@ struct LandingPageTests {
             try await world.app().test(.live) { client in
                 try await RedirectTests.get(client, "/on" + Self.tap, userAgent: HTTPTest.safari) { #expect($0.status == .ok) }
                 try await RedirectTests.get(client, "/universal" + Self.tap, userAgent: HTTPTest.safari) {
-                    #expect($0.status == .found && $0.headers[.location]?.hasPrefix("https://app.acme.example/p/42") == true, "\($0.headers[.location] ?? "")")
+                    #expect(
+                        $0.status == .found && $0.headers[.location]?.hasPrefix("https://app.acme.example/p/42") == true,
+                        "\($0.headers[.location] ?? "")")
                 }
                 try await RedirectTests.get(client, "/default" + Self.tap, userAgent: HTTPTest.safari) { #expect($0.status == .found) }
                 // Turned on for the project; the link made with "landingPage": false keeps going to the store.
                 try await client.execute(
-                    uri: "/api/landing-page", method: .put, headers: HTTPTest.headers(key: world.adminKey, json: true), body: HTTPTest.body(["enabled": true])
+                    uri: "/api/landing-page", method: .put, headers: HTTPTest.headers(key: world.adminKey, json: true),
+                    body: HTTPTest.body(["enabled": true])
                 ) { #expect($0.status == .ok) }
                 try await client.execute(
                     uri: "/api/links", method: .post, headers: HTTPTest.headers(key: world.adminKey, json: true),
@@ -144,21 +158,27 @@ struct LandingPageTests {
     func settings(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
-                for (key, status) in [(world.sdkKey, HTTPResponse.Status.forbidden), (nil, .unauthorized)] as [(String?, HTTPResponse.Status)] {
-                    try await client.execute(uri: "/api/landing-page", method: .get, headers: HTTPTest.headers(key: key)) { #expect($0.status == status) }
+                for (key, status) in [(world.sdkKey, HTTPResponse.Status.forbidden), (nil, .unauthorized)]
+                    as [(String?, HTTPResponse.Status)]
+                {
+                    try await client.execute(uri: "/api/landing-page", method: .get, headers: HTTPTest.headers(key: key)) {
+                        #expect($0.status == status)
+                    }
                 }
                 for (body, field) in [
                     (["enabled": "yes"], "enabled"), (["appIconUrl": "http://acme.example/i.png"], "appIconUrl"),
                     (["appName": .string(String(repeating: "a", count: 129))], "appName"), (["colour": "red"], "colour"),
                 ] as [([String: JSONValue], String)] {
                     try await client.execute(
-                        uri: "/api/landing-page", method: .put, headers: HTTPTest.headers(key: world.adminKey, json: true), body: HTTPTest.body(body)
+                        uri: "/api/landing-page", method: .put, headers: HTTPTest.headers(key: world.adminKey, json: true),
+                        body: HTTPTest.body(body)
                     ) { response async throws in
                         #expect(response.status == .badRequest)
                         #expect(try HTTPTest.object(response.body)["field"] == .string(field), "\(body)")
                     }
                 }
-                try await client.execute(uri: "/api/landing-page", method: .get, headers: HTTPTest.headers(key: world.adminKey)) { response async throws in
+                try await client.execute(uri: "/api/landing-page", method: .get, headers: HTTPTest.headers(key: world.adminKey)) {
+                    response async throws in
                     #expect(try HTTPTest.object(response.body) == ["enabled": false, "appName": nil, "appIconUrl": nil])
                 }
             }

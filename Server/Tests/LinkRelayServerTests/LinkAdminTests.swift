@@ -18,7 +18,9 @@ struct LinkAdminTests {
     static func request(
         _ client: some TestClientProtocol, _ uri: String, key: String?, method: HTTPRequest.Method = .get
     ) async throws -> TestResponse {
-        try await client.execute(uri: uri, method: method, headers: HTTPTest.headers(key: key)) { (response: TestResponse) async throws in response }
+        try await client.execute(uri: uri, method: method, headers: HTTPTest.headers(key: key)) { (response: TestResponse) async throws in
+            response
+        }
     }
 
     static func array(_ response: TestResponse) throws -> [[String: JSONValue]] {
@@ -27,7 +29,9 @@ struct LinkAdminTests {
 
     /// The `cursor` of a `Link: <…>; rel="next"` header, and the header's address.
     static func next(_ response: TestResponse) -> String? {
-        guard let header = response.headers[LinkAdmin.linkHeader], header.hasSuffix("; rel=\"next\""), header.hasPrefix("<") else { return nil }
+        guard let header = response.headers[LinkAdmin.linkHeader], header.hasSuffix("; rel=\"next\""), header.hasPrefix("<") else {
+            return nil
+        }
         return String(header.dropFirst().prefix { $0 != ">" })
     }
 
@@ -42,7 +46,9 @@ struct LinkAdminTests {
                 platform: platform, isBot: bot, source: source))
     }
 
-    @Test("GET /api/links: newest first in pages with a Link header, searched and filtered, each with its clicks (bots not counted)", arguments: TestEngine.available)
+    @Test(
+        "GET /api/links: newest first in pages with a Link header, searched and filtered, each with its clicks (bots not counted)",
+        arguments: TestEngine.available)
     func listing(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var made: [LinkRecord] = []
@@ -59,7 +65,9 @@ struct LinkAdminTests {
             try await Self.click(world, made[0], at: world.clock.date, bot: true)
             // Another project's link is never listed.
             try await world.store.insertLink(
-                LinkRecord(projectID: world.otherProject.id, shortCode: "theirs", originalURL: "https://other.example", createdAt: world.clock.date))
+                LinkRecord(
+                    projectID: world.otherProject.id, shortCode: "theirs", originalURL: "https://other.example", createdAt: world.clock.date
+                ))
 
             try await world.app().test(.live) { client in
                 let all = try await Self.request(client, "/api/links", key: world.adminKey)
@@ -92,7 +100,8 @@ struct LinkAdminTests {
                 }
 
                 for (query, field) in [
-                    ("limit=0", "limit"), ("limit=501", "limit"), ("limit=ten", "limit"), ("active=yes", "active"), ("cursor=%21%21", "cursor"),
+                    ("limit=0", "limit"), ("limit=501", "limit"), ("limit=ten", "limit"), ("active=yes", "active"),
+                    ("cursor=%21%21", "cursor"),
                 ] {
                     let response = try await Self.request(client, "/api/links?\(query)", key: world.adminKey)
                     #expect(response.status == .badRequest, "\(query)")
@@ -104,7 +113,9 @@ struct LinkAdminTests {
         }
     }
 
-    @Test("GET and DELETE /api/links/:id, and POST …/duplicate: another project's link is not found; a deleted link's code answers 404", arguments: TestEngine.available)
+    @Test(
+        "GET and DELETE /api/links/:id, and POST …/duplicate: another project's link is not found; a deleted link's code answers 404",
+        arguments: TestEngine.available)
     func readDeleteDuplicate(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var spring = try await world.link("spring")
@@ -112,7 +123,8 @@ struct LinkAdminTests {
             _ = try await world.store.updateLink(spring)
             let link = spring
             try await Self.click(world, link, at: world.clock.date)
-            let theirs = LinkRecord(projectID: world.otherProject.id, shortCode: "theirs", originalURL: "https://other.example", createdAt: world.clock.date)
+            let theirs = LinkRecord(
+                projectID: world.otherProject.id, shortCode: "theirs", originalURL: "https://other.example", createdAt: world.clock.date)
             try await world.store.insertLink(theirs)
 
             try await world.app().test(.live) { client in
@@ -123,7 +135,9 @@ struct LinkAdminTests {
                     let foreign = try await Self.request(client, "/api/links/\(theirs.id)", key: world.adminKey, method: method)
                     #expect(try foreign.status == .notFound && HTTPTest.object(foreign.body)["error"] == "Link not found")
                 }
-                #expect(try await Self.request(client, "/api/links/\(theirs.id)/duplicate", key: world.adminKey, method: .post).status == .notFound)
+                #expect(
+                    try await Self.request(client, "/api/links/\(theirs.id)/duplicate", key: world.adminKey, method: .post).status
+                        == .notFound)
 
                 world.clock.advance(hours: 1)
                 let copied = try await Self.request(client, "/api/links/\(link.id)/duplicate", key: world.adminKey, method: .post)
@@ -145,7 +159,9 @@ struct LinkAdminTests {
         }
     }
 
-    @Test("analytics: Core's overview and per-link shapes, by day, platform, country (the proxy's header), referring host and utm_source; bots and older clicks left out", arguments: TestEngine.available)
+    @Test(
+        "analytics: Core's overview and per-link shapes, by day, platform, country (the proxy's header), referring host and utm_source; bots and older clicks left out",
+        arguments: TestEngine.available)
     func analytics(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let spring = try await world.link("spring")
@@ -167,7 +183,9 @@ struct LinkAdminTests {
             try await world.app(configuration).test(.live) { client in
                 // Taps through the redirect: the page they came from, the campaign, the country.
                 let extra: HTTPFields = [.referer: "https://news.example.com/story?id=7&token=secret", .init("CF-IPCountry")!: "de"]
-                try await RedirectTests.get(client, "/spring?utm_source=newsletter", userAgent: Self.desktop, headers: extra) { #expect($0.status == .found) }
+                try await RedirectTests.get(client, "/spring?utm_source=newsletter", userAgent: Self.desktop, headers: extra) {
+                    #expect($0.status == .found)
+                }
                 try await RedirectTests.get(client, "/spring", userAgent: Self.desktop, ip: "203.0.113.99") { #expect($0.status == .found) }
                 try await RedirectTests.get(client, "/spring", userAgent: Self.slackbot) { _ in }
 
@@ -178,13 +196,21 @@ struct LinkAdminTests {
                 let yesterday = LinkAdmin.date(ofDay: Int(world.clock.date.timeIntervalSince1970 / 86_400) - 1)
                 #expect(one["clicksByDate"] == [["date": .string(yesterday), "clicks": 1], ["date": .string(today), "clicks": 2]])
                 #expect(one["clicksByPlatform"] == [["platform": "web", "clicks": 2], ["platform": "ios", "clicks": 1]])
-                #expect(one["clicksByCountry"] == [["countryCode": "Unknown", "country": "Unknown", "clicks": 2], ["countryCode": "DE", "country": "DE", "clicks": 1]])
+                #expect(
+                    one["clicksByCountry"] == [
+                        ["countryCode": "Unknown", "country": "Unknown", "clicks": 2], ["countryCode": "DE", "country": "DE", "clicks": 1],
+                    ])
                 #expect(one["clicksByReferrer"] == [["referrer": .null, "clicks": 2], ["referrer": "news.example.com", "clicks": 1]])
                 // The link's own utm_source unless the tap names another; none for the click stored without.
-                #expect(one["clicksByUtmSource"] == [["utmSource": .null, "clicks": 1], ["utmSource": "mail", "clicks": 1], ["utmSource": "newsletter", "clicks": 1]])
-                #expect(one["installs"] == ["total": 1, "attributed": 1, "organic": 0, "byMethod": [["method": "fingerprint", "installs": 1]]])
+                #expect(
+                    one["clicksByUtmSource"] == [
+                        ["utmSource": .null, "clicks": 1], ["utmSource": "mail", "clicks": 1], ["utmSource": "newsletter", "clicks": 1],
+                    ])
+                #expect(
+                    one["installs"] == ["total": 1, "attributed": 1, "organic": 0, "byMethod": [["method": "fingerprint", "installs": 1]]])
 
-                let longer = try HTTPTest.object(try await Self.request(client, "/api/analytics/links/\(spring.id)?days=60", key: world.adminKey).body)
+                let longer = try HTTPTest.object(
+                    try await Self.request(client, "/api/analytics/links/\(spring.id)?days=60", key: world.adminKey).body)
                 #expect(longer["totalClicks"] == 4)
 
                 let overview = try HTTPTest.object(try await Self.request(client, "/api/analytics/overview", key: world.adminKey).body)
@@ -194,9 +220,15 @@ struct LinkAdminTests {
                     return
                 }
                 #expect(first["shortCode"] == "spring" && first["totalClicks"] == 3 && first["uniqueClicks"] == 3)
-                #expect(overview["installs"] == ["total": 2, "attributed": 1, "organic": 1, "byMethod": [["method": "fingerprint", "installs": 1], ["method": "none", "installs": 1]]])
+                #expect(
+                    overview["installs"] == [
+                        "total": 2, "attributed": 1, "organic": 1,
+                        "byMethod": [["method": "fingerprint", "installs": 1], ["method": "none", "installs": 1]],
+                    ])
 
-                for uri in ["/api/analytics/overview?days=0", "/api/analytics/overview?days=366", "/api/analytics/links/\(spring.id)?days=x"] {
+                for uri in [
+                    "/api/analytics/overview?days=0", "/api/analytics/overview?days=366", "/api/analytics/links/\(spring.id)?days=x",
+                ] {
                     let response = try await Self.request(client, uri, key: world.adminKey)
                     #expect(try response.status == .badRequest && HTTPTest.object(response.body)["field"] == "days", "\(uri)")
                 }
@@ -209,7 +241,9 @@ struct LinkAdminTests {
         }
     }
 
-    @Test("GET /api/links/:id/qr: the share URL as an SVG QR code a decoder reads back; size, level and format checked", arguments: TestEngine.available)
+    @Test(
+        "GET /api/links/:id/qr: the share URL as an SVG QR code a decoder reads back; size, level and format checked",
+        arguments: TestEngine.available)
     func qrCode(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("spring")
@@ -221,11 +255,15 @@ struct LinkAdminTests {
                 #expect(response.headers[.contentDisposition] == "inline; filename=\"spring.svg\"")
                 let svg = String(buffer: response.body)
                 #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"512\" height=\"512\""))
-                if FileManager.default.isExecutableFile(atPath: QRCodeTests.rsvg), FileManager.default.isExecutableFile(atPath: QRCodeTests.zbar) {
+                if FileManager.default.isExecutableFile(atPath: QRCodeTests.rsvg),
+                    FileManager.default.isExecutableFile(atPath: QRCodeTests.zbar)
+                {
                     let folder = try Scratch()
                     try svg.write(toFile: folder.path + "/qr.svg", atomically: true, encoding: .utf8)
                     #expect(try QRCodeTests.run(QRCodeTests.rsvg, ["-o", folder.path + "/qr.png", folder.path + "/qr.svg"]).status == 0)
-                    #expect(try QRCodeTests.run(QRCodeTests.zbar, ["--raw", "-q", folder.path + "/qr.png"]).output == "https://go.acme.app/spring\n")
+                    #expect(
+                        try QRCodeTests.run(QRCodeTests.zbar, ["--raw", "-q", folder.path + "/qr.png"]).output
+                            == "https://go.acme.app/spring\n")
                 }
                 for (query, field) in [("format=png", "format"), ("size=63", "size"), ("size=4097", "size"), ("level=X", "level")] {
                     let refused = try await Self.request(client, "/api/links/\(link.id)/qr?\(query)", key: world.adminKey)
@@ -240,7 +278,9 @@ struct LinkAdminTests {
     @Test("a click's source as the request tells it: the referring host only, a two-letter country, a bounded utm_source")
     func sources() {
         #expect(ClickSource.referrerHost("https://News.Example.com/a?b=c") == "news.example.com")
-        for bad in [nil, "", "android-app://com.google.android.gm/", "javascript:alert(1)", "https://", "https://exa mple.com/", "not a url"] as [String?] {
+        for bad in [
+            nil, "", "android-app://com.google.android.gm/", "javascript:alert(1)", "https://", "https://exa mple.com/", "not a url",
+        ] as [String?] {
             #expect(ClickSource.referrerHost(bad) == nil, "\(String(describing: bad))")
         }
         #expect(ClickSource.country("de") == "DE" && ClickSource.country("XX") == nil && ClickSource.country("T1") == nil)

@@ -28,13 +28,15 @@ struct LinkCommandTests {
                 for bot in [false, true] {
                     try await store.recordClick(
                         ClickRecord(
-                            linkID: link.id, projectID: project.id, clickedAt: now.addingTimeInterval(-60), device: DeviceSignals(ip: "203.0.113.7"),
+                            linkID: link.id, projectID: project.id, clickedAt: now.addingTimeInterval(-60),
+                            device: DeviceSignals(ip: "203.0.113.7"),
                             platform: .ios, isBot: bot, source: ClickSource(referrerHost: "news.example.com", utmSource: "mail")))
                 }
                 try await store.recordInstall(
                     InstallRecord(
                         projectID: project.id, linkID: link.id, clickID: nil, confidence: 80, matchedFactors: [], method: .fingerprint,
-                        installedAt: now, device: DeviceSignals(), platform: .ios, platformVersion: "17.4", deviceID: nil, fingerprintHash: "h",
+                        installedAt: now, device: DeviceSignals(), platform: .ios, platformVersion: "17.4", deviceID: nil,
+                        fingerprintHash: "h",
                         attributionWindowHours: nil, deepLinkData: [:]))
             }
         }
@@ -43,7 +45,9 @@ struct LinkCommandTests {
 
     /// The value `links show` prints for `name`.
     static func field(_ name: String, in output: String) -> String? {
-        output.split(separator: "\n").first { $0.hasPrefix(name + "  ") }.map { $0.dropFirst(name.count).trimmingCharacters(in: .whitespaces) }
+        output.split(separator: "\n").first { $0.hasPrefix(name + "  ") }.map {
+            $0.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+        }
     }
 
     @Test("links list and show: a table with a header, newest first, clicks without bots; --json is the admin API's rows")
@@ -72,11 +76,14 @@ struct LinkCommandTests {
         #expect(try await Binary.run(["links", "show", id], in: folder.path).output.contains("spring"), "found by its id too")
 
         let missing = try await Binary.run(["links", "show", "nope"], in: folder.path)
-        #expect(missing.status == 1 && missing.errorLines == ["linkrelay-server: No link 'nope' in this project (`linkrelay-server links list` shows them)."])
+        #expect(
+            missing.status == 1
+                && missing.errorLines == ["linkrelay-server: No link 'nope' in this project (`linkrelay-server links list` shows them)."])
         #expect(try await Binary.run(["links", "list", "--limit", "0"], in: folder.path).status != 0)
     }
 
-    @Test("links update checks each field as the admin API does; links deactivate makes the code answer 404; stats --link prints its numbers")
+    @Test(
+        "links update checks each field as the admin API does; links deactivate makes the code answer 404; stats --link prints its numbers")
     func updateDeactivateStats() async throws {
         let folder = try await Self.database()
         let updated = try await Binary.run(

@@ -20,13 +20,18 @@ struct LinkCreationTests {
         try await check(response, (try? HTTPTest.object(response.body)) ?? [:])
     }
 
-    @Test("an SDK key makes a share link: an 8-character code of LinkForty's alphabet, the URL on the request's origin, stored", arguments: TestEngine.available)
+    @Test(
+        "an SDK key makes a share link: an 8-character code of LinkForty's alphabet, the URL on the request's origin, stored",
+        arguments: TestEngine.available)
     func sdkLink(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 try await Self.post(
                     client, "/api/sdk/v1/links", key: world.sdkKey,
-                    ["deepLinkParameters": ["route": "VIDEO_VIEWER", "id": "vid123"], "title": "Check this out", "deepLinkPath": "/videos/vid123"]
+                    [
+                        "deepLinkParameters": ["route": "VIDEO_VIEWER", "id": "vid123"], "title": "Check this out",
+                        "deepLinkPath": "/videos/vid123",
+                    ]
                 ) { response, answer in
                     #expect(response.status == .ok)
                     guard case .string(let code)? = answer["shortCode"], case .string(let url)? = answer["url"],
@@ -39,14 +44,17 @@ struct LinkCreationTests {
                     #expect(url.hasPrefix("http://") && url.hasSuffix("/" + code), "\(url)")
                     #expect(answer["deduplicated"] == false)
                     let stored = try await world.store.link(id: id)
-                    #expect(stored?.deepLinkParameters == ["route": "VIDEO_VIEWER", "id": "vid123"] && stored?.deepLinkPath == "/videos/vid123")
+                    #expect(
+                        stored?.deepLinkParameters == ["route": "VIDEO_VIEWER", "id": "vid123"] && stored?.deepLinkPath == "/videos/vid123")
                     #expect(stored?.projectID == world.project.id && stored?.title == "Check this out")
                 }
             }
         }
     }
 
-    @Test("the share URL: the configured public URL, else the trusted proxy's X-Forwarded-Host and -Proto, else the request's Host", arguments: TestEngine.available)
+    @Test(
+        "the share URL: the configured public URL, else the trusted proxy's X-Forwarded-Host and -Proto, else the request's Host",
+        arguments: TestEngine.available)
     func shareURL(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let headers: HTTPFields = [
@@ -59,7 +67,10 @@ struct LinkCreationTests {
                 (ServerConfiguration(publicBaseURL: URL(string: "https://links.acme.example/s")!), "https://links.acme.example/s/"),
             ] {
                 try await world.app(configuration).test(.live) { client in
-                    try await client.execute(uri: "/api/sdk/v1/links", method: .post, headers: headers, body: HTTPTest.body(["customCode": .string("c\(expected.count)")])) {
+                    try await client.execute(
+                        uri: "/api/sdk/v1/links", method: .post, headers: headers,
+                        body: HTTPTest.body(["customCode": .string("c\(expected.count)")])
+                    ) {
                         response async throws in
                         #expect(try HTTPTest.object(response.body)["url"] == .string(expected + "c\(expected.count)"))
                     }
@@ -86,15 +97,20 @@ struct LinkCreationTests {
         }
     }
 
-    @Test("the same request of the same user gets the same link back, deduplicated; another user, or other content, a new one", arguments: TestEngine.available)
+    @Test(
+        "the same request of the same user gets the same link back, deduplicated; another user, or other content, a new one",
+        arguments: TestEngine.available)
     func dedupe(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
-                let body: [String: JSONValue] = ["externalUserId": "user-1", "deepLinkParameters": ["id": "42"], "utmParameters": ["source": "app"]]
+                let body: [String: JSONValue] = [
+                    "externalUserId": "user-1", "deepLinkParameters": ["id": "42"], "utmParameters": ["source": "app"],
+                ]
                 var ids: [JSONValue?] = []
                 var flags: [JSONValue?] = []
                 for request in [
-                    body, body, body.merging(["externalUserId": "user-2"]) { $1 }, body.merging(["deepLinkParameters": ["id": "43"]]) { $1 },
+                    body, body, body.merging(["externalUserId": "user-2"]) { $1 },
+                    body.merging(["deepLinkParameters": ["id": "43"]]) { $1 },
                 ] {
                     try await Self.post(client, "/api/sdk/v1/links", key: world.sdkKey, request) { response, answer in
                         #expect(response.status == .ok)
@@ -108,13 +124,16 @@ struct LinkCreationTests {
         }
     }
 
-    @Test("templates: made by an admin (slug given or made), then named by id or slug; the link lives at /{slug}/{code}", arguments: TestEngine.available)
+    @Test(
+        "templates: made by an admin (slug given or made), then named by id or slug; the link lives at /{slug}/{code}",
+        arguments: TestEngine.available)
     func templates(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 var templateID = ""
                 try await Self.post(
-                    client, "/api/templates", key: world.adminKey, ["name": "Promo", "slug": "promo", "webFallbackUrl": "https://acme.example/promo"]
+                    client, "/api/templates", key: world.adminKey,
+                    ["name": "Promo", "slug": "promo", "webFallbackUrl": "https://acme.example/promo"]
                 ) { response, answer in
                     #expect(response.status == .created && answer["slug"] == "promo")
                     templateID = answer["id"]?.stringValue ?? ""
@@ -131,7 +150,8 @@ struct LinkCreationTests {
                 }
                 // LinkForty's SDKs post to /api/links with templateId and templateSlug, and read id and short_code.
                 try await Self.post(
-                    client, "/api/links", key: world.sdkKey, ["templateId": .string(templateID), "templateSlug": "promo", "deepLinkParameters": ["a": "1"]]
+                    client, "/api/links", key: world.sdkKey,
+                    ["templateId": .string(templateID), "templateSlug": "promo", "deepLinkParameters": ["a": "1"]]
                 ) { response, answer in
                     #expect(response.status == .created)
                     let code = answer["short_code"]?.stringValue ?? ""
@@ -157,7 +177,8 @@ struct LinkCreationTests {
         }
     }
 
-    @Test("destinations, targeting and previews are an admin's: an SDK key's are refused, an admin's stored", arguments: TestEngine.available)
+    @Test(
+        "destinations, targeting and previews are an admin's: an SDK key's are refused, an admin's stored", arguments: TestEngine.available)
     func adminFields(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
@@ -172,7 +193,8 @@ struct LinkCreationTests {
                 try await Self.post(client, "/api/links", key: world.adminKey, body) { response, answer in
                     #expect(response.status == .created)
                     let stored = try await world.store.link(id: answer["id"]?.stringValue ?? "")
-                    #expect(stored?.appScheme == "acmeshop" && stored?.targetingRules == ["devices": ["ios"]] && stored?.appendClickID == true)
+                    #expect(
+                        stored?.appScheme == "acmeshop" && stored?.targetingRules == ["devices": ["ios"]] && stored?.appendClickID == true)
                     #expect(stored?.ogTitle == "Spring" && stored?.attributionWindowHours == 24)
                 }
             }

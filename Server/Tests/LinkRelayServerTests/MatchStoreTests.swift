@@ -14,16 +14,22 @@ struct MatchStoreTests {
         ip: "203.0.113.7", networkPrefix: "203.0.113", userAgent: "Acme Shop/2.3.0 iOS/17.4.1", timezone: "America/New_York",
         language: "en_US", screenWidth: 1179, screenHeight: 2556)
 
-    @Test("the candidate query: the project's clicks of the install's network, newest first, bots and clicks beyond 90 days left out", arguments: TestEngine.available)
+    @Test(
+        "the candidate query: the project's clicks of the install's network, newest first, bots and clicks beyond 90 days left out",
+        arguments: TestEngine.available)
     func candidates(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("abc", window: 2160)
-            let foreignLink = LinkRecord(projectID: world.otherProject.id, shortCode: "abc2", originalURL: "https://x.example", createdAt: Date())
+            let foreignLink = LinkRecord(
+                projectID: world.otherProject.id, shortCode: "abc2", originalURL: "https://x.example", createdAt: Date())
             try await world.store.insertLink(foreignLink)
             let now = world.clock.date
-            func click(_ id: String, hoursAgo: Double, prefix: String = "203.0.113", bot: Bool = false, link: LinkRecord = link) -> ClickRecord {
+            func click(
+                _ id: String, hoursAgo: Double, prefix: String = "203.0.113", bot: Bool = false, link: LinkRecord = link
+            ) -> ClickRecord {
                 ClickRecord(
-                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600), device: DeviceSignals(networkPrefix: prefix), platform: nil,
+                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600),
+                    device: DeviceSignals(networkPrefix: prefix), platform: nil,
                     isBot: bot)
             }
             for record in [
@@ -41,21 +47,28 @@ struct MatchStoreTests {
         }
     }
 
-    @Test("a network stuffed with clicks: an IPv4 install reads its own address's clicks alone, and the crowd is counted among the network's newest 2,000", arguments: TestEngine.available)
+    @Test(
+        "a network stuffed with clicks: an IPv4 install reads its own address's clicks alone, and the crowd is counted among the network's newest 2,000",
+        arguments: TestEngine.available)
     func stuffedNetwork(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("stuffed")
             let now = world.clock.date
             func click(_ id: String, minutesAgo: Double, address: String, width: Int = 1179) -> ClickRecord {
                 ClickRecord(
-                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-minutesAgo * 60), device: DeviceSignals(ip: address,
-                    networkPrefix: "203.0.113", userAgent: HTTPTest.safari, timezone: "America/New_York", language: "en-US", screenWidth: width,
-                    screenHeight: 2556), platform: .ios, isBot: false)
+                    id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-minutesAgo * 60),
+                    device: DeviceSignals(
+                        ip: address,
+                        networkPrefix: "203.0.113", userAgent: HTTPTest.safari, timezone: "America/New_York", language: "en-US",
+                        screenWidth: width,
+                        screenHeight: 2556), platform: .ios, isBot: false)
             }
             // Five devices of the network an hour ago, then 2,500 clicks of one more, spread
             // over the /24's other addresses, newer; the phone's own tap among them.
             var records = (0..<5).map { click("early\($0)", minutesAgo: 70, address: "203.0.113.\(50 + $0)", width: 700 + $0) }
-            records += (0..<2_500).map { click("stuffed\($0)", minutesAgo: 60 - Double($0) / 50, address: "203.0.113.\(100 + $0 % 100)", width: 600) }
+            records += (0..<2_500).map {
+                click("stuffed\($0)", minutesAgo: 60 - Double($0) / 50, address: "203.0.113.\(100 + $0 % 100)", width: 600)
+            }
             records.append(click("mine", minutesAgo: 30, address: "203.0.113.7"))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for record in records { group.addTask { try await world.store.recordClick(record) } }
@@ -65,34 +78,44 @@ struct MatchStoreTests {
             let read = try await world.store.matchCandidates(for: Self.phone, project: world.project.id, matcher: matcher, at: now)
             #expect(read.map(\.click.id) == ["mine"], "the address's clicks, not the network's 2,506")
             let report = InstallReport(signals: Self.phone, platform: "iOS", platformVersion: "17.4.1")
-            let attribution = try await AttributionService(store: world.store, matcher: matcher).attribute(report, project: world.project.id, at: now)
+            let attribution = try await AttributionService(store: world.store, matcher: matcher).attribute(
+                report, project: world.project.id, at: now)
             #expect(attribution.install.clickID == "mine" && attribution.install.matchedFactors.contains("address"))
             #expect(attribution.timings.candidates == 1)
             #expect(try await world.store.install(project: world.project.id, id: attribution.install.id) == attribution.install, "stored")
             // With Core's /24 on request, the network's clicks are read (up to the candidate limit).
             let network = try await world.store.matchCandidates(
-                for: Self.phone, project: world.project.id, matcher: DeferredMatcher(candidateLimit: 1_000, scoresIPv4Networks: true), at: now)
+                for: Self.phone, project: world.project.id, matcher: DeferredMatcher(candidateLimit: 1_000, scoresIPv4Networks: true),
+                at: now)
             #expect(network.count == 1_000)
             // The crowd among the newest 2,000 clicks: the stuffed device and the phone, not the five before them.
             let crowd = try await world.store.networkDevices(
-                project: world.project.id, networkPrefix: "203.0.113", at: now, since: now.addingTimeInterval(-DeferredMatcher.crowdWindow), limit: 20)
+                project: world.project.id, networkPrefix: "203.0.113", at: now, since: now.addingTimeInterval(-DeferredMatcher.crowdWindow),
+                limit: 20)
             #expect(crowd == 2)
         }
     }
 
-    @Test("the crowd counted in the database is the matcher's own count: distinct devices within their links' windows, bots, other networks and later clicks left out, up to the limit", arguments: TestEngine.available)
+    @Test(
+        "the crowd counted in the database is the matcher's own count: distinct devices within their links' windows, bots, other networks and later clicks left out, up to the limit",
+        arguments: TestEngine.available)
     func networkDevices(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let week = try await world.link("week", window: 168)
             let day = try await world.link("day", window: 24)
             let now = world.clock.date
             var records: [ClickRecord] = []
-            func click(_ id: String, hoursAgo: Double, link: LinkRecord, agent: String = HTTPTest.safari, language: String? = "en-US", width: Int? = 1179, bot: Bool = false, prefix: String = "203.0.113") {
+            func click(
+                _ id: String, hoursAgo: Double, link: LinkRecord, agent: String = HTTPTest.safari, language: String? = "en-US",
+                width: Int? = 1179, bot: Bool = false, prefix: String = "203.0.113"
+            ) {
                 records.append(
                     ClickRecord(
-                        id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600), device: DeviceSignals(ip: prefix + ".9",
-                        networkPrefix: prefix, userAgent: agent, timezone: "America/New_York", language: language, screenWidth: width,
-                        screenHeight: width.map { _ in 2556 }), platform: .ios, isBot: bot))
+                        id: id, linkID: link.id, projectID: link.projectID, clickedAt: now.addingTimeInterval(-hoursAgo * 3600),
+                        device: DeviceSignals(
+                            ip: prefix + ".9",
+                            networkPrefix: prefix, userAgent: agent, timezone: "America/New_York", language: language, screenWidth: width,
+                            screenHeight: width.map { _ in 2556 }), platform: .ios, isBot: bot))
             }
             click("a", hoursAgo: 1, link: week)
             click("a-again", hoursAgo: 30, link: week)  // the same phone: one device
@@ -110,12 +133,16 @@ struct MatchStoreTests {
             for record in records { try await world.store.recordClick(record) }
 
             let since = now.addingTimeInterval(-DeferredMatcher.lookback)
-            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20) == 5, "a, b, d, e, f")
+            #expect(
+                try await world.store.networkDevices(
+                    project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20) == 5, "a, b, d, e, f")
             // The install endpoint counts the last week's.
             let lastWeek = now.addingTimeInterval(-DeferredMatcher.crowdWindow)
-            let counted = try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: lastWeek, limit: 20)
+            let counted = try await world.store.networkDevices(
+                project: world.project.id, networkPrefix: "203.0.113", at: now, since: lastWeek, limit: 20)
             #expect(counted == 4, "a, b, d, e")
-            let candidates = try await world.store.matchCandidates(project: world.project.id, networkPrefix: "203.0.113", since: since, limit: 100)
+            let candidates = try await world.store.matchCandidates(
+                project: world.project.id, networkPrefix: "203.0.113", since: since, limit: 100)
             let phone = Self.phone
             // The matcher counting among the candidates decides as it does with the database's count.
             for threshold in 2...7 {
@@ -133,14 +160,24 @@ struct MatchStoreTests {
                     #expect(matcher.best(for: stranger, among: candidates, networkDevices: crowd, at: now) == nil)
                 }
             }
-            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 2) == 2)
-            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 4) == 4)
-            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: now.addingTimeInterval(-4 * 3600), limit: 20) == 2, "a and d")
-            #expect(try await world.store.networkDevices(project: world.otherProject.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20) == 0)
+            #expect(
+                try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 2)
+                    == 2)
+            #expect(
+                try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 4)
+                    == 4)
+            #expect(
+                try await world.store.networkDevices(
+                    project: world.project.id, networkPrefix: "203.0.113", at: now, since: now.addingTimeInterval(-4 * 3600), limit: 20)
+                    == 2, "a and d")
+            #expect(
+                try await world.store.networkDevices(
+                    project: world.otherProject.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20) == 0)
         }
     }
 
-    @Test("PostgreSQL counts a crowded network's devices newest first and stops at the limit: 25 devices' newest taps above 1,000 older ones, 20 counted from the rows up to the 20th (fewer than 100 read)",
+    @Test(
+        "PostgreSQL counts a crowded network's devices newest first and stops at the limit: 25 devices' newest taps above 1,000 older ones, 20 counted from the rows up to the 20th (fewer than 100 read)",
         arguments: TestEngine.available.filter { $0 == .postgres })
     func crowdStopsAtTheLimit(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
@@ -158,24 +195,30 @@ struct MatchStoreTests {
             let newest = (0..<25).map { click("new\($0)", minutesAgo: Double($0), width: 1000 + $0) }
             try await world.store.importClicks(older + newest)
             let since = now.addingTimeInterval(-DeferredMatcher.crowdWindow)
-            let statement = SQLStore.crowd(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20, dialect: .postgres)
+            let statement = SQLStore.crowd(
+                project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 20, dialect: .postgres)
             let (devices, fetched) = try await world.store.engine.transaction { connection -> (Int, Int) in
                 let devices: Int = try await connection.run(statement).first?["devices"] ?? -1
                 // This transaction's own reads of the clicks' day tables (the function's query).
-                let fetched: Int = try await connection.run(
-                    "SELECT CAST(COALESCE(SUM(idx_tup_fetch), 0) AS BIGINT) AS fetched FROM pg_stat_xact_user_tables WHERE relname LIKE 'clicks%'"
-                ).first?["fetched"] ?? -1
+                let fetched: Int =
+                    try await connection.run(
+                        "SELECT CAST(COALESCE(SUM(idx_tup_fetch), 0) AS BIGINT) AS fetched FROM pg_stat_xact_user_tables WHERE relname LIKE 'clicks%'"
+                    ).first?["fetched"] ?? -1
                 return (devices, fetched)
             }
             #expect(devices == 20)
             // 60 here: the function's loop fetches ten rows at a time, and each day's index gives its newest first.
             #expect(fetched <= 100, "read \(fetched) clicks of 1,025 for 20 devices")
             // All 28 devices when the limit allows.
-            #expect(try await world.store.networkDevices(project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 100) == 28)
+            #expect(
+                try await world.store.networkDevices(
+                    project: world.project.id, networkPrefix: "203.0.113", at: now, since: since, limit: 100) == 28)
         }
     }
 
-    @Test("a network's crowd is counted once a minute of the install's time: a device new within the minute counts from the next count; with the link cache off, every time", arguments: TestEngine.available)
+    @Test(
+        "a network's crowd is counted once a minute of the install's time: a device new within the minute counts from the next count; with the link cache off, every time",
+        arguments: TestEngine.available)
     func crowdKeptAMinute(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("carrier")
@@ -185,13 +228,15 @@ struct MatchStoreTests {
                     ClickRecord(
                         id: id, linkID: link.id, projectID: link.projectID, clickedAt: date,
                         device: DeviceSignals(
-                            ip: "203.0.113.9", networkPrefix: "203.0.113", userAgent: HTTPTest.safari, timezone: "Europe/Berlin", language: "de-DE",
+                            ip: "203.0.113.9", networkPrefix: "203.0.113", userAgent: HTTPTest.safari, timezone: "Europe/Berlin",
+                            language: "de-DE",
                             screenWidth: width, screenHeight: 2556),
                         platform: .ios, isBot: false))
             }
             func count(at date: Date) async throws -> Int {
                 try await world.store.networkDevices(
-                    project: world.project.id, networkPrefix: "203.0.113", at: date, since: date.addingTimeInterval(-DeferredMatcher.crowdWindow), limit: 20)
+                    project: world.project.id, networkPrefix: "203.0.113", at: date,
+                    since: date.addingTimeInterval(-DeferredMatcher.crowdWindow), limit: 20)
             }
             for index in 0..<3 { try await click("c\(index)", at: now.addingTimeInterval(-600), width: 700 + index) }
             #expect(try await count(at: now) == 3)

@@ -12,18 +12,25 @@ import Testing
 /// counted by the server's own words only.
 @Suite("Metrics")
 struct MetricsTests {
-    @Test("a scrape counts requests by route and status, times them, and counts installs by method, clicks and events stored, batches and retention passes; never a key, an address or a code", arguments: TestEngine.available)
+    @Test(
+        "a scrape counts requests by route and status, times them, and counts installs by method, clicks and events stored, batches and retention passes; never a key, an address or a code",
+        arguments: TestEngine.available)
     func scrape(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.link("Xk9_2bQz")
             let metrics = ServerMetrics.prometheus()
             let app = Self.app(world, metrics: metrics)
             let methods = try await app.test(.live) { client in
-                try await client.execute(uri: "/api/sdk/v1/install", method: .post, headers: HTTPTest.headers(key: "lr_sdk_0badbeef_" + String(repeating: "x", count: 32), json: true)) {
+                try await client.execute(
+                    uri: "/api/sdk/v1/install", method: .post,
+                    headers: HTTPTest.headers(key: "lr_sdk_0badbeef_" + String(repeating: "x", count: 32), json: true)
+                ) {
                     #expect($0.status == .unauthorized)
                 }
                 try await client.execute(uri: "/no/such/route", method: .get) { #expect($0.status == .notFound) }
-                try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari) {
+                try await RedirectTests.get(
+                    client, "/Xk9_2bQz?fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari
+                ) {
                     #expect($0.status == .ok)
                 }
                 var methods: [String] = []
@@ -35,7 +42,10 @@ struct MetricsTests {
                         #expect(response.status == .ok)
                         let answer = try HTTPTest.object(response.body)
                         let event: [String: JSONValue] = ["installId": try #require(answer["installId"]), "eventName": "signup"]
-                        try await client.execute(uri: "/api/sdk/v1/event", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true), body: HTTPTest.body(event)) {
+                        try await client.execute(
+                            uri: "/api/sdk/v1/event", method: .post, headers: HTTPTest.headers(key: world.sdkKey, json: true),
+                            body: HTTPTest.body(event)
+                        ) {
                             #expect($0.status == .ok)
                         }
                         return try #require(answer["attributionMethod"]?.stringValue)
@@ -58,7 +68,8 @@ struct MetricsTests {
             #expect(samples[#"linkrelay_http_request_duration_seconds_bucket{route="/api/sdk/v1/install",le="+Inf"}"#] == 3)
             // Installs by the methods the answers named.
             for method in Set(methods) {
-                #expect(samples["linkrelay_installs_total{method=\"\(method)\"}"] == Double(methods.filter { $0 == method }.count), "\(method)")
+                #expect(
+                    samples["linkrelay_installs_total{method=\"\(method)\"}"] == Double(methods.filter { $0 == method }.count), "\(method)")
             }
             #expect(methods.contains("none"), "the second address tapped nothing: organic")
             #expect(samples["linkrelay_clicks_stored_total"] == 1)
@@ -85,7 +96,9 @@ struct MetricsTests {
             let app = Self.app(world, metrics: metrics)
             try await app.test(.live) { client in
                 // The link is read (and kept) before the clicks' table goes away.
-                try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: HTTPTest.safari) { #expect($0.status == .ok) }
+                try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: HTTPTest.safari) {
+                    #expect($0.status == .ok)
+                }
                 try await world.store.execute("ALTER TABLE clicks RENAME TO clicks_gone")
                 try await RedirectTests.get(client, "/Xk9_2bQz?fp_tz=UTC&fp_lang=en&fp_sw=1&fp_sh=1", userAgent: HTTPTest.safari) {
                     #expect($0.status == .internalServerError)
@@ -116,7 +129,8 @@ struct MetricsTests {
 
     /// `GET /metrics` from the endpoint's own listener: Prometheus's content type, the text.
     static func scrape(_ metrics: ServerMetrics) async throws -> String {
-        let endpoint = Application(router: MetricsEndpoint.router(metrics: metrics), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let endpoint = Application(
+            router: MetricsEndpoint.router(metrics: metrics), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         return try await endpoint.test(.live) { client in
             try await client.execute(uri: "/", method: .get) { #expect($0.status == .notFound) }
             return try await client.execute(uri: "/metrics", method: .get) { response in

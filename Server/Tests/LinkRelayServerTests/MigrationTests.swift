@@ -8,7 +8,9 @@ import Testing
 /// A database of the previous schema brought up to date, its data kept.
 @Suite("Migrations from a previous version")
 struct MigrationTests {
-    @Test("a version-1 database with a project, a key, a link, a click, an install and an event: version 2 applied, everything kept", arguments: TestEngine.available)
+    @Test(
+        "a version-1 database with a project, a key, a link, a click, an install and an event: version 2 applied, everything kept",
+        arguments: TestEngine.available)
     func fromVersionOne(_ engine: TestEngine) async throws {
         try await StorageTests.withStore(engine) { store, reopen async throws in
             #expect(try await store.migrate(upTo: 1) == [1])
@@ -34,13 +36,16 @@ struct MigrationTests {
                 if engine == .postgres {
                     // Migration 3: the click moved into a partition made for its day.
                     let partitions = try await reopened.engine.select(
-                        "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'clicks'::regclass ORDER BY 1")
+                        "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'clicks'::regclass ORDER BY 1"
+                    )
                     #expect(try partitions.map { try $0["name"] as String } == ["clicks_default", "clicks_p19700101"])
                 }
                 let link = try await reopened.link(id: "l1")
                 #expect(link?.shortCode == "abc" && link?.deepLinkPath == "/p/1" && link?.utmParameters == ["source": "mail"])
                 #expect(link?.deepLinkParameters == ["id": 1] && link?.attributionWindowHours == 24)
-                #expect(link?.targetingRules == [:] && link?.appendClickID == false && link?.templateID == nil, "new columns have their defaults")
+                #expect(
+                    link?.targetingRules == [:] && link?.appendClickID == false && link?.templateID == nil,
+                    "new columns have their defaults")
                 #expect(try await reopened.clicks(link: "l1").map(\.id) == ["c1"])
                 #expect(try await reopened.install(project: "prj_1", id: "i1")?.confidence == 70)
                 // The two identical version-1 events stay two: each is its own.
@@ -53,12 +58,16 @@ struct MigrationTests {
         }
     }
 
-    @Test("a version-6 database's installs: the platform each SDK sent becomes its name (iOS, ios and iPadOS are ios; an unknown one none), the fingerprint hash kept, the network unknown", arguments: TestEngine.available)
+    @Test(
+        "a version-6 database's installs: the platform each SDK sent becomes its name (iOS, ios and iPadOS are ios; an unknown one none), the fingerprint hash kept, the network unknown",
+        arguments: TestEngine.available)
     func installPlatforms(_ engine: TestEngine) async throws {
         try await StorageTests.withStore(engine) { store, reopen async throws in
             #expect(try await store.migrate(upTo: 6) == Array(1...6))
             try await store.execute("INSERT INTO projects (id, name, created_at) VALUES ('prj_1', 'acme', 1000)")
-            let sent: [(String, String?)] = [("i1", "iOS"), ("i2", "ios"), ("i3", "iPadOS"), ("i4", "Android"), ("i5", "Symbian"), ("i6", nil)]
+            let sent: [(String, String?)] = [
+                ("i1", "iOS"), ("i2", "ios"), ("i3", "iPadOS"), ("i4", "Android"), ("i5", "Symbian"), ("i6", nil),
+            ]
             for (id, platform) in sent {
                 _ = try await store.engine.run(
                     """

@@ -25,24 +25,30 @@ struct OpenAPITests {
         return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 
-    @Test("every route of the router, the dashboard's pages aside, is an operation of the description, and every operation a route", arguments: [true, false])
+    @Test(
+        "every route of the router, the dashboard's pages aside, is an operation of the description, and every operation a route",
+        arguments: [true, false])
     func routesMatch(dashboard: Bool) async throws {
         try await ServerWorld.with(.sqlite) { world in
             var configuration = world.configuration()
             configuration.dashboard = dashboard
             let router = ServerApplication.router(store: world.store, configuration: configuration)
-            let routed = Set(router.routes.filter { !"\($0.path)".hasPrefix("/dashboard") }.map { Self.shape($0.method.rawValue, "\($0.path)") })
+            let routed = Set(
+                router.routes.filter { !"\($0.path)".hasPrefix("/dashboard") }.map { Self.shape($0.method.rawValue, "\($0.path)") })
             let paths = try #require(try Self.document()["paths"] as? [String: [String: Any]])
-            let described = Set(paths.flatMap { path, operations in
-                operations.keys.filter { ["get", "put", "post", "patch", "delete"].contains($0) }.map { Self.shape($0, path) }
-            })
+            let described = Set(
+                paths.flatMap { path, operations in
+                    operations.keys.filter { ["get", "put", "post", "patch", "delete"].contains($0) }.map { Self.shape($0, path) }
+                })
             #expect(routed.subtracting(described).sorted() == [], "routes the description lacks")
             #expect(described.subtracting(routed).sorted() == [], "operations no route answers")
             #expect(routed.count >= 30)
         }
     }
 
-    @Test("GET /openapi.json serves the description without a key: OpenAPI 3.1, this server's version, each operation with an id, a summary and its key's scheme")
+    @Test(
+        "GET /openapi.json serves the description without a key: OpenAPI 3.1, this server's version, each operation with an id, a summary and its key's scheme"
+    )
     func served() async throws {
         let shipped = try APIDescription.shipped.get()
         try await ServerWorld.with(.sqlite) { world in
@@ -89,27 +95,34 @@ struct APIContractTests {
         let utc = try #require(ServerApplication.parseTimestamp("1870-03-08T11:39:25Z"))
         #expect(ServerApplication.parseTimestamp("1870-03-08T11:39:25+20:24") == utc.addingTimeInterval(-(20 * 3600 + 24 * 60)))
         #expect(ServerApplication.parseTimestamp("1870-03-08T11:39:25-23:59") == utc.addingTimeInterval(23 * 3600 + 59 * 60))
-        #expect(ServerApplication.parseTimestamp("2026-03-02T08:05:00.250-05:30") == ServerApplication.parseTimestamp("2026-03-02T13:35:00.250Z"))
+        #expect(
+            ServerApplication.parseTimestamp("2026-03-02T08:05:00.250-05:30")
+                == ServerApplication.parseTimestamp("2026-03-02T13:35:00.250Z"))
         #expect(ServerApplication.parseTimestamp("2026-03-02T08:05:00+05:30") == ServerApplication.parseTimestamp("2026-03-02T02:35:00Z"))
         for refused in ["1870-03-08T11:39:25+24:00", "1870-03-08T11:39:25+20:60", "1870-03-08T11:39:25+2024", "2026-03-02", "+05:30", ""] {
             #expect(ServerApplication.parseTimestamp(refused) == nil, "\(refused)")
         }
     }
 
-    @Test("a URL field takes a URI (RFC 3986's characters): a raw non-ASCII host or a space is refused, naming the field; percent-encoding is kept")
+    @Test(
+        "a URL field takes a URI (RFC 3986's characters): a raw non-ASCII host or a space is refused, naming the field; percent-encoding is kept"
+    )
     func uris() async throws {
         try await ServerWorld.with(.sqlite) { world in
             let app = Application(router: ServerApplication.router(store: world.store, configuration: world.configuration()))
             try await app.test(.router) { client in
                 for url in ["https://Ï", "https://acme.example/é", "https://acme.example/a b", "https://acme.example/<script>"] {
-                    try await LinkCreationTests.post(client, "/api/links", key: world.adminKey, ["originalUrl": "https://acme.example/", "ogImageUrl": .string(url)]) {
+                    try await LinkCreationTests.post(
+                        client, "/api/links", key: world.adminKey, ["originalUrl": "https://acme.example/", "ogImageUrl": .string(url)]
+                    ) {
                         response, answer in
                         #expect(response.status == .badRequest, "\(url)")
                         #expect(answer["field"]?.stringValue == "ogImageUrl", "\(url)")
                     }
                 }
                 let kept = "https://xn--4ca.example/a%20b?q=1&r=%C3%A9#top"
-                try await LinkCreationTests.post(client, "/api/links", key: world.adminKey, ["originalUrl": .string(kept)]) { response, answer in
+                try await LinkCreationTests.post(client, "/api/links", key: world.adminKey, ["originalUrl": .string(kept)]) {
+                    response, answer in
                     #expect(response.status == .created && answer["original_url"]?.stringValue == kept)
                 }
             }
@@ -121,7 +134,9 @@ struct APIContractTests {
         try await ServerWorld.with(.sqlite) { world in
             let app = Application(router: ServerApplication.router(store: world.store, configuration: world.configuration()))
             try await app.test(.router) { client in
-                for (path, field) in [("/api/analytics/overview?days=", "days"), ("/api/links?active=", "active"), ("/api/links?limit=", "limit")] {
+                for (path, field) in [
+                    ("/api/analytics/overview?days=", "days"), ("/api/links?active=", "active"), ("/api/links?limit=", "limit"),
+                ] {
                     try await client.execute(uri: path, method: .get, headers: HTTPTest.headers(key: world.adminKey)) { response in
                         #expect(response.status == .badRequest, "\(path)")
                         #expect((try? HTTPTest.object(response.body))?["field"]?.stringValue == field, "\(path)")
@@ -131,7 +146,9 @@ struct APIContractTests {
                 let marked = String(repeating: "o\u{0301}", count: 100)
                 for (search, status) in [(marked, HTTPResponse.Status.ok), (marked + "o", .badRequest)] {
                     let query = search.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-                    try await client.execute(uri: "/api/links?search=\(query)", method: .get, headers: HTTPTest.headers(key: world.adminKey)) {
+                    try await client.execute(
+                        uri: "/api/links?search=\(query)", method: .get, headers: HTTPTest.headers(key: world.adminKey)
+                    ) {
                         #expect($0.status == status)
                     }
                 }
@@ -145,24 +162,31 @@ struct APIContractTests {
             let app = Application(router: ServerApplication.router(store: world.store, configuration: world.configuration()))
             try await app.test(.router) { client in
                 var templateID = ""
-                try await LinkCreationTests.post(client, "/api/templates", key: world.adminKey, ["name": "Promo", "slug": "promo"]) { response, answer in
+                try await LinkCreationTests.post(client, "/api/templates", key: world.adminKey, ["name": "Promo", "slug": "promo"]) {
+                    response, answer in
                     #expect(response.status == .created)
                     templateID = answer["id"]?.stringValue ?? ""
                 }
                 for slug in ["other", ""] {
-                    try await LinkCreationTests.post(client, "/api/sdk/v1/links", key: world.sdkKey, ["templateId": .string(templateID), "templateSlug": .string(slug)]) {
+                    try await LinkCreationTests.post(
+                        client, "/api/sdk/v1/links", key: world.sdkKey, ["templateId": .string(templateID), "templateSlug": .string(slug)]
+                    ) {
                         response, answer in
                         #expect(response.status == .notFound && answer["field"]?.stringValue == "templateSlug", "\(slug)")
                     }
                 }
-                try await LinkCreationTests.post(client, "/api/sdk/v1/links", key: world.sdkKey, ["templateId": .string(templateID), "templateSlug": "promo"]) {
+                try await LinkCreationTests.post(
+                    client, "/api/sdk/v1/links", key: world.sdkKey, ["templateId": .string(templateID), "templateSlug": "promo"]
+                ) {
                     response, _ in #expect(response.status == .ok)
                 }
             }
         }
     }
 
-    @Test("PUT /api/destination-hosts reads a null field as an absent one, as its description says (schemathesis found `\"hosts\": null` accepted while the description allowed only a list)")
+    @Test(
+        "PUT /api/destination-hosts reads a null field as an absent one, as its description says (schemathesis found `\"hosts\": null` accepted while the description allowed only a list)"
+    )
     func nullDestinationHosts() async throws {
         try await ServerWorld.with(.sqlite) { world in
             let app = Application(router: ServerApplication.router(store: world.store, configuration: world.configuration()))
@@ -172,7 +196,8 @@ struct APIContractTests {
                     (["hosts": .null], .badRequest), (["hosts": [], "mode": .null], .badRequest),
                 ] as [([String: JSONValue], HTTPResponse.Status)] {
                     try await client.execute(
-                        uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: world.adminKey, json: true), body: HTTPTest.body(body)
+                        uri: "/api/destination-hosts", method: .put, headers: HTTPTest.headers(key: world.adminKey, json: true),
+                        body: HTTPTest.body(body)
                     ) { #expect($0.status == status, "\(body)") }
                 }
             }
@@ -191,7 +216,9 @@ struct APIContractTests {
         }
     }
 
-    @Test("every optional field of a JSON request body is described as nullable, the server reading null as absent, but those the server refuses as null")
+    @Test(
+        "every optional field of a JSON request body is described as nullable, the server reading null as absent, but those the server refuses as null"
+    )
     func nullableRequestFields() throws {
         let document = try OpenAPITests.document()
         let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
@@ -211,7 +238,9 @@ struct APIContractTests {
                     let json = (body["content"] as? [String: Any])?["application/json"] as? [String: Any],
                     var schema = json["schema"] as? [String: Any]
                 else { continue }
-                if let reference = schema["$ref"] as? String { schema = try #require(schemas[String(reference.split(separator: "/").last ?? "")]) }
+                if let reference = schema["$ref"] as? String {
+                    schema = try #require(schemas[String(reference.split(separator: "/").last ?? "")])
+                }
                 let required = Set(schema["required"] as? [String] ?? [])
                 for (name, property) in schema["properties"] as? [String: [String: Any]] ?? [:] where !required.contains(name) {
                     checked += 1

@@ -18,7 +18,9 @@ struct OperatingTests {
         #expect(try folder.files() == [], "no database made")
     }
 
-    @Test("--log-format json: every line on standard error is one JSON object, access lines with the route's pattern; --metrics-port serves /metrics apart from the API, whose port has none")
+    @Test(
+        "--log-format json: every line on standard error is one JSON object, access lines with the route's pattern; --metrics-port serves /metrics apart from the API, whose port has none"
+    )
     func jsonLogsAndMetrics() async throws {
         let folder = try Scratch()
         let server = try await Binary.start(["serve", "--port", "0", "--metrics-port", "0", "--log-format", "json"], in: folder.path)
@@ -52,7 +54,9 @@ struct OperatingTests {
         #expect(!server.error.contains("spring") && !server.error.contains("Europe"))
     }
 
-    @Test("LINKRELAY_ADMIN_KEY_FILE (a systemd credential, a container secret): the key read from the file, its last newline dropped; a file that cannot be read, or both variables, is one line and exit 1")
+    @Test(
+        "LINKRELAY_ADMIN_KEY_FILE (a systemd credential, a container secret): the key read from the file, its last newline dropped; a file that cannot be read, or both variables, is one line and exit 1"
+    )
     func adminKeyFile() async throws {
         let folder = try Scratch()
         let key = try await Binary.run(["keys", "generate"], in: folder.path).output.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -67,7 +71,8 @@ struct OperatingTests {
         #expect(!server.output.contains(key) && !server.error.contains(key))
 
         let fresh = try Scratch()
-        let missing = try await Binary.run(["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY_FILE": fresh.path + "/nowhere"], in: fresh.path)
+        let missing = try await Binary.run(
+            ["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY_FILE": fresh.path + "/nowhere"], in: fresh.path)
         #expect(missing.status == 1)
         #expect(missing.errorLines == ["linkrelay-server: LINKRELAY_ADMIN_KEY_FILE names \(fresh.path)/nowhere, which cannot be read."])
         let both = try await Binary.run(
@@ -75,11 +80,13 @@ struct OperatingTests {
         #expect(both.status == 1)
         #expect(both.errorLines == ["linkrelay-server: LINKRELAY_ADMIN_KEY and LINKRELAY_ADMIN_KEY_FILE are both set: set one."])
         try "mysecret123\n".write(toFile: fresh.path + "/wrong", atomically: true, encoding: .utf8)
-        let wrong = try await Binary.run(["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY_FILE": fresh.path + "/wrong"], in: fresh.path)
+        let wrong = try await Binary.run(
+            ["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY_FILE": fresh.path + "/wrong"], in: fresh.path)
         #expect(wrong.status == 1 && !wrong.error.contains("mysecret123"))
-        #expect(wrong.errorLines == [
-            "linkrelay-server: The key in the file LINKRELAY_ADMIN_KEY_FILE names is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`)."
-        ])
+        #expect(
+            wrong.errorLines == [
+                "linkrelay-server: The key in the file LINKRELAY_ADMIN_KEY_FILE names is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`)."
+            ])
         try FileManager.default.removeItem(atPath: fresh.path + "/wrong")
         #expect(try fresh.files() == [], "no database made")
     }
@@ -88,13 +95,17 @@ struct OperatingTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    @Test("the version in the source is the CHANGELOG's newest release; the README's installation line and the getting-started article name it")
+    @Test(
+        "the version in the source is the CHANGELOG's newest release; the README's installation line and the getting-started article name it"
+    )
     func versionsAgree() throws {
         let changelog = try String(contentsOf: Self.root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
         let releases = changelog.split(separator: "\n").filter { $0.hasPrefix("## [") && !$0.hasPrefix("## [Unreleased]") }
         let newest = try #require(releases.first)
         #expect(newest.hasPrefix("## [\(LinkRelayVersion.string)] - 20"), "\(newest)")
-        #expect(changelog.contains("## [Unreleased]") && changelog.range(of: "## [Unreleased]")!.lowerBound < changelog.range(of: String(newest))!.lowerBound)
+        #expect(
+            changelog.contains("## [Unreleased]")
+                && changelog.range(of: "## [Unreleased]")!.lowerBound < changelog.range(of: String(newest))!.lowerBound)
         for file in ["README.md", "Sources/LinkRelay/LinkRelay.docc/GettingStarted.md"] {
             let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
             #expect(text.contains(#"from: "\#(LinkRelayVersion.string)")"#), "\(file)")

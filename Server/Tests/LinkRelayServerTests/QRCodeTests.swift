@@ -71,7 +71,9 @@ struct QRCodeTests {
             for (index, url) in payloads.enumerated() {
                 let code = try QRCode(text: url, level: level)
                 versions.insert(code.version)
-                #expect(try Self.decode(code, in: folder.path, name: "\(level.rawValue)\(index)") == url, "\(level) \(url.utf8.count) bytes, version \(code.version)")
+                #expect(
+                    try Self.decode(code, in: folder.path, name: "\(level.rawValue)\(index)") == url,
+                    "\(level) \(url.utf8.count) bytes, version \(code.version)")
             }
         }
         #expect(versions.contains(1) && versions.contains(40) && versions.count >= 20, "\(versions.sorted())")

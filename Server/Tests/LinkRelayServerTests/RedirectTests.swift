@@ -16,11 +16,15 @@ struct RedirectTests {
     ) async throws {
         var headers = HTTPTest.headers(key: nil, ip: ip, userAgent: userAgent)
         headers.append(contentsOf: extra)
-        let response = try await client.execute(uri: path, method: .get, headers: headers) { (response: TestResponse) async throws in response }
+        let response = try await client.execute(uri: path, method: .get, headers: headers) { (response: TestResponse) async throws in
+            response
+        }
         try await check(response)
     }
 
-    @Test("a phone's first request gets the page that adds the fingerprint; only the request with it is the click", arguments: TestEngine.available)
+    @Test(
+        "a phone's first request gets the page that adds the fingerprint; only the request with it is the click",
+        arguments: TestEngine.available)
     func collectsTheFingerprint(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("Xk9_2bQz", scheme: nil)
@@ -28,16 +32,20 @@ struct RedirectTests {
                 try await Self.get(client, "/Xk9_2bQz?ref=friend", userAgent: HTTPTest.safari) { response in
                     #expect(response.status == .ok && response.headers[.contentType]?.hasPrefix("text/html") == true)
                     let page = String(buffer: response.body)
-                    #expect(page.contains("fp_tz") && page.contains("devicePixelRatio") && page.contains("/Xk9_2bQz?ref=friend&amp;lf_fp=0"))
+                    #expect(
+                        page.contains("fp_tz") && page.contains("devicePixelRatio") && page.contains("/Xk9_2bQz?ref=friend&amp;lf_fp=0"))
                 }
                 #expect(try await world.store.clicks(link: link.id).isEmpty)
-                try await Self.get(client, "/Xk9_2bQz?ref=friend&fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari) {
+                try await Self.get(
+                    client, "/Xk9_2bQz?ref=friend&fp_tz=America/New_York&fp_lang=en-US&fp_sw=1179&fp_sh=2556", userAgent: HTTPTest.safari
+                ) {
                     response in
                     #expect(response.status == .found)
                     #expect(response.headers[.location] == "https://apps.apple.com/app/id1", "the store first in Safari")
                 }
                 let clicks = try await world.store.clicks(link: link.id)
-                #expect(clicks.count == 1 && clicks.first?.device.screenWidth == 1179 && clicks.first?.device.timezone == "America/New_York")
+                #expect(
+                    clicks.count == 1 && clicks.first?.device.screenWidth == 1179 && clicks.first?.device.timezone == "America/New_York")
                 #expect(clicks.first?.device.networkPrefix == "203.0.113" && clicks.first?.isBot == false)
                 try await Self.get(client, "/Xk9_2bQz?lf_fp=0", userAgent: HTTPTest.safari) { #expect($0.status == .found) }
                 #expect(try await world.store.clicks(link: link.id).count == 2, "without JavaScript the click still counts")
@@ -45,7 +53,9 @@ struct RedirectTests {
         }
     }
 
-    @Test("the app's scheme: the interstitial tries it, then falls back to the store; the web gets a 302 with utm_*, parameters and lf_click", arguments: TestEngine.available)
+    @Test(
+        "the app's scheme: the interstitial tries it, then falls back to the store; the web gets a 302 with utm_*, parameters and lf_click",
+        arguments: TestEngine.available)
     func targets(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var link = try await world.link("Xk9_2bQz")
@@ -56,7 +66,8 @@ struct RedirectTests {
                     #expect(page.contains(#"window.location.href = "acmeshop:\/\/product\/42?productId=42""#), "\(page)")
                     #expect(page.contains(#"https:\/\/apps.apple.com\/app\/id1"#) && page.contains("1500"))
                 }
-                try await Self.get(client, "/Xk9_2bQz", userAgent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/124.0 Safari/537.36") { response in
+                try await Self.get(client, "/Xk9_2bQz", userAgent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/124.0 Safari/537.36") {
+                    response in
                     #expect(response.status == .found)
                     #expect(response.headers[.location] == "https://acme.example/p/42?utm_source=mail&productId=42")
                 }
@@ -92,7 +103,8 @@ struct RedirectTests {
             projectID: "p", shortCode: "c", originalURL: "https://acme.example", iosAppStoreURL: "https://apps.apple.com/app/id1",
             webFallbackURL: "https://acme.example/web", createdAt: Date())
         #expect(Redirect.targets(link, platform: .ios, userAgent: HTTPTest.safari).fallback == "https://apps.apple.com/app/id1")
-        #expect(Redirect.targets(link, platform: .ios, userAgent: HTTPTest.safari + " Instagram 300.0").fallback == "https://acme.example/web")
+        #expect(
+            Redirect.targets(link, platform: .ios, userAgent: HTTPTest.safari + " Instagram 300.0").fallback == "https://acme.example/web")
         var universal = link
         universal.iosUniversalLink = "https://app.acme.example/p/1"
         #expect(Redirect.targets(universal, platform: .ios, userAgent: HTTPTest.safari) == (nil, "https://app.acme.example/p/1"))
@@ -108,7 +120,9 @@ struct RedirectTests {
             link.ogImageURL = "https://acme.example/i.png"
             try await world.store.insertLink(link)
             try await world.app().test(.live) { client in
-                try await Self.get(client, "/preview", userAgent: "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)") {
+                try await Self.get(
+                    client, "/preview", userAgent: "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"
+                ) {
                     response in
                     #expect(response.status == .ok)
                     let page = String(buffer: response.body)
@@ -124,7 +138,9 @@ struct RedirectTests {
         }
     }
 
-    @Test("targeting: a device, language or country the link is not for gets 404 Link not found; unknown, inactive, reserved too", arguments: TestEngine.available)
+    @Test(
+        "targeting: a device, language or country the link is not for gets 404 Link not found; unknown, inactive, reserved too",
+        arguments: TestEngine.available)
     func targeting(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             var link = try await world.link("Xk9_2bQz")
@@ -157,7 +173,9 @@ struct RedirectTests {
     func associationFiles(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
-                try await LinkCreationTests.post(client, "/api/apps", key: world.adminKey, ["platform": "ios", "appId": "ABCDE12345.com.acme.shop"]) {
+                try await LinkCreationTests.post(
+                    client, "/api/apps", key: world.adminKey, ["platform": "ios", "appId": "ABCDE12345.com.acme.shop"]
+                ) {
                     response, _ in #expect(response.status == .created)
                 }
                 let fingerprint = (0..<32).map { String(format: "%02X", $0) }.joined(separator: ":")
@@ -174,7 +192,9 @@ struct RedirectTests {
                         #expect(response.status == .badRequest && answer["field"] != nil, "\(body)")
                     }
                 }
-                try await LinkCreationTests.post(client, "/api/apps", key: world.adminKey, ["platform": "ios", "appId": "ABCDE12345.com.acme.shop"]) {
+                try await LinkCreationTests.post(
+                    client, "/api/apps", key: world.adminKey, ["platform": "ios", "appId": "ABCDE12345.com.acme.shop"]
+                ) {
                     response, _ in #expect(response.status == .conflict)
                 }
                 try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get) { response in
@@ -186,7 +206,8 @@ struct RedirectTests {
                                 "apps": [],
                                 "details": [
                                     [
-                                        "appIDs": ["ABCDE12345.com.acme.shop"], "appID": "ABCDE12345.com.acme.shop", "components": [["/": "/*"]],
+                                        "appIDs": ["ABCDE12345.com.acme.shop"], "appID": "ABCDE12345.com.acme.shop",
+                                        "components": [["/": "/*"]],
                                         "paths": ["/*"],
                                     ]
                                 ],
@@ -194,10 +215,14 @@ struct RedirectTests {
                         ])
                 }
                 // An App Clip: listed in `appclips`, so links here can invoke it.
-                try await LinkCreationTests.post(client, "/api/apps", key: world.adminKey, ["platform": "appclip", "appId": "ABCDE12345.com.acme.shop.Clip"]) {
+                try await LinkCreationTests.post(
+                    client, "/api/apps", key: world.adminKey, ["platform": "appclip", "appId": "ABCDE12345.com.acme.shop.Clip"]
+                ) {
                     response, _ in #expect(response.status == .created)
                 }
-                try await LinkCreationTests.post(client, "/api/apps", key: world.adminKey, ["platform": "appclip", "appId": "com.acme.shop.Clip"]) {
+                try await LinkCreationTests.post(
+                    client, "/api/apps", key: world.adminKey, ["platform": "appclip", "appId": "com.acme.shop.Clip"]
+                ) {
                     response, answer in #expect(response.status == .badRequest && answer["field"] == "appId")
                 }
                 try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get) { response in
@@ -212,7 +237,10 @@ struct RedirectTests {
                         statements == [
                             [
                                 "relation": ["delegate_permission/common.handle_all_urls"],
-                                "target": ["namespace": "android_app", "package_name": "com.acme.shop", "sha256_cert_fingerprints": [.string(fingerprint)]],
+                                "target": [
+                                    "namespace": "android_app", "package_name": "com.acme.shop",
+                                    "sha256_cert_fingerprints": [.string(fingerprint)],
+                                ],
                             ]
                         ])
                 }

@@ -40,7 +40,8 @@ struct ResolveTests {
 
     static func app(_ world: World) -> some ApplicationProtocol {
         Application(
-            router: ServerApplication.router(store: world.store, configuration: .init(trustProxy: true), clock: { [now = world.now] in now }),
+            router: ServerApplication.router(
+                store: world.store, configuration: .init(trustProxy: true), clock: { [now = world.now] in now }),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
@@ -56,8 +57,10 @@ struct ResolveTests {
                 for path in ["/api/sdk/v1/resolve/Xk9_2bQz", "/api/sdk/v1/resolve/k3m9x2qa/Xk9_2bQz"] {
                     try await client.execute(
                         uri: path + query, method: .get,
-                        headers: [.authorization: "Bearer \(world.sdkKey)", .userAgent: "AcmeShop/412 CFNetwork/1494.0.7 Darwin/23.4.0",
-                                  .init("X-Forwarded-For")!: "198.51.100.66, 203.0.113.7"]
+                        headers: [
+                            .authorization: "Bearer \(world.sdkKey)", .userAgent: "AcmeShop/412 CFNetwork/1494.0.7 Darwin/23.4.0",
+                            .init("X-Forwarded-For")!: "198.51.100.66, 203.0.113.7",
+                        ]
                     ) { response async throws in
                         #expect(response.status == .ok)
                         let answer = try Self.object(response.body)
@@ -99,10 +102,13 @@ struct ResolveTests {
         }
     }
 
-    @Test("another project's key, an unknown code, a wrong slug, an inactive or expired link: 404 Link not found, no click", arguments: TestEngine.available)
+    @Test(
+        "another project's key, an unknown code, a wrong slug, an inactive or expired link: 404 Link not found, no click",
+        arguments: TestEngine.available)
     func notFound(_ engine: TestEngine) async throws {
         try await Self.withWorld(engine) { world in
-            var inactive = LinkRecord(projectID: world.project.id, shortCode: "off", originalURL: "https://acme.example", isActive: false, createdAt: Date())
+            var inactive = LinkRecord(
+                projectID: world.project.id, shortCode: "off", originalURL: "https://acme.example", isActive: false, createdAt: Date())
             try await world.store.insertLink(inactive)
             inactive = LinkRecord(
                 projectID: world.project.id, shortCode: "old", originalURL: "https://acme.example", expiresAt: world.now, createdAt: Date())
@@ -133,19 +139,23 @@ struct ResolveTests {
             }
             #expect(try await world.store.revokeKey(id: record.id, at: Date()))
             try await Self.app(world).test(.live) { client in
-                try await client.execute(uri: "/api/sdk/v1/resolve/Xk9_2bQz", method: .get, headers: [.authorization: "Bearer \(world.sdkKey)"]) {
+                try await client.execute(
+                    uri: "/api/sdk/v1/resolve/Xk9_2bQz", method: .get, headers: [.authorization: "Bearer \(world.sdkKey)"]
+                ) {
                     #expect($0.status == .unauthorized)
                 }
             }
         }
     }
 
-    @Test("network prefixes: public IPv4 /24 and IPv6 /64; private, loopback, carrier NAT and link-local have none", arguments: [
-        ("203.0.113.7", "203.0.113"), ("8.8.8.8", "8.8.8"), ("10.1.2.3", nil), ("192.168.1.1", nil), ("127.0.0.1", nil),
-        ("100.64.0.1", nil), ("172.20.0.1", nil), ("169.254.1.1", nil), ("256.1.1.1", nil), ("1.2.3", nil),
-        ("2001:db8:85a3::8a2e:370:7334", "2001:db8:85a3:0"), ("2001:DB8:1:2:3:4:5:6", "2001:db8:1:2"), ("::1", nil), ("fd00::1", nil),
-        ("fe80::1", nil), ("::", nil), ("2001:db8::1::2", nil), ("not an address", nil),
-    ] as [(String, String?)])
+    @Test(
+        "network prefixes: public IPv4 /24 and IPv6 /64; private, loopback, carrier NAT and link-local have none",
+        arguments: [
+            ("203.0.113.7", "203.0.113"), ("8.8.8.8", "8.8.8"), ("10.1.2.3", nil), ("192.168.1.1", nil), ("127.0.0.1", nil),
+            ("100.64.0.1", nil), ("172.20.0.1", nil), ("169.254.1.1", nil), ("256.1.1.1", nil), ("1.2.3", nil),
+            ("2001:db8:85a3::8a2e:370:7334", "2001:db8:85a3:0"), ("2001:DB8:1:2:3:4:5:6", "2001:db8:1:2"), ("::1", nil), ("fd00::1", nil),
+            ("fe80::1", nil), ("::", nil), ("2001:db8::1::2", nil), ("not an address", nil),
+        ] as [(String, String?)])
     func prefixes(_ address: String, _ prefix: String?) {
         #expect(ClientAddress.networkPrefix(of: address) == prefix)
     }

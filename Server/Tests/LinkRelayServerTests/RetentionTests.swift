@@ -9,7 +9,9 @@ import Testing
 /// The click store stays bounded by the longest attribution window.
 @Suite("Click retention")
 struct RetentionTests {
-    @Test("a sweep deletes, batch by batch, every click past the retention and nothing younger; less than 90 days is raised to 90", arguments: TestEngine.available)
+    @Test(
+        "a sweep deletes, batch by batch, every click past the retention and nothing younger; less than 90 days is raised to 90",
+        arguments: TestEngine.available)
     func sweep(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("abc")
@@ -18,35 +20,44 @@ struct RetentionTests {
             try await world.store.importClicks(
                 ages.enumerated().map { index, hours in
                     ClickRecord(
-                        id: "c\(index)", linkID: link.id, projectID: world.project.id, clickedAt: now.addingTimeInterval(-hours * 3600), device: DeviceSignals(), platform: nil,
+                        id: "c\(index)", linkID: link.id, projectID: world.project.id, clickedAt: now.addingTimeInterval(-hours * 3600),
+                        device: DeviceSignals(), platform: nil,
                         isBot: false)
                 })
-            let retention = ClickRetention(store: world.store, retention: 86_400, batch: 2, clock: world.clock.function, logger: Logger(label: "test"))
+            let retention = ClickRetention(
+                store: world.store, retention: 86_400, batch: 2, clock: world.clock.function, logger: Logger(label: "test"))
             #expect(try await retention.sweep() == 6, "past 90 days: 91, 120, 365, 400, 500, 900 (a day was raised to 90)")
             #expect(Set(try await world.store.clicks(link: link.id).map(\.id)) == ["c0", "c1", "c2"])
             #expect(try await retention.sweep() == 0)
         }
     }
 
-    @Test("PostgreSQL: a pass makes the day partitions from yesterday to two days ahead, moves waiting clicks into them, and drops whole expired days", arguments: TestEngine.available)
+    @Test(
+        "PostgreSQL: a pass makes the day partitions from yesterday to two days ahead, moves waiting clicks into them, and drops whole expired days",
+        arguments: TestEngine.available)
     func partitions(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("abc")
             let now = world.clock.date  // 2026-05-28T20:26:40Z
             func click(_ id: String, daysAgo: Double) -> ClickRecord {
                 ClickRecord(
-                    id: id, linkID: link.id, projectID: world.project.id, clickedAt: now.addingTimeInterval(-daysAgo * 86_400), device: DeviceSignals(networkPrefix: "203.0.113"),
+                    id: id, linkID: link.id, projectID: world.project.id, clickedAt: now.addingTimeInterval(-daysAgo * 86_400),
+                    device: DeviceSignals(networkPrefix: "203.0.113"),
                     platform: nil, isBot: false)
             }
             // Before any pass every click waits in the default partition.
-            try await world.store.importClicks([click("today", daysAgo: 0), click("old", daysAgo: 95), click("older", daysAgo: 200), click("edge", daysAgo: 89.9)])
+            try await world.store.importClicks([
+                click("today", daysAgo: 0), click("old", daysAgo: 95), click("older", daysAgo: 200), click("edge", daysAgo: 89.9),
+            ])
             let store = world.store
             func partitions() async throws -> [String: Int] {
                 let names = try await store.engine.select(
                     "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'clicks'::regclass"
                 ).map { try $0["name"] as String }
                 var rows: [String: Int] = [:]
-                for name in names { rows[name] = try await store.engine.select("SELECT COUNT(*) AS n FROM \(trusted: name)").first?["n"] ?? 0 }
+                for name in names {
+                    rows[name] = try await store.engine.select("SELECT COUNT(*) AS n FROM \(trusted: name)").first?["n"] ?? 0
+                }
                 return rows
             }
             guard engine == .postgres else {
@@ -57,7 +68,10 @@ struct RetentionTests {
 
             // Keeping clicks forever: the partitions are made, nothing dropped; today's click moves.
             #expect(try await store.maintainClickPartitions(now: now, droppingBefore: nil) == 0)
-            #expect(try await partitions() == ["clicks_default": 3, "clicks_p20260527": 0, "clicks_p20260528": 1, "clicks_p20260529": 0, "clicks_p20260530": 0])
+            #expect(
+                try await partitions() == [
+                    "clicks_default": 3, "clicks_p20260527": 0, "clicks_p20260528": 1, "clicks_p20260529": 0, "clicks_p20260530": 0,
+                ])
             // A second pass changes nothing.
             #expect(try await store.maintainClickPartitions(now: now, droppingBefore: nil) == 0)
 
@@ -66,7 +80,9 @@ struct RetentionTests {
                 let day = ClickDay(containing: now.addingTimeInterval(-days * 86_400))
                 #expect(day.table == table)
                 try await store.execute("CREATE TABLE \(day.table) (LIKE clicks INCLUDING DEFAULTS)")
-                try await store.execute("WITH moved AS (DELETE FROM clicks_default WHERE clicked_at >= \(day.start) AND clicked_at < \(day.end) RETURNING *) INSERT INTO \(day.table) SELECT * FROM moved")
+                try await store.execute(
+                    "WITH moved AS (DELETE FROM clicks_default WHERE clicked_at >= \(day.start) AND clicked_at < \(day.end) RETURNING *) INSERT INTO \(day.table) SELECT * FROM moved"
+                )
                 try await store.execute("ALTER TABLE clicks ATTACH PARTITION \(day.table) FOR VALUES FROM (\(day.start)) TO (\(day.end))")
             }
             let retention = ClickRetention(store: store, retention: 90 * 86_400, clock: world.clock.function, logger: Logger(label: "test"))
@@ -78,7 +94,10 @@ struct RetentionTests {
             // A click of a day whose partition is not made yet waits in the default partition and is found there.
             try await store.recordClick(click("ahead", daysAgo: -10))
             #expect(try await partitions()["clicks_default"] == 1)
-            #expect(try await store.matchCandidates(project: world.project.id, networkPrefix: "203.0.113", since: now.addingTimeInterval(-86_400 * 100), limit: 10).map(\.click.id) == ["ahead", "today", "edge"])
+            #expect(
+                try await store.matchCandidates(
+                    project: world.project.id, networkPrefix: "203.0.113", since: now.addingTimeInterval(-86_400 * 100), limit: 10
+                ).map(\.click.id) == ["ahead", "today", "edge"])
         }
     }
 
@@ -89,7 +108,9 @@ struct RetentionTests {
         #expect(ClickDay(table: "clicks_p19700104")?.number == 3)
         let before = ClickDay(containing: Date(timeIntervalSince1970: -1))
         #expect(before.number == -1 && before.table == "clicks_p19691231" && ClickDay(table: before.table)?.number == -1)
-        #expect(ClickDay(table: "clicks_default") == nil && ClickDay(table: "clicks_p2026") == nil && ClickDay(table: "clicks_pabcdefgh") == nil)
+        #expect(
+            ClickDay(table: "clicks_default") == nil && ClickDay(table: "clicks_p2026") == nil && ClickDay(table: "clicks_pabcdefgh") == nil
+        )
     }
 
     @Test("retentions: NaN is the default 90 days, infinity forever, zero or negative raised to 90 days")

@@ -64,12 +64,14 @@ struct SQLTests {
     func unreadableRowThrows(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let store = world.store
-            try await store.insertApp(AppRecord(projectID: world.project.id, platform: .ios, identifier: "ABCDE12345.com.acme.shop", createdAt: Date()))
+            try await store.insertApp(
+                AppRecord(projectID: world.project.id, platform: .ios, identifier: "ABCDE12345.com.acme.shop", createdAt: Date()))
             #expect(try await store.apps().count == 1)
             try await store.execute("UPDATE apps SET platform = 'symbian'")
             await #expect(throws: StoreError.self) { try await store.apps() }
             let attribution = try await AttributionService(store: store, matcher: DeferredMatcher()).attribute(
-                InstallReport(signals: DeviceSignals(userAgent: "Acme/1"), platform: "iOS", platformVersion: "17.4.1"), project: world.project.id,
+                InstallReport(signals: DeviceSignals(userAgent: "Acme/1"), platform: "iOS", platformVersion: "17.4.1"),
+                project: world.project.id,
                 at: Date())
             #expect(try await store.install(project: world.project.id, id: attribution.install.id)?.method == AttributionMethod.none)
             try await store.execute("UPDATE installs SET method = 'telepathy'")
@@ -90,7 +92,9 @@ struct SQLTests {
             // Both readers read the link once, so both have prepared it.
             for _ in 0..<2 { #expect(try await store.link(project: nil, shortCode: "kept", templateSlug: nil)?.id == link.id) }
             let prepared = engine.statementsPrepared
-            for code in ["kept", "other", "kept", "third"] { _ = try await store.link(project: world.project.id, shortCode: code, templateSlug: "") }
+            for code in ["kept", "other", "kept", "third"] {
+                _ = try await store.link(project: world.project.id, shortCode: code, templateSlug: "")
+            }
             #expect(engine.statementsPrepared == prepared)
             #expect(try await store.link(project: world.project.id, shortCode: "kept", templateSlug: "")?.id == link.id)
         }
@@ -136,7 +140,9 @@ struct SQLTests {
     func clickBatchesRoundTrip(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("batch")
-            let awkward: [String?] = [nil, "", "NULL", "a,b", "{x}", "say \"hi\"", "back\\slash", "tab\there", "日本語 🇯🇵", "'quoted'", "\\\"", " "]
+            let awkward: [String?] = [
+                nil, "", "NULL", "a,b", "{x}", "say \"hi\"", "back\\slash", "tab\there", "日本語 🇯🇵", "'quoted'", "\\\"", " ",
+            ]
             let start = Date(timeIntervalSince1970: 1_780_000_000)
             // 1,500: more than one statement's 1,000 on PostgreSQL.
             func text(_ index: Int) -> String? { awkward[index % awkward.count] }
@@ -156,24 +162,31 @@ struct SQLTests {
         }
     }
 
-    @Test("installs committed together come back exactly, whatever their text; on PostgreSQL a batch of them is one statement", arguments: TestEngine.available)
+    @Test(
+        "installs committed together come back exactly, whatever their text; on PostgreSQL a batch of them is one statement",
+        arguments: TestEngine.available)
     func installBatchesRoundTrip(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let link = try await world.link("batch")
-            let awkward: [String?] = [nil, "", "NULL", "a,b", "{x}", "say \"hi\"", "back\\slash", "tab\there", "日本語 🇯🇵", "'quoted'", "\\\"", " "]
+            let awkward: [String?] = [
+                nil, "", "NULL", "a,b", "{x}", "say \"hi\"", "back\\slash", "tab\there", "日本語 🇯🇵", "'quoted'", "\\\"", " ",
+            ]
             func text(_ index: Int) -> String? { awkward[index % awkward.count] }
             let start = Date(timeIntervalSince1970: 1_780_000_000)
             let installs = (0..<300).map { (index: Int) -> InstallRecord in
                 InstallRecord(
                     projectID: world.project.id, linkID: index % 2 == 0 ? link.id : nil, clickID: text(index), confidence: index % 101,
-                    matchedFactors: index % 3 == 0 ? [] : ["ip", text(index) ?? "x"], method: [AttributionMethod.none, .fingerprint, .adopted][index % 3],
+                    matchedFactors: index % 3 == 0 ? [] : ["ip", text(index) ?? "x"],
+                    method: [AttributionMethod.none, .fingerprint, .adopted][index % 3],
                     installedAt: start.addingTimeInterval(Double(index)),
                     device: DeviceSignals(
                         ip: text(index + 1), networkPrefix: text(index + 2), userAgent: text(index + 3), timezone: text(index + 4),
                         language: text(index + 5), screenWidth: index % 4 == 0 ? nil : index, screenHeight: index % 5 == 0 ? nil : -index),
-                    platform: [DevicePlatform.ios, .android, .web, nil][index % 4], platformVersion: text(index + 6), deviceID: text(index + 7),
+                    platform: [DevicePlatform.ios, .android, .web, nil][index % 4], platformVersion: text(index + 6),
+                    deviceID: text(index + 7),
                     fingerprintHash: "hash\(index)", attributionWindowHours: index % 2 == 0 ? nil : index,
-                    deepLinkData: index % 2 == 0 ? [:] : ["path": .string(text(index) ?? ""), "n": .int(index), "nested": ["a": [1, 2.5, nil, true]]])
+                    deepLinkData: index % 2 == 0
+                        ? [:] : ["path": .string(text(index) ?? ""), "n": .int(index), "nested": ["a": [1, 2.5, nil, true]]])
             }
             let before = (world.store.engine as? PostgresEngine)?.statementsSent ?? 0
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -216,7 +229,9 @@ struct RecordIDTests {
         }
         #expect(RecordID.timeOrdered(at: start) != RecordID.timeOrdered(at: start))
         // The first 12 digits are the milliseconds.
-        #expect(RecordID.timeOrdered(at: start).replacingOccurrences(of: "-", with: "").prefix(12) == String(1_780_000_000_000, radix: 16).leftPadded(12))
+        #expect(
+            RecordID.timeOrdered(at: start).replacingOccurrences(of: "-", with: "").prefix(12)
+                == String(1_780_000_000_000, radix: 16).leftPadded(12))
     }
 
     @Test("times outside the 48 bits are clamped, NaN is 1970")

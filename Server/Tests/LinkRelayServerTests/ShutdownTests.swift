@@ -7,17 +7,19 @@ import Synchronization
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
-@testable import LinkRelayServerCore
 
 /// Graceful shutdown: a request under way when the server is told to stop is answered, and its
 /// write is kept; then the server stops.
 @Suite("Graceful shutdown", .timeLimit(.minutes(1)))
 struct ShutdownTests {
-    @Test("shutdown asked while an install is being written: the install is answered 200 and stored, then the server ends", arguments: TestEngine.available)
+    @Test(
+        "shutdown asked while an install is being written: the install is answered 200 and stored, then the server ends",
+        arguments: TestEngine.available)
     func midRequest(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let store = GatedStore(world.store)
@@ -32,7 +34,9 @@ struct ShutdownTests {
                 let port = try #require(await portIterator.next())
                 var request = LinkRelay.HTTPRequest(
                     method: .post, url: URL(string: "http://127.0.0.1:\(port)/api/sdk/v1/install")!,
-                    headers: ["Authorization": "Bearer \(world.sdkKey)", "Content-Type": "application/json", "X-Forwarded-For": "198.51.100.4"])
+                    headers: [
+                        "Authorization": "Bearer \(world.sdkKey)", "Content-Type": "application/json", "X-Forwarded-For": "198.51.100.4",
+                    ])
                 request.body = try JSONEncoder().encode(HTTPTest.installBody)
                 let sent = Task { [request] in try await URLSessionTransport().send(request) }
                 await store.entered()  // the request is inside the store, writing
@@ -95,7 +99,9 @@ final class GatedStore: ServerStore {
     func link(project: String?, shortCode: String, templateSlug: String?) async throws -> LinkRecord? {
         try await inner.link(project: project, shortCode: shortCode, templateSlug: templateSlug)
     }
-    func link(project: String, dedupeKey: String) async throws -> LinkRecord? { try await inner.link(project: project, dedupeKey: dedupeKey) }
+    func link(project: String, dedupeKey: String) async throws -> LinkRecord? {
+        try await inner.link(project: project, dedupeKey: dedupeKey)
+    }
     func link(id: String) async throws -> LinkRecord? { try await inner.link(id: id) }
     func cachedLink(id: String) async throws -> LinkRecord? { try await inner.cachedLink(id: id) }
     func recordClick(_ click: ClickRecord) async throws { try await inner.recordClick(click) }
@@ -158,16 +164,24 @@ final class GatedStore: ServerStore {
     func counts() async throws -> StoreCounts { try await inner.counts() }
     func writeProblem(at date: Date) async -> String? { await inner.writeProblem(at: date) }
     func destinationHosts(project: String) async throws -> DestinationHosts { try await inner.destinationHosts(project: project) }
-    func setDestinationHosts(project: String, _ hosts: DestinationHosts) async throws { try await inner.setDestinationHosts(project: project, hosts) }
-    func learnDestinationHosts(project: String, hosts: [String]) async throws { try await inner.learnDestinationHosts(project: project, hosts: hosts) }
+    func setDestinationHosts(project: String, _ hosts: DestinationHosts) async throws {
+        try await inner.setDestinationHosts(project: project, hosts)
+    }
+    func learnDestinationHosts(project: String, hosts: [String]) async throws {
+        try await inner.learnDestinationHosts(project: project, hosts: hosts)
+    }
     func learnStoredDestinationHosts() async throws -> Int { try await inner.learnStoredDestinationHosts() }
     func landingPage(project: String) async throws -> LandingPageSettings { try await inner.landingPage(project: project) }
-    func setLandingPage(project: String, _ settings: LandingPageSettings) async throws { try await inner.setLandingPage(project: project, settings) }
+    func setLandingPage(project: String, _ settings: LandingPageSettings) async throws {
+        try await inner.setLandingPage(project: project, settings)
+    }
     func insertClickToken(_ token: ClickTokenRecord) async throws { try await inner.insertClickToken(token) }
     func useClickToken(hash: String, project: String, installID: String, at now: Date) async throws -> ClickTokenUse {
         try await inner.useClickToken(hash: hash, project: project, installID: installID, at: now)
     }
-    func releaseClickToken(hash: String, installID: String) async throws { try await inner.releaseClickToken(hash: hash, installID: installID) }
+    func releaseClickToken(hash: String, installID: String) async throws {
+        try await inner.releaseClickToken(hash: hash, installID: installID)
+    }
     func deleteClickTokens(expiredBefore cutoff: Date) async throws -> Int { try await inner.deleteClickTokens(expiredBefore: cutoff) }
     func close() async throws {}
     func run() async throws { try await inner.run() }

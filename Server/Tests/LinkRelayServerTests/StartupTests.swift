@@ -1,15 +1,15 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The `linkrelay-server` binary as an operator starts it: every failure before serving is one
 /// line on standard error and exit status 1, with nothing made that should not be, and what is
@@ -21,29 +21,33 @@ struct StartupTests {
         let folder = try Scratch()
         let result = try await Binary.run(["serve", "--port", "0"], environment: ["LINKRELAY_ADMIN_KEY": "mysecret123"], in: folder.path)
         #expect(result.status == 1)
-        #expect(result.errorLines == [
-            "linkrelay-server: LINKRELAY_ADMIN_KEY is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`)."
-        ])
+        #expect(
+            result.errorLines == [
+                "linkrelay-server: LINKRELAY_ADMIN_KEY is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`)."
+            ])
         #expect(!result.output.contains("mysecret123") && !result.error.contains("mysecret123"))
         #expect(try folder.files() == [])
     }
 
-    @Test("the binary copied without its resources folder: one line naming the folder, exit 1, nothing made, with and without the dashboard")
+    @Test(
+        "the binary copied without its resources folder: one line naming the folder, exit 1, nothing made, with and without the dashboard")
     func withoutResources() async throws {
         let folder = try Scratch()
         let copy = URL(fileURLWithPath: folder.path).appendingPathComponent("linkrelay-server")
         try FileManager.default.copyItem(at: try Binary.url(), to: copy)
         for flags in [["--no-dashboard"], []] {
             let process = try ChildProcess(
-                copy, ["serve", "--port", "0", "--database", "sqlite:links.sqlite"] + flags, directory: URL(fileURLWithPath: folder.path), error: .pipe)
+                copy, ["serve", "--port", "0", "--database", "sqlite:links.sqlite"] + flags, directory: URL(fileURLWithPath: folder.path),
+                error: .pipe)
             let printed = String(decoding: process.error?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
             let ending = process.waitUntilExit()
             // Killed by a trap before: SIGILL, "could not load resource bundle".
             #expect(!ending.signaled)
             #expect(ending.status == 1)
-            #expect(printed.split(separator: "\n").map(String.init) == [
-                "linkrelay-server: The server's resources are missing: \(copy.deletingLastPathComponent().path)/\(ServerResources.folderName) (the dashboard's templates and openapi.json) must be beside the binary; an install is the binary and that folder."
-            ])
+            #expect(
+                printed.split(separator: "\n").map(String.init) == [
+                    "linkrelay-server: The server's resources are missing: \(copy.deletingLastPathComponent().path)/\(ServerResources.folderName) (the dashboard's templates and openapi.json) must be beside the binary; an install is the binary and that folder."
+                ])
             #expect(try folder.files() == ["linkrelay-server"])
         }
     }
@@ -66,9 +70,10 @@ struct StartupTests {
         let port = try await first.port()
         let result = try await Binary.run(["serve", "--port", String(port), "--database", "sqlite:two.sqlite"], in: folder.path)
         #expect(result.status == 1)
-        #expect(result.errorLines == [
-            "linkrelay-server: Cannot listen on 127.0.0.1:\(port): the address is already in use (another server? choose another with --port)."
-        ])
+        #expect(
+            result.errorLines == [
+                "linkrelay-server: Cannot listen on 127.0.0.1:\(port): the address is already in use (another server? choose another with --port)."
+            ])
         #expect(!(try folder.files().contains("two.sqlite")), "nothing made before the port was known to be free")
         #expect(await first.stop() == 0)
     }
@@ -80,16 +85,19 @@ struct StartupTests {
         _ = try await first.port()
         let second = try await Binary.run(["serve", "--port", "0", "--database", "sqlite:shared.sqlite"], in: folder.path)
         #expect(second.status == 1)
-        #expect(second.errorLines == [
-            "linkrelay-server: Another linkrelay-server is serving shared.sqlite: one process per SQLite file (use PostgreSQL for several)."
-        ])
+        #expect(
+            second.errorLines == [
+                "linkrelay-server: Another linkrelay-server is serving shared.sqlite: one process per SQLite file (use PostgreSQL for several)."
+            ])
         // The CLI's other commands still run beside it.
         let stats = try await Binary.run(["stats", "--database", "sqlite:shared.sqlite"], in: folder.path)
         #expect(stats.status == 0 && stats.output.hasPrefix("projects 1,"))
         #expect(await first.stop() == 0)
     }
 
-    @Test("issue 63, 13: a database deleted after it was set up is not made again empty: the start refuses in one line naming the marker, and makes nothing")
+    @Test(
+        "issue 63, 13: a database deleted after it was set up is not made again empty: the start refuses in one line naming the marker, and makes nothing"
+    )
     func deletedDatabase() async throws {
         let folder = try Scratch()
         let first = try await Binary.start(["serve", "--port", "0", "--no-access-log"], in: folder.path)
@@ -101,9 +109,10 @@ struct StartupTests {
         }
         let again = try await Binary.run(["serve", "--port", "0"], in: folder.path)
         #expect(again.status == 1)
-        #expect(again.errorLines == [
-            "linkrelay-server: The database linkrelay.sqlite is missing, but linkrelay.sqlite.setup says one was set up here: restore it from a backup (Server/scripts/restore), or delete that file to start an empty database."
-        ])
+        #expect(
+            again.errorLines == [
+                "linkrelay-server: The database linkrelay.sqlite is missing, but linkrelay.sqlite.setup says one was set up here: restore it from a backup (Server/scripts/restore), or delete that file to start an empty database."
+            ])
         #expect(try folder.files() == ["linkrelay.sqlite.setup"], "nothing made")
         try FileManager.default.removeItem(atPath: folder.path + "/linkrelay.sqlite.setup")
         let fresh = try await Binary.start(["serve", "--port", "0", "--no-access-log"], in: folder.path)
@@ -117,8 +126,13 @@ struct StartupTests {
         let folder = try Scratch()
         let serve = try await Binary.run(["serve", "--port", "0", "--database", "sqlite:nowhere/db.sqlite"], in: folder.path)
         #expect(serve.status == 1)
-        #expect(serve.errorLines == ["linkrelay-server: Cannot open the SQLite database at nowhere/db.sqlite: the folder \(folder.path)/nowhere does not exist."])
-        for command in [["keys", "create"], ["keys", "list"], ["stats"], ["keys", "revoke", "key_x"], ["links", "list"], ["stats", "--link", "x"]] {
+        #expect(
+            serve.errorLines == [
+                "linkrelay-server: Cannot open the SQLite database at nowhere/db.sqlite: the folder \(folder.path)/nowhere does not exist."
+            ])
+        for command in [
+            ["keys", "create"], ["keys", "list"], ["stats"], ["keys", "revoke", "key_x"], ["links", "list"], ["stats", "--link", "x"],
+        ] {
             let result = try await Binary.run(command, in: folder.path)
             #expect(result.status == 1, "\(command)")
             #expect(result.error.contains("There is no database at linkrelay.sqlite"), "\(command): \(result.error)")
@@ -159,7 +173,8 @@ struct StartupTests {
             secrets.append(created.output.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "")
         }
         let list = try await Binary.run(["keys", "list"], in: folder.path).output.split(separator: "\n").map(String.init)
-        #expect(list.first?.split(separator: " ", omittingEmptySubsequences: true) == ["ID", "PREFIX", "SCOPE", "STATUS", "CREATED", "NAME"])
+        #expect(
+            list.first?.split(separator: " ", omittingEmptySubsequences: true) == ["ID", "PREFIX", "SCOPE", "STATUS", "CREATED", "NAME"])
         #expect(list.count == 5, "the header, the first start's admin key and three SDK keys")
         guard let rowA = list.first(where: { $0.hasSuffix("  a") }) else {
             Issue.record("no row for a: \(list)")
@@ -175,7 +190,11 @@ struct StartupTests {
         let after = try await Binary.run(["keys", "list"], in: folder.path).output
         #expect(after.split(separator: "\n").filter { $0.contains("revoked") }.count == 2, "a (twice) and c")
         let unknown = try await Binary.run(["keys", "revoke", "lr_sdk_00000000"], in: folder.path)
-        #expect(unknown.status == 1 && unknown.errorLines == ["linkrelay-server: No key lr_sdk_00000000 in this database (`linkrelay-server keys list` shows them)."])
+        #expect(
+            unknown.status == 1
+                && unknown.errorLines == [
+                    "linkrelay-server: No key lr_sdk_00000000 in this database (`linkrelay-server keys list` shows them)."
+                ])
     }
 }
 
@@ -187,7 +206,8 @@ extension StartupTests {
             return
         }
         let folder = try Scratch()
-        let server = try await Binary.start(["serve", "--port", "0", "--no-access-log"], in: folder.path, launcher: ["/usr/bin/prlimit", "--nofile=256:4096"])
+        let server = try await Binary.start(
+            ["serve", "--port", "0", "--no-access-log"], in: folder.path, launcher: ["/usr/bin/prlimit", "--nofile=256:4096"])
         let port = try await server.port()
         var idle: [Int32] = []
         defer { for socket in idle { close(socket) } }
@@ -221,7 +241,8 @@ extension StartupTests {
         }
         let folder = try Scratch()
         let server = try await Binary.start(
-            ["serve", "--port", "0", "--metrics-port", "0", "--no-access-log"], in: folder.path, launcher: ["/usr/bin/prlimit", "--nofile=1024:1024"])
+            ["serve", "--port", "0", "--metrics-port", "0", "--no-access-log"], in: folder.path,
+            launcher: ["/usr/bin/prlimit", "--nofile=1024:1024"])
         let port = try await server.port()
         let metricsPort = try await server.printed { output, error in
             (output + error).split(separator: "\n").first(where: { $0.contains("Metrics at http://") })
@@ -249,9 +270,9 @@ extension StartupTests {
 
 enum OpenFileLimitForTests {
     #if os(Linux)
-    static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #else
-    static let resource = RLIMIT_NOFILE
+        static let resource = RLIMIT_NOFILE
     #endif
 }
 
@@ -260,9 +281,9 @@ enum OpenFileLimitForTests {
 enum RawHTTP {
     static func connect(port: Int) -> Int32? {
         #if os(Linux)
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+            let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard socket >= 0 else { return nil }
         // A connect to a full backlog, or an answer that never comes, fails in 5 s rather than
@@ -277,9 +298,9 @@ enum RawHTTP {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 #if os(Linux)
-                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 #else
-                Darwin.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    Darwin.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 #endif
             }
         }
@@ -392,7 +413,8 @@ final class RunningServer: Sendable {
         for (name, value) in environment { merged[name] = value }
         let (changes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.changes = changes
-        let process = try ChildProcess(executable, all, environment: merged, directory: URL(fileURLWithPath: folder), output: .pipe, error: .pipe)
+        let process = try ChildProcess(
+            executable, all, environment: merged, directory: URL(fileURLWithPath: folder), output: .pipe, error: .pipe)
         self.process = process
         let printed = self.printed
         // A thread of its own per pipe, reading until the end (blocking reads stay off the
@@ -407,7 +429,11 @@ final class RunningServer: Sendable {
                     printed.state.withLock { isError ? $0.error.append(text) : $0.output.append(text) }
                     continuation.yield()
                 }
-                if printed.state.withLock({ $0.open -= 1; return $0.open }) == 0 { continuation.finish() }
+                if printed.state.withLock({
+                    $0.open -= 1; return $0.open
+                }) == 0 {
+                    continuation.finish()
+                }
             }
         }
         let drained = changes

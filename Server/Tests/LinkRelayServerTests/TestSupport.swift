@@ -49,7 +49,9 @@ struct ServerWorld {
             // the other project keeps the default (nothing learned yet).
             try await store.setDestinationHosts(
                 project: project.id,
-                DestinationHosts(mode: .learned, hosts: ["acme.example", "*.acme.example", "apps.apple.com", "play.google.com", "shop.example", "go.acme.app"]))
+                DestinationHosts(
+                    mode: .learned,
+                    hosts: ["acme.example", "*.acme.example", "apps.apple.com", "play.google.com", "shop.example", "go.acme.app"]))
             try await body(
                 ServerWorld(
                     store: store, project: project, sdkKey: sdk.secret, adminKey: admin.secret, otherProject: other,
@@ -119,7 +121,8 @@ enum HTTPTest {
             uri: "/api/sdk/v1/resolve/\(code)" + fingerprintQuery, method: .get, headers: headers(key: key, ip: ip, userAgent: sdkUserAgent)
         ) { #expect($0.status == .ok) }
     }
-    static let safari = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
+    static let safari =
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
 }
 
 /// The engines the storage and HTTP tests run on: SQLite always; PostgreSQL when

@@ -83,7 +83,9 @@ struct TimedCacheTests {
         #expect(cache.cached("abc", "*|*") == .some(before))
     }
 
-    @Test("through the store: a code asked for before its link exists is found once the process makes it; a kept link is read once", arguments: TestEngine.available)
+    @Test(
+        "through the store: a code asked for before its link exists is found once the process makes it; a kept link is read once",
+        arguments: TestEngine.available)
     func store(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let store = world.store
@@ -99,7 +101,9 @@ struct TimedCacheTests {
         }
     }
 
-    @Test("keys through the store: revoked in this process, refused at once; revoked behind its back (another process), within the second", arguments: TestEngine.available)
+    @Test(
+        "keys through the store: revoked in this process, refused at once; revoked behind its back (another process), within the second",
+        arguments: TestEngine.available)
     func keys(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let store = world.store
@@ -127,7 +131,9 @@ struct TimedCacheTests {
 /// instead of when its cache's time runs out.
 @Suite("Caches across processes", .timeLimit(.minutes(1)))
 struct CrossProcessCacheTests {
-    @Test("a notice names the process that made the change: its own is not heard again (it would only stop reads under way being kept); an older server's, without one, is a change")
+    @Test(
+        "a notice names the process that made the change: its own is not heard again (it would only stop reads under way being kept); an older server's, without one, is a change"
+    )
     func origins() {
         #expect(PostgresEngine.change(in: "A1 link:spring", from: "A1") == nil)
         #expect(PostgresEngine.change(in: "B2 link:spring", from: "A1") == "link:spring")
@@ -135,14 +141,16 @@ struct CrossProcessCacheTests {
         #expect(PostgresEngine.change(in: "B2 *", from: "A1") == "*")
     }
 
-    @Test("a link made through one server is served by the other at once; a key revoked through one is refused by the other at once",
+    @Test(
+        "a link made through one server is served by the other at once; a key revoked through one is refused by the other at once",
         arguments: TestEngine.available.filter { $0 == .postgres })
     func changesAreHeard(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             let first = world.store
             guard let url = TestEngine.postgresURL else { return }
             // The world's database, opened again as a second process would.
-            let name = try #require(try await first.engine.select("SELECT current_database() AS name").first.map { try $0["name"] as String })
+            let name = try #require(
+                try await first.engine.select("SELECT current_database() AS name").first.map { try $0["name"] as String })
             var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
             components.path = "/" + name
             try await SQLStore.postgres(try #require(components.url)).withRunning { second in

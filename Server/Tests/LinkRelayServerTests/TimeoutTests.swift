@@ -5,22 +5,24 @@ import ServiceLifecycle
 import Testing
 
 @testable import LinkRelayServer
+@testable import LinkRelayServerCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
-@testable import LinkRelayServerCore
 
 /// A client that stops sending is cut off: the connection is closed after the idle timeout,
 /// whether it sent nothing, half a head, or half a body.
 @Suite("Timeouts", .timeLimit(.minutes(1)))
 struct TimeoutTests {
-    @Test("a stalled request (nothing, half a head, half a body) is closed after the idle timeout", arguments: [
-        "", "POST /api/sdk/v1/install HTTP/1.1\r\nHost: x\r\n",
-        "POST /api/sdk/v1/install HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"userAgent\":",
-    ])
+    @Test(
+        "a stalled request (nothing, half a head, half a body) is closed after the idle timeout",
+        arguments: [
+            "", "POST /api/sdk/v1/install HTTP/1.1\r\nHost: x\r\n",
+            "POST /api/sdk/v1/install HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"userAgent\":",
+        ])
     func stalled(_ sent: String) async throws {
         try await ServerWorld.with { world in
             try await Self.serving(world, ServerConfiguration(port: 0, idleTimeout: .seconds(1))) { port in
@@ -53,10 +55,12 @@ struct TimeoutTests {
     func trickled() async throws {
         try await ServerWorld.with { world in
             try await Self.serving(world, ServerConfiguration(port: 0, idleTimeout: .seconds(1), bodyTimeout: .seconds(1))) { port in
-                let head = "POST /api/sdk/v1/install HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(world.sdkKey)\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+                let head =
+                    "POST /api/sdk/v1/install HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(world.sdkKey)\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
                 // The attacker's pace: a byte every 200 ms, well inside the idle timeout; 60
                 // bytes would take 12 s.
-                let received = try await Self.sendAndReadUntilClosed(head, port: port, trickle: Array(repeating: UInt8(ascii: " "), count: 60))
+                let received = try await Self.sendAndReadUntilClosed(
+                    head, port: port, trickle: Array(repeating: UInt8(ascii: " "), count: 60))
                 #expect(received.hasPrefix("HTTP/1.1 408"), "\(received)")
             }
         }

@@ -52,7 +52,9 @@ struct ValidationTests {
         ("/api/templates", #"{"name": "n", "slug": "Upper"}"#, "slug"),
     ]
 
-    @Test("a table of bad bodies: each a 400 naming its field, nothing stored, nothing of the server in the answer", arguments: TestEngine.available)
+    @Test(
+        "a table of bad bodies: each a 400 naming its field, nothing stored, nothing of the server in the answer",
+        arguments: TestEngine.available)
     func badBodies(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
@@ -64,7 +66,9 @@ struct ValidationTests {
                         let answer = try HTTPTest.object(response.body)
                         #expect(answer["field"] == field.map(JSONValue.string), "\(path) \(body.prefix(80)): \(answer)")
                         let text = String(buffer: response.body)
-                        #expect(!text.contains("SELECT") && !text.contains("INSERT") && !text.contains(world.adminKey) && !text.contains(".swift"))
+                        #expect(
+                            !text.contains("SELECT") && !text.contains("INSERT") && !text.contains(world.adminKey)
+                                && !text.contains(".swift"))
                     }
                 }
             }
@@ -100,32 +104,42 @@ struct ValidationTests {
         }
     }
 
-    @Test("unknown routes: a JSON 404 naming the route, as Core words it; a known path with another method: a JSON 405 with Allow", arguments: TestEngine.available)
+    @Test(
+        "unknown routes: a JSON 404 naming the route, as Core words it; a known path with another method: a JSON 405 with Allow",
+        arguments: TestEngine.available)
     func unknownRoutes(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             try await world.app().test(.live) { client in
                 for (path, method) in [("/api/sdk/v1/nothing", HTTPRequest.Method.post), ("/a/b/c", .get)] {
-                    try await client.execute(uri: path, method: method, headers: HTTPTest.headers(key: world.sdkKey)) { response async throws in
+                    try await client.execute(uri: path, method: method, headers: HTTPTest.headers(key: world.sdkKey)) {
+                        response async throws in
                         #expect(response.status == .notFound, "\(method) \(path)")
                         #expect(try HTTPTest.object(response.body) == ["error": .string("Route \(method.rawValue):\(path) not found")])
                     }
                 }
                 for (path, method, allow) in [("/api/sdk/v1/install", HTTPRequest.Method.get, "POST"), ("/spring", .post, "GET")] {
-                    try await client.execute(uri: path, method: method, headers: HTTPTest.headers(key: world.sdkKey)) { response async throws in
+                    try await client.execute(uri: path, method: method, headers: HTTPTest.headers(key: world.sdkKey)) {
+                        response async throws in
                         #expect(response.status == .methodNotAllowed && response.headers[.allow] == allow, "\(method) \(path)")
-                        #expect(try HTTPTest.object(response.body) == ["error": .string("\(method.rawValue) is not allowed on \(path) (allowed: \(allow)).")])
+                        #expect(
+                            try HTTPTest.object(response.body) == [
+                                "error": .string("\(method.rawValue) is not allowed on \(path) (allowed: \(allow)).")
+                            ])
                     }
                 }
             }
         }
     }
 
-    @Test("every SDK and admin endpoint wants a key, the router's whole list of them (a route added later included): without one, 401 JSON", arguments: TestEngine.available)
+    @Test(
+        "every SDK and admin endpoint wants a key, the router's whole list of them (a route added later included): without one, 401 JSON",
+        arguments: TestEngine.available)
     func everyEndpointWantsAKey(_ engine: TestEngine) async throws {
         try await ServerWorld.with(engine) { world in
             // Every /api/ route the router holds but health, its captures filled in.
             let endpoints = ServerApplication.router(store: world.store).routes.compactMap { route -> (String, HTTPRequest.Method)? in
-                let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") || $0.hasPrefix("{") ? "x" : String($0) }.joined(separator: "/")
+                let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") || $0.hasPrefix("{") ? "x" : String($0) }
+                    .joined(separator: "/")
                 guard path.hasPrefix("api/") || path.hasPrefix("/api/"), !path.hasSuffix("health") else { return nil }
                 return (path.hasPrefix("/") ? path : "/" + path, route.method)
             }

@@ -11,7 +11,8 @@ import Testing
 @Suite("Health when writes fail", .serialized)
 struct WriteHealthTests {
     static func health(_ store: any ServerStore) async throws -> (HTTPResponse.Status, Health) {
-        let app = Application(router: ServerApplication.router(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: ServerApplication.router(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         return try await app.test(.router) { client in
             try await client.execute(uri: "/api/sdk/v1/health", method: .get) { response in
                 (response.status, try JSONDecoder().decode(Health.self, from: Data(String(buffer: response.body).utf8)))
@@ -21,8 +22,11 @@ struct WriteHealthTests {
 
     static func click(_ project: String, _ link: String) -> ClickRecord {
         ClickRecord(
-            linkID: link, projectID: project, clickedAt: Date(), device: DeviceSignals(ip: "203.0.113.7", networkPrefix: "203.0.113",
-            userAgent: String(repeating: "x", count: 400), timezone: "UTC", language: "en", screenWidth: 1, screenHeight: 1), platform: .ios,
+            linkID: link, projectID: project, clickedAt: Date(),
+            device: DeviceSignals(
+                ip: "203.0.113.7", networkPrefix: "203.0.113",
+                userAgent: String(repeating: "x", count: 400), timezone: "UTC", language: "en", screenWidth: 1, screenHeight: 1),
+            platform: .ios,
             isBot: false)
     }
 
@@ -50,7 +54,9 @@ struct WriteHealthTests {
         try await store.close()
     }
 
-    @Test("a real write that fails marks the store unhealthy until one succeeds (no time limit); a conflict does not; a probe begun before a newer failure clears nothing")
+    @Test(
+        "a real write that fails marks the store unhealthy until one succeeds (no time limit); a conflict does not; a probe begun before a newer failure clears nothing"
+    )
     func failedWrites() throws {
         let outcomes = WriteOutcomes()
         outcomes.note([Result<Int, any Error>.failure(StoreError(.conflict, "taken"))])
@@ -76,7 +82,8 @@ struct WriteHealthTests {
         _ = try await store.migrate()
         let project = try await store.createProject(name: "p", at: Date())
         let link = LinkRecord(
-            projectID: project.id, shortCode: "full", originalURL: "https://acme.example", deepLinkPath: nil, appScheme: nil, iosAppStoreURL: nil,
+            projectID: project.id, shortCode: "full", originalURL: "https://acme.example", deepLinkPath: nil, appScheme: nil,
+            iosAppStoreURL: nil,
             webFallbackURL: nil, utmParameters: [:], deepLinkParameters: [:], attributionWindowHours: 168, createdAt: Date())
         try await store.insertLink(link)
         // Fill the disk, then write until a click fails.
@@ -100,7 +107,8 @@ struct WriteHealthTests {
         // what the real write met, every time, for as long as no real write succeeds.
         for check in 1...40 {
             let (status, answer) = try await Self.health(store)
-            #expect(status == .serviceUnavailable && answer.reason?.contains("the newest write failed") == true, "check \(check): \(answer)")
+            #expect(
+                status == .serviceUnavailable && answer.reason?.contains("the newest write failed") == true, "check \(check): \(answer)")
         }
         // Space freed and no traffic (a load balancer took the server out): the probe, larger
         // than any real write, brings health back without a click.
@@ -114,7 +122,9 @@ struct WriteHealthTests {
 }
 
 extension WriteHealthTests {
-    @Test("a disk smaller than the WAL's checkpoint (a 3 MiB tmpfs; SQLite checkpoints at about 4 MiB of WAL): once full, then freed, writes come back and the WAL is checkpointed")
+    @Test(
+        "a disk smaller than the WAL's checkpoint (a 3 MiB tmpfs; SQLite checkpoints at about 4 MiB of WAL): once full, then freed, writes come back and the WAL is checkpointed"
+    )
     func diskSmallerThanCheckpoint() async throws {
         guard let mountPoint = Tmpfs.mount(size: "3m") else { return }
         defer { Tmpfs.unmount(mountPoint) }

@@ -53,7 +53,8 @@
                     let coarse = update.value.coarse.pick(low: SKAdNetwork.CoarseConversionValue.low, medium: .medium, high: .high)
                     wrote = true
                     do {
-                        try await SKAdNetwork.updatePostbackConversionValue(update.value.fine, coarseValue: coarse, lockWindow: update.locksWindow)
+                        try await SKAdNetwork.updatePostbackConversionValue(
+                            update.value.fine, coarseValue: coarse, lockWindow: update.locksWindow)
                     } catch {
                         note(.skAdNetwork, error)
                     }
@@ -71,7 +72,9 @@
             }
             if !failed.isEmpty { throw ConversionWriteFailure(failed: failed, reason: reasons.joined(separator: "; ")) }
             guard wrote else {
-                throw DeepLinkError(.unsupported, "No framework for conversion values here (AdAttributionKit needs iOS 17.4, SKAdNetwork is not on this platform).")
+                throw DeepLinkError(
+                    .unsupported,
+                    "No framework for conversion values here (AdAttributionKit needs iOS 17.4, SKAdNetwork is not on this platform).")
             }
         }
 
@@ -91,7 +94,8 @@
                             fineConversionValue: update.value.fine, lockPostback: update.locksWindow, coarseConversionValue: coarse,
                             conversionTypes: types.count == PostbackConversionType.allCases.count ? nil : types))
                 } else if !update.isReengagementOnly {
-                    try await Postback.updateConversionValue(update.value.fine, coarseConversionValue: coarse, lockPostback: update.locksWindow)
+                    try await Postback.updateConversionValue(
+                        update.value.fine, coarseConversionValue: coarse, lockPostback: update.locksWindow)
                 }
             }
         #endif

@@ -210,7 +210,8 @@ extension DeepLinkClient {
         switch result {
         case .verified(let record):
             if record.environment != .production {
-                logger.debug("The App Store's record is from \(record.environment), not the App Store; the install marker decides this launch.")
+                logger.debug(
+                    "The App Store's record is from \(record.environment), not the App Store; the install marker decides this launch.")
             }
             return record
         case .unverified(let reason):

@@ -124,7 +124,8 @@ extension DeepLinkClient {
         guard !firstLaunch.appleAdsAnswered, let request = askForAppleAdsToken(generation: generation) else { return nil }
         do {
             let token = try await withDeadline(
-                request.deadline, on: clock, timeoutError: { DeepLinkError(.timedOut, "The Apple Ads token did not come within \(timeout) s.") },
+                request.deadline, on: clock,
+                timeoutError: { DeepLinkError(.timedOut, "The Apple Ads token did not come within \(timeout) s.") },
                 operation: { await request.task.value })
             if token != nil { forgetLateAppleAdsToken() }
             return token
@@ -149,7 +150,9 @@ extension DeepLinkClient {
         case .success(let given): token = given
         case .failure(let error):
             // The system's error says only why (no network, internal, unsupported); never the token.
-            logger.info("The system gave no Apple Ads token (\((error as NSError).domain) \((error as NSError).code)); the install report goes without it.")
+            logger.info(
+                "The system gave no Apple Ads token (\((error as NSError).domain) \((error as NSError).code)); the install report goes without it."
+            )
             return nil
         }
         guard AppleAdsAttribution.isSendable(token) else {
@@ -214,8 +217,10 @@ extension DeepLinkClient {
             }
             outcome = nil
         } catch {
-            outcome = DeepLinkError.wrapping(error, as: .network, "The Apple Ads token could not be added to the install.", backend: backend.id)
-                .redacted(by: redactor)
+            outcome = DeepLinkError.wrapping(
+                error, as: .network, "The Apple Ads token could not be added to the install.", backend: backend.id
+            )
+            .redacted(by: redactor)
         }
         guard mayCommit(generation), var current = readInstallRecord(), current.lateAppleAdsToken == late else { return }
         if let outcome, outcome.code != .unsupported {

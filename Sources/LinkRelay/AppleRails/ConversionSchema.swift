@@ -172,7 +172,8 @@ public struct ConversionSchema: Sendable, Hashable {
     public init(currency: String = "USD", rules: [ConversionRule], reengagementRules: [ConversionRule] = []) throws {
         let code = currency.uppercased()
         guard code.count == 3, code.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) }) else {
-            throw DeepLinkError(.invalidConfiguration, "A conversion schema's currency must be a three-letter ISO 4217 code; got '\(currency)'.")
+            throw DeepLinkError(
+                .invalidConfiguration, "A conversion schema's currency must be a three-letter ISO 4217 code; got '\(currency)'.")
         }
         try Self.check(rules, named: "Conversion rule")
         try Self.check(reengagementRules, named: "Re-engagement rule")

@@ -231,7 +231,8 @@ extension DeepLinkClient {
     func countConversion(_ name: String, revenue: ConversionEvent.Revenue?, at date: Date) async {
         guard let conversions = configuration.conversionValues else { return }
         if var account = await conversionAccount() {
-            let update = account.record(name, revenue: revenue, at: date, schema: conversions.schema, retrying: self.conversions.inFlight == 0)
+            let update = account.record(
+                name, revenue: revenue, at: date, schema: conversions.schema, retrying: self.conversions.inFlight == 0)
             keep(account)
             if let update { write(installUpdate(update, schema: conversions.schema), with: conversions.writer) }
         }
@@ -307,7 +308,8 @@ extension DeepLinkClient {
             if let update { write(installUpdate(update, schema: conversions.schema), with: conversions.writer) }
         }
         if conversions.schema.separatesReengagement, configuration.processKind != .appClip, var account = reengagementAccount() {
-            let update = account.atLaunch(clock.currentDate, schema: conversions.schema.reengagement, retrying: self.conversions.inFlight == 0)
+            let update = account.atLaunch(
+                clock.currentDate, schema: conversions.schema.reengagement, retrying: self.conversions.inFlight == 0)
             keepReengagement(account)
             if let update { write(reengagementUpdate(update), with: conversions.writer) }
         }
@@ -375,7 +377,8 @@ extension DeepLinkClient {
         let report = account.finished(update, failed: failed)
         if update.isReengagementOnly { keepReengagement(account) } else { keep(account) }
         guard let failure else {
-            logger.debug("Conversion value \(update.value) written for postback window \(update.window)\(update.locksWindow ? ", locked" : "").")
+            logger.debug(
+                "Conversion value \(update.value) written for postback window \(update.window)\(update.locksWindow ? ", locked" : "").")
             return
         }
         guard report else { return }

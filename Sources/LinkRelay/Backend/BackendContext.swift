@@ -56,7 +56,8 @@ public struct BackendContext: Sendable {
         enqueueEvent: @escaping @Sendable (ConversionEvent) async -> Void = { _ in }
     ) {
         self.init(
-            transport: transport, clock: clock, logger: logger, device: device, storage: BackendStorage(store: EphemeralStore(), logger: logger),
+            transport: transport, clock: clock, logger: logger, device: device,
+            storage: BackendStorage(store: EphemeralStore(), logger: logger),
             installID: installID, externalUserID: externalUserID, sessionAttribution: sessionAttribution, enqueueEvent: enqueueEvent)
     }
 

@@ -39,7 +39,8 @@ import Foundation
     public static func apiKey(_ key: String, field: String, backend: BackendID) throws -> String {
         guard !key.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw DeepLinkError(
-                .invalidConfiguration, "\(field) is required, and it is empty: give the key from the provider's dashboard.", backend: backend)
+                .invalidConfiguration, "\(field) is required, and it is empty: give the key from the provider's dashboard.",
+                backend: backend)
         }
         return key
     }

@@ -104,7 +104,9 @@ extension DeepLinkClient {
                 timeoutError: { DeepLinkError(.timedOut, "The pasteboard did not answer within \(timeout) s.") },
                 operation: { await read.value })
         } catch {
-            logger.info("The pasteboard did not answer within \(timeout) s; the install goes on without it (a link read later is still delivered once).")
+            logger.info(
+                "The pasteboard did not answer within \(timeout) s; the install goes on without it (a link read later is still delivered once)."
+            )
             Task { [weak self] in
                 guard let late = await read.value else { return }
                 await self?.lateRead(late, from: pasteboard, generation: generation)

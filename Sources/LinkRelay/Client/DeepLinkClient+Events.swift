@@ -123,7 +123,8 @@ extension DeepLinkClient {
             if !eventQueue.warnedNoTracker {
                 eventQueue.warnedNoTracker = true
                 logger.warning(
-                    "The \(backend.id) backend does not report events: track and trackRevenue do nothing (client.capabilities has no .eventTracking).")
+                    "The \(backend.id) backend does not report events: track and trackRevenue do nothing (client.capabilities has no .eventTracking)."
+                )
             }
             return
         }
@@ -197,7 +198,9 @@ extension DeepLinkClient {
                     logger.info("Sending \(what) failed (\(failure.code)); kept for a later flush.")
                     journal().release(ids)
                     let now = clock.uptime
-                    let (before, action) = withSending { sending in (sending, sending.failed(size: events.count, tooLarge: tooLarge, now: now)) }
+                    let (before, action) = withSending { sending in
+                        (sending, sending.failed(size: events.count, tooLarge: tooLarge, now: now))
+                    }
                     carryOut(action)
                     logSendingChange(from: before)
                     return
@@ -247,7 +250,8 @@ extension DeepLinkClient {
     private func logSendingChange(from before: EventSending) {
         let after = withSending { $0 }
         if let batching = after.batching, batching.maximumBatchSize < before.batchSize {
-            logger.warning("The provider found a batch of \(before.batchSize) events too large; batches are now at most \(batching.maximumBatchSize).")
+            logger.warning(
+                "The provider found a batch of \(before.batchSize) events too large; batches are now at most \(batching.maximumBatchSize).")
         }
         if let until = after.pausedUntil {
             logger.debug("Automatic sending pauses \(until - clock.uptime) s after \(after.failuresInARow) failed batches in a row.")

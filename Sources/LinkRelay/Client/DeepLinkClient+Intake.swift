@@ -91,7 +91,10 @@ extension DeepLinkClient {
             do {
                 parsed = try parse(url)
             } catch {
-                intake.enqueue(.failure(DeepLinkError.wrapping(error, as: .invalidURL, "The link could not be parsed.", backend: backend.id, url: url), url: url))
+                intake.enqueue(
+                    .failure(
+                        DeepLinkError.wrapping(error, as: .invalidURL, "The link could not be parsed.", backend: backend.id, url: url),
+                        url: url))
                 return
             }
             if let onDevice = backend.resolveOnDevice(parsed) {
@@ -117,7 +120,8 @@ extension DeepLinkClient {
             for start in starts {
                 if clock.uptime >= start.deadline {
                     // Its deadline passed while it waited for a slot: the provider is not asked.
-                    logger.info("The link's deadline passed while it waited for a free slot; parsed on the device: \(start.url.absoluteString)")
+                    logger.info(
+                        "The link's deadline passed while it waited for a free slot; parsed on the device: \(start.url.absoluteString)")
                     let link = localLink(for: start.url, parsed: start.parsed, reason: .timedOut)
                     intake.finish(start.ticket, .link(link, handedOver: start.url))
                 } else {
@@ -138,9 +142,12 @@ extension DeepLinkClient {
     private func resolveQueued(_ start: LinkIntake<CheckedContinuation<Void, Never>>.Start) async {
         let finished: LinkIntake<CheckedContinuation<Void, Never>>.Finished
         do {
-            finished = .link(try await resolveWithFallback(start.url, parsed: start.parsed, deadline: start.deadline), handedOver: start.url)
+            finished = .link(
+                try await resolveWithFallback(start.url, parsed: start.parsed, deadline: start.deadline), handedOver: start.url)
         } catch {
-            finished = .failure(DeepLinkError.wrapping(error, as: .cancelled, "Resolving the link was cancelled.", backend: backend.id, url: start.url), url: start.url)
+            finished = .failure(
+                DeepLinkError.wrapping(error, as: .cancelled, "Resolving the link was cancelled.", backend: backend.id, url: start.url),
+                url: start.url)
         }
         // Gone at shutdown: nothing more is delivered.
         guard resolutions.removeValue(forKey: start.ticket) != nil else { return }
@@ -194,8 +201,10 @@ extension DeepLinkClient {
             return gated(link)
         } catch {
             if error is CancellationError || Task.isCancelled { throw CancellationError() }
-            let failure = DeepLinkError.wrapping(error, as: .network, "The provider could not resolve the link.", backend: backend.id, url: url)
-                .redacted(by: redactor)
+            let failure = DeepLinkError.wrapping(
+                error, as: .network, "The provider could not resolve the link.", backend: backend.id, url: url
+            )
+            .redacted(by: redactor)
             let reason: DeepLink.LocalReason =
                 switch failure.code {
                 case .timedOut: .timedOut

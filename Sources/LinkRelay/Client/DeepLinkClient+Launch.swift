@@ -129,7 +129,8 @@ extension DeepLinkClient {
     /// never a first install, with nothing known of earlier launches (`launchCount` 0).
     func undecidedLaunch(_ version: AppVersion? = nil) -> AppLaunch {
         AppLaunch(
-            kind: .relaunch, version: version ?? firstLaunch.version ?? AppVersion(version: nil, build: nil), firstSeen: clock.currentDate, launchCount: 0,
+            kind: .relaunch, version: version ?? firstLaunch.version ?? AppVersion(version: nil, build: nil), firstSeen: clock.currentDate,
+            launchCount: 0,
             backends: [backend.id], isExistingUser: false)
     }
 
@@ -154,7 +155,8 @@ extension DeepLinkClient {
     private func apply(_ found: SDKImport) {
         let sdk = found.sdk
         logger.info(
-            "Found \(sdk.provider)'s SDK data: install id \(sdk.installID == nil ? "none" : "kept"), \(sdk.importedEvents) events imported, \(sdk.eventsNotImported) not.")
+            "Found \(sdk.provider)'s SDK data: install id \(sdk.installID == nil ? "none" : "kept"), \(sdk.importedEvents) events imported, \(sdk.eventsNotImported) not."
+        )
         guard sdk.provider == backend.id else { return }
         firstLaunch.previousSDK = sdk
         if sdk.deferredLink != nil {

@@ -23,7 +23,9 @@ extension DeepLinkClient {
             var total: Int?
             for _ in dropped { total = eventDrops.note() ?? total }
             if let total {
-                logger.warning("The event queue is full (\(capacity)); dropped the oldest: \(dropped.map(\.name).joined(separator: ", ")) (\(total) so far).")
+                logger.warning(
+                    "The event queue is full (\(capacity)); dropped the oldest: \(dropped.map(\.name).joined(separator: ", ")) (\(total) so far)."
+                )
             }
         }
         if isStarted { scheduleFlush() }

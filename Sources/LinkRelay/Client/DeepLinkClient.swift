@@ -285,7 +285,8 @@ public actor DeepLinkClient {
     func makeContext() async -> BackendContext {
         let withheld = !configuration.fingerprinting.allowsFingerprint
         let device = await deviceInfo()
-        var context = session.context(device: withheld ? device.withholdingFingerprint() : device, installID: loadInstallRecord().installID) {
+        var context = session.context(device: withheld ? device.withholdingFingerprint() : device, installID: loadInstallRecord().installID)
+        {
             [weak self] event in
             await self?.enqueueBackendEvent(event)
         }
@@ -321,7 +322,8 @@ public actor DeepLinkClient {
         for waiter in intake.removeAll() { waiter.resume() }
         // No longer a user of a shared folder: the others may settle claims left behind.
         eventJournal?.close()
-        let (outcome, waiters) = firstLaunch.close(undecided: .failed(shutdownError("The client was shut down before the install outcome was known.")))
+        let (outcome, waiters) = firstLaunch.close(
+            undecided: .failed(shutdownError("The client was shut down before the install outcome was known.")))
         for waiter in waiters { waiter.resume(returning: outcome) }
     }
 

@@ -18,7 +18,7 @@ struct DuplicateFilter: Sendable {
     private var firstSeenStorage: [UInt64: (time: TimeInterval, url: String)]?
     private var firstSeen: [UInt64: (time: TimeInterval, url: String)] {
         _read {
-            if let firstSeenStorage { yield firstSeenStorage } else { yield [:] }
+            yield firstSeenStorage ?? [:]
         }
         _modify {
             if firstSeenStorage == nil { firstSeenStorage = [:] }

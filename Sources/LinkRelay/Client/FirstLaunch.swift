@@ -144,7 +144,9 @@ struct FirstLaunch: Sendable {
 
     /// At shutdown: the waiters, each with the outcome it gets (the one decided, else
     /// `undecided`).
-    mutating func close(undecided: @autoclosure () -> InstallOutcome) -> (outcome: InstallOutcome, waiters: [CheckedContinuation<InstallOutcome, Never>]) {
+    mutating func close(
+        undecided: @autoclosure () -> InstallOutcome
+    ) -> (outcome: InstallOutcome, waiters: [CheckedContinuation<InstallOutcome, Never>]) {
         for wait in protectedDataWaits { wait.task.cancel() }
         protectedDataWaits.removeAll()
         return (outcome ?? undecided(), takeWaiters())

@@ -48,9 +48,16 @@ extension FirstLaunchSteps {
         }
         if skipsMatch, reportsInstall {
             actions.append(
-                .log(.info, "The app was on this device before this backend, which names the install only in its install match; asking for it, without delivering a deferred link."))
+                .log(
+                    .info,
+                    "The app was on this device before this backend, which names the install only in its install match; asking for it, without delivering a deferred link."
+                ))
         } else if skipsMatch {
-            actions.append(.log(.info, "The app was on this device before this backend (\(launch.map { String(describing: $0.kind) } ?? "unknown")); no install match is asked for."))
+            actions.append(
+                .log(
+                    .info,
+                    "The app was on this device before this backend (\(launch.map { String(describing: $0.kind) } ?? "unknown")); no install match is asked for."
+                ))
             let outcome = InstallOutcome.existingUser(previousInstallID.map { InstallAttribution.organic(installID: $0) })
             var settled = record
             settled.matched = outcome
@@ -183,8 +190,13 @@ extension FirstLaunchSteps {
         var record = record
         if let rejected = record.rejectedCredentials {
             guard rejected != setup.credentials else {
-                let failure = record.lastFailure ?? DeepLinkError(.unauthorized, "The provider rejected the API key.", backend: setup.backend)
-                return [.log(.warning, "The provider rejected this API key for the install match on an earlier launch; the match waits for another key.")]
+                let failure =
+                    record.lastFailure ?? DeepLinkError(.unauthorized, "The provider rejected the API key.", backend: setup.backend)
+                return [
+                    .log(
+                        .warning,
+                        "The provider rejected this API key for the install match on an earlier launch; the match waits for another key.")
+                ]
                     + finish(deciding: .failed(failure), publish: false)
             }
             // Another key since the rejection: the match starts over.
@@ -197,7 +209,9 @@ extension FirstLaunchSteps {
         if !allowsFingerprint, !setup.needsInstallReport {
             record.matched = .organic(nil)
             return actions + [
-                .log(.info, "The user has not allowed tracking: no install match by fingerprint is asked for; the install counts as organic."),
+                .log(
+                    .info, "The user has not allowed tracking: no install match by fingerprint is asked for; the install counts as organic."
+                ),
                 .save(record),
             ] + finish(deciding: .organic(nil), publish: true)
         }
@@ -229,7 +243,9 @@ extension FirstLaunchSteps {
         installPhase = .sending(purpose, deadlinePassed: true)
         switch purpose {
         case .match:
-            return [.log(.info, "The install match timed out after \(setup.installMatchTimeout) s; a later answer will still be delivered.")]
+            return [
+                .log(.info, "The install match timed out after \(setup.installMatchTimeout) s; a later answer will still be delivered.")
+            ]
                 + decide(.timedOut, publish: true)
         case .report(_, let link, let attribution, let decides):
             let actions: [Action] = [
@@ -343,7 +359,10 @@ extension FirstLaunchSteps {
             }
         }
         guard !record.deferredLinkDelivered else {
-            return actions + [.log(.info, "The deferred link was already delivered for this install; the pasted link is not delivered."), .answerOffer(false)]
+            return actions + [
+                .log(.info, "The deferred link was already delivered for this install; the pasted link is not delivered."),
+                .answerOffer(false),
+            ]
         }
         return actions + [.resolveOffered(certain)]
     }

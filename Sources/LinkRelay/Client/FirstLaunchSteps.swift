@@ -237,7 +237,8 @@ struct FirstLaunchSteps: Sendable {
     ///
     /// Every action that waits (an answer, a timer, the system) comes after the ones that store,
     /// so that the record each ``Action/save(_:)`` holds is the one stored when the event came.
-    mutating func handle(_ event: Event, record: InstallRecord, directLinkOpened: Bool = false, allowsFingerprint: Bool = true) -> [Action] {
+    mutating func handle(_ event: Event, record: InstallRecord, directLinkOpened: Bool = false, allowsFingerprint: Bool = true) -> [Action]
+    {
         self.directLinkOpened = directLinkOpened
         self.allowsFingerprint = allowsFingerprint
         switch event {
@@ -288,7 +289,6 @@ struct FirstLaunchSteps: Sendable {
         return [.decideLaunch(inputs)]
     }
 
-
     private mutating func historyUnreadable(locked: Bool) -> [Action] {
         guard case .readingHistory = launchPhase else { return [] }
         guard locked else {
@@ -296,7 +296,10 @@ struct FirstLaunchSteps: Sendable {
             // there (a store that throws has something to read), so this is no first launch.
             launchPhase = .deciding
             return [
-                .log(.error, "The launch history cannot be read although protected data is available; this launch counts as a relaunch and nothing is stored."),
+                .log(
+                    .error,
+                    "The launch history cannot be read although protected data is available; this launch counts as a relaunch and nothing is stored."
+                ),
                 .launchWithoutHistory,
             ]
         }
@@ -323,7 +326,9 @@ struct FirstLaunchSteps: Sendable {
             }
             launchPhase = .deciding
             return [
-                .log(.warning, "The install marker cannot be read although protected data is available; it is taken as absent, and not placed again."),
+                .log(
+                    .warning,
+                    "The install marker cannot be read although protected data is available; it is taken as absent, and not placed again."),
                 .decideLaunch(inputs),
             ]
         }

@@ -62,7 +62,8 @@ final class LinkEventBroadcaster: Sendable {
                 if case .dropped = continuation.yield(element) {
                     if let dropped = drops.note() {
                         logger.warning(
-                            "A subscriber is \(limit) events behind; dropped the oldest waiting for it (linkBufferLimit): \(dropped) so far.")
+                            "A subscriber is \(limit) events behind; dropped the oldest waiting for it (linkBufferLimit): \(dropped) so far."
+                        )
                     }
                 }
             },

@@ -50,7 +50,7 @@ struct LinkIntake<Waiter: Sendable>: Sendable {
     private var slotStorage: [UInt64: Slot]?
     private var slots: [UInt64: Slot] {
         _read {
-            if let slotStorage { yield slotStorage } else { yield [:] }
+            yield slotStorage ?? [:]
         }
         _modify {
             if slotStorage == nil { slotStorage = [:] }

@@ -41,7 +41,8 @@ extension EventJournal {
         let dropped = count - (queue?.count ?? 0)
         if dropped > 0 {
             logger.warning(
-                "\(dropped) queued events were sent (or on their way) when the app last stopped, before their removal was saved; they are not sent again.")
+                "\(dropped) queued events were sent (or on their way) when the app last stopped, before their removal was saved; they are not sent again."
+            )
         }
     }
 

@@ -128,9 +128,10 @@ extension EventJournal {
             guard let shared else {
                 return health.write(batch.additions, forKey: key, to: store, append: true, consequence: Self.queueKeptInMemory)
             }
-            return (try? shared.withExclusiveLock {
-                health.write(batch.additions, forKey: key, to: store, append: true, consequence: Self.queueKeptInMemory)
-            }) ?? false
+            return
+                (try? shared.withExclusiveLock {
+                    health.write(batch.additions, forKey: key, to: store, append: true, consequence: Self.queueKeptInMemory)
+                }) ?? false
         }
     }
 }

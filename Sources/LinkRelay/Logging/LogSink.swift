@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(os)
-import os
+    import os
 #endif
 
 /// Where LinkRelay's log lines go.
@@ -79,9 +79,9 @@ public struct LogSink: Sendable {
     /// elsewhere ``standardError(minimumLevel:)``. The configuration's default, at `.warning`.
     public static func platform(minimumLevel: Level = .warning) -> LogSink {
         #if canImport(os)
-        return unifiedLogging(minimumLevel: minimumLevel)
+            return unifiedLogging(minimumLevel: minimumLevel)
         #else
-        return standardError(minimumLevel: minimumLevel)
+            return standardError(minimumLevel: minimumLevel)
         #endif
     }
 
@@ -101,22 +101,22 @@ public struct LogSink: Sendable {
     }
 
     #if canImport(os)
-    /// Writes to unified logging (`os.Logger`): subsystem `subsystem`, category the backend's
-    /// id (or `client`). Debug lines are `.debug`, info `.info`, warnings `.default`, errors
-    /// `.error`. Messages are already redacted, so they are logged as public.
-    public static func unifiedLogging(subsystem: String = "dev.linkrelay", minimumLevel: Level = .warning) -> LogSink {
-        LogSink(minimumLevel: minimumLevel) { record in
-            let logger = Logger(subsystem: subsystem, category: record.backend?.rawValue ?? "client")
-            let type: OSLogType =
-                switch record.level {
-                case .debug: .debug
-                case .info: .info
-                case .warning: .default
-                case .error: .error
-                }
-            logger.log(level: type, "\(record.message, privacy: .public)")
+        /// Writes to unified logging (`os.Logger`): subsystem `subsystem`, category the backend's
+        /// id (or `client`). Debug lines are `.debug`, info `.info`, warnings `.default`, errors
+        /// `.error`. Messages are already redacted, so they are logged as public.
+        public static func unifiedLogging(subsystem: String = "dev.linkrelay", minimumLevel: Level = .warning) -> LogSink {
+            LogSink(minimumLevel: minimumLevel) { record in
+                let logger = Logger(subsystem: subsystem, category: record.backend?.rawValue ?? "client")
+                let type: OSLogType =
+                    switch record.level {
+                    case .debug: .debug
+                    case .info: .info
+                    case .warning: .default
+                    case .error: .error
+                    }
+                logger.log(level: type, "\(record.message, privacy: .public)")
+            }
         }
-    }
     #endif
 
     func accepts(_ level: Level) -> Bool {

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Security)
-import Security
+    import Security
 #endif
 
 /// A mark that an earlier install of the app ran on this device, kept somewhere that survives
@@ -60,9 +60,9 @@ public struct KeychainInstallMarker: InstallMarker {
     /// The platform's marker: a ``KeychainInstallMarker`` on Apple platforms, `nil` elsewhere.
     public static let platformDefault: (any InstallMarker)? = {
         #if canImport(Security)
-        return KeychainInstallMarker()
+            return KeychainInstallMarker()
         #else
-        return nil
+            return nil
         #endif
     }()
 
@@ -111,28 +111,28 @@ public struct KeychainInstallMarker: InstallMarker {
 
     public func place() {
         #if canImport(Security)
-        let attributes: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword,
-            kSecAttrService as String: service,
-            kSecAttrAccount as String: account,
-            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
-            kSecValueData as String: Data("1".utf8),
-        ]
-        _ = SecItemAdd(attributes as CFDictionary, nil)
+            let attributes: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrService as String: service,
+                kSecAttrAccount as String: account,
+                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+                kSecValueData as String: Data("1".utf8),
+            ]
+            _ = SecItemAdd(attributes as CFDictionary, nil)
         #endif
     }
 
     private static func status(service: String, account: String) -> Int32 {
         #if canImport(Security)
-        let query: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword,
-            kSecAttrService as String: service,
-            kSecAttrAccount as String: account,
-            kSecMatchLimit as String: kSecMatchLimitOne,
-        ]
-        return SecItemCopyMatching(query as CFDictionary, nil)
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrService as String: service,
+                kSecAttrAccount as String: account,
+                kSecMatchLimit as String: kSecMatchLimitOne,
+            ]
+            return SecItemCopyMatching(query as CFDictionary, nil)
         #else
-        return statusItemNotFound
+            return statusItemNotFound
         #endif
     }
 }

@@ -90,8 +90,9 @@ public enum LinkParser {
             let byte = bytes[index]
             let valid =
                 isLetter(byte)
-                || (index > 0 && (isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
-                    || byte == UInt8(ascii: ".")))
+                || (index > 0
+                    && (isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                        || byte == UInt8(ascii: ".")))
             guard valid else { throw invalid(url, "it has no scheme") }
             index += 1
         }

@@ -47,7 +47,9 @@ struct RoutePattern: Sendable {
             } else {
                 guard !part.contains("*") else { throw invalid("'*' must be a segment of its own") }
                 guard !part.contains(":") else {
-                    throw invalid("the segment '\(part)' mixes ':' with other text; a capture is a whole segment, as in ':id' (write %3A for a literal colon)")
+                    throw invalid(
+                        "the segment '\(part)' mixes ':' with other text; a capture is a whole segment, as in ':id' (write %3A for a literal colon)"
+                    )
                 }
                 let literal = part.removingPercentEncoding ?? part
                 segments.append(.literal(caseSensitive ? literal : Self.fold(literal)))

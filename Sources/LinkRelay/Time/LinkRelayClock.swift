@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The time source every LinkRelay deadline runs on: resolution timeouts, the double-entry
@@ -45,11 +45,11 @@ public struct SystemClock: LinkRelayClock {
     /// first time it is touched, which would land on the first link of a process.
     public var uptime: TimeInterval {
         #if canImport(Darwin)
-        return TimeInterval(clock_gettime_nsec_np(CLOCK_UPTIME_RAW)) / 1_000_000_000
+            return TimeInterval(clock_gettime_nsec_np(CLOCK_UPTIME_RAW)) / 1_000_000_000
         #else
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return TimeInterval(now.tv_sec) + TimeInterval(now.tv_nsec) / 1_000_000_000
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return TimeInterval(now.tv_sec) + TimeInterval(now.tv_nsec) / 1_000_000_000
         #endif
     }
 

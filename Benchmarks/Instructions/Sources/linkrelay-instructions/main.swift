@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Synchronization
 @_spi(Benchmarks) import LinkRelay
 import LinkRelayTesting
+import Synchronization
 
 // Work for instruction counts (`Benchmarks/count-instructions`): the same scenario run with N
 // and 2N operations under callgrind, so the difference is the marginal cost of N operations,
@@ -48,7 +48,10 @@ import LinkRelayTesting
 
 let arguments = Array(ProcessInfo.processInfo.arguments.dropFirst())
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: linkrelay-instructions subscribe LIVE CALLS | deliver LINKS | baseline LINKS | actor-floor LINKS | first LINKS | launch STEPS\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "usage: linkrelay-instructions subscribe LIVE CALLS | deliver LINKS | baseline LINKS | actor-floor LINKS | first LINKS | launch STEPS\n"
+                .utf8))
     exit(64)
 }
 

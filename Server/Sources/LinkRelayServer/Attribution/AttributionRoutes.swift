@@ -29,7 +29,8 @@ struct AttributionRoutes: Sendable {
         let key = try context.requireAPIKey()
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let report = try InstallReport(body, clientAddress: context.clientAddress, matchPrivateNetworks: configuration.matchPrivateNetworks)
-        let attribution = try await AttributionService(store: store, matcher: configuration.matcher).attribute(report, project: key.projectID, at: clock())
+        let attribution = try await AttributionService(store: store, matcher: configuration.matcher).attribute(
+            report, project: key.projectID, at: clock())
         if !attribution.repeated { configuration.metrics.install(method: attribution.install.method.rawValue) }
         return attribution
     }
@@ -92,9 +93,10 @@ struct AttributionRoutes: Sendable {
                 receivedAt: now, dedupeKey: dedupeKey, attributedLinkID: attributedLinkID, attributedClickID: attributedClickID,
                 linkOpenedAt: linkOpenedAt, sessionID: sessionID, sdk: sdk.isEmpty ? nil : sdk.joined(separator: "/")))
         let duplicate = if case .duplicate = outcome { true } else { false }
-        return ServerApplication.json([
-            "eventId": .string(outcome.record.id), "acknowledged": true, "success": true, "duplicate": .bool(duplicate),
-        ] as [String: JSONValue])
+        return ServerApplication.json(
+            [
+                "eventId": .string(outcome.record.id), "acknowledged": true, "success": true, "duplicate": .bool(duplicate),
+            ] as [String: JSONValue])
     }
 
     /// Takes an install another server made (the app's users from before a move) as this
@@ -113,7 +115,9 @@ struct AttributionRoutes: Sendable {
             try await store.recordInstall(install)
         } catch let error as StoreError where error.kind == .conflict {
             // Adopted meanwhile by another event, or the id is another project's install.
-            guard try await store.install(project: project, id: installID) != nil else { throw APIError(.notFound, "Install event not found") }
+            guard try await store.install(project: project, id: installID) != nil else {
+                throw APIError(.notFound, "Install event not found")
+            }
         }
     }
 

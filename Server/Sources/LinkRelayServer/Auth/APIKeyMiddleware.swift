@@ -12,7 +12,9 @@ struct APIKeyMiddleware: RouterMiddleware {
     let store: any ServerStore
     let scopes: Set<KeyScope>
 
-    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response
+    ) async throws -> Response {
         var context = context
         context.apiKey = try await Self.key(of: request, store: store, scopes: scopes)
         return try await next(request, context)

@@ -44,7 +44,8 @@ extension Bootstrap {
     package static func validate(_ providedKey: String, from source: String = "LINKRELAY_ADMIN_KEY") throws {
         guard let prefix = APIKeys.prefix(of: providedKey), prefix.hasPrefix("lr_admin_") else {
             throw BootstrapError(
-                "\(source) is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`).")
+                "\(source) is not an admin key: it must look like lr_admin_<8 hex>_<32 letters or digits> (make one with `linkrelay-server keys generate`)."
+            )
         }
     }
 

@@ -49,7 +49,8 @@ extension Dashboard {
         let newest = try await store.links(project: session.projectID, filter: LinkFilter(), after: nil, limit: 1).first
         let sample =
             newest.map { LinkCreation(store: store, configuration: configuration, clock: clock).shareURL($0, request: request) }
-            ?? (configuration.publicBaseURL ?? ServerApplication.origin(of: request, trustProxy: configuration.trustProxy)).appendingPathComponent("example")
+            ?? (configuration.publicBaseURL ?? ServerApplication.origin(of: request, trustProxy: configuration.trustProxy))
+            .appendingPathComponent("example")
         var findings: [AppsView.Finding] = []
         var file: AssociationFile?
         do {
@@ -68,7 +69,8 @@ extension Dashboard {
                 }
             return AppsView.IOSApp(
                 identifier: app.identifier, paths: app.paths.joined(separator: " "),
-                wellFormed: AssociationFile.isWellFormed(appID: app.identifier) ? "yes" : "no: an app ID is TEAMID.bundle.id, ten characters first",
+                wellFormed: AssociationFile.isWellFormed(appID: app.identifier)
+                    ? "yes" : "no: an app ID is TEAMID.bundle.id, ten characters first",
                 verdict: verdict)
         }
         let clips = registered.filter { $0.platform == .appClip }.map(\.identifier)
@@ -79,7 +81,8 @@ extension Dashboard {
             "apps",
             AppsView(
                 chrome: Chrome(title: "Apps", csrf: session.csrfToken, section: "apps"), sampleURL: sample.absoluteString, ios: ios,
-                hasIOS: !ios.isEmpty, clips: clips, hasClips: !clips.isEmpty, findings: findings, hasFindings: !findings.isEmpty, aasa: aasaText,
+                hasIOS: !ios.isEmpty, clips: clips, hasClips: !clips.isEmpty, findings: findings, hasFindings: !findings.isEmpty,
+                aasa: aasaText,
                 android: android, hasAndroid: !android.isEmpty, assetLinks: JSONText.pretty(.array(AdminRoutes.assetLinks(registered)))))
     }
 }

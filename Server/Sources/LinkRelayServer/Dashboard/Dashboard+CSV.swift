@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import LinkRelay
-import NIOCore
 import LinkRelayServerCore
+import NIOCore
 
 /// CSV exports of the links, a link's clicks and the installs: streamed a page of rows at a time
 /// (the memory an export holds does not grow with its rows), RFC 4180, UTF-8.
@@ -22,7 +22,8 @@ extension Dashboard {
             let clicks = try await store.clickCounts(links: links.map(\.id))
             let rows = links.map { link in
                 [
-                    link.id, link.shortCode, link.templateSlug, link.title ?? "", LinkCommands.status(link, now: now), String(clicks[link.id] ?? 0),
+                    link.id, link.shortCode, link.templateSlug, link.title ?? "", LinkCommands.status(link, now: now),
+                    String(clicks[link.id] ?? 0),
                     link.originalURL, link.webFallbackURL ?? "", ServerApplication.timestamp(link.createdAt),
                     link.expiresAt.map(ServerApplication.timestamp) ?? "",
                 ]
@@ -43,7 +44,8 @@ extension Dashboard {
             let rows = clicks.map { click in
                 [
                     ServerApplication.timestamp(click.clickedAt), click.platform?.rawValue ?? "", click.source.country ?? "",
-                    click.source.referrerHost ?? "", click.source.utmSource ?? "", click.isBot ? "yes" : "no", click.device.networkPrefix ?? "",
+                    click.source.referrerHost ?? "", click.source.utmSource ?? "", click.isBot ? "yes" : "no",
+                    click.device.networkPrefix ?? "",
                     click.device.userAgent ?? "",
                 ]
             }
@@ -55,7 +57,8 @@ extension Dashboard {
         let session = try context.requireSession()
         let store = self.store
         return Self.csv(
-            filename: "installs.csv", header: ["installed_at", "id", "link_id", "method", "confidence", "matched_factors", "platform", "platform_version"]
+            filename: "installs.csv",
+            header: ["installed_at", "id", "link_id", "method", "confidence", "matched_factors", "platform", "platform_version"]
         ) { (cursor: TimeCursor?) in
             let installs = try await store.installs(project: session.projectID, after: cursor, limit: Self.exportPage)
             let rows = installs.map { install in

@@ -23,7 +23,8 @@ extension Dashboard {
         let session = try context.requireSession()
         let days = 30
         let now = clock()
-        let summary = try await store.eventSummary(project: session.projectID, from: now.addingTimeInterval(-Double(days) * 86_400), to: now)
+        let summary = try await store.eventSummary(
+            project: session.projectID, from: now.addingTimeInterval(-Double(days) * 86_400), to: now)
         var names: [String: (count: Int, revenue: [String: Decimal])] = [:]
         var daily: [String: (day: Int, name: String, count: Int, revenue: [String: Decimal])] = [:]
         for entry in summary {

@@ -46,7 +46,8 @@ extension Dashboard {
     }
 
     private func keysView(
-        _ session: DashboardSession, created: KeysView.Created?, problem: String?, destinationProblem: String? = nil, status: HTTPResponse.Status = .ok
+        _ session: DashboardSession, created: KeysView.Created?, problem: String?, destinationProblem: String? = nil,
+        status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let keys = try await store.keys(project: session.projectID)
         let destinations = try await store.destinationHosts(project: session.projectID)
@@ -56,7 +57,8 @@ extension Dashboard {
                 chrome: Chrome(title: "API keys", csrf: session.csrfToken, section: "keys"), created: created, problem: problem,
                 keys: keys.reversed().map { key in
                     KeysView.Row(
-                        id: key.id, prefix: key.prefix, scope: key.scope.rawValue, name: key.name, created: ServerApplication.timestamp(key.createdAt),
+                        id: key.id, prefix: key.prefix, scope: key.scope.rawValue, name: key.name,
+                        created: ServerApplication.timestamp(key.createdAt),
                         status: key.revokedAt == nil ? "active" : "revoked", active: key.revokedAt == nil, current: key.id == session.keyID)
                 },
                 destinations: KeysView.Destinations(
@@ -77,7 +79,8 @@ extension Dashboard {
         }
         let issued = APIKeys.issue(project: session.projectID, scope: scope, name: name, at: clock())
         try await store.insertKey(issued.record)
-        return try await keysView(session, created: KeysView.Created(scope: scope.rawValue, name: name, secret: issued.secret), problem: nil)
+        return try await keysView(
+            session, created: KeysView.Created(scope: scope.rawValue, name: name, secret: issued.secret), problem: nil)
     }
 
     /// Sets where SDK-key links may go: the form's `mode` and its `hosts` (one per line, or

@@ -30,7 +30,8 @@ extension Dashboard {
         let query = AdminQuery(request)
         let search = try query.text("q", maxLength: 200)
         let cursor = query.raw("after").flatMap(LinkCursor.init(token:))
-        var links = try await store.links(project: session.projectID, filter: LinkFilter(search: search), after: cursor, limit: Self.pageSize + 1)
+        var links = try await store.links(
+            project: session.projectID, filter: LinkFilter(search: search), after: cursor, limit: Self.pageSize + 1)
         let more = links.count > Self.pageSize
         links = Array(links.prefix(Self.pageSize))
         let clicks = try await store.clickCounts(links: links.map(\.id))
@@ -39,7 +40,10 @@ extension Dashboard {
         if more, let last = links.last {
             var components = URLComponents()
             components.path = "/dashboard/links"
-            components.queryItems = (search.map { [URLQueryItem(name: "q", value: $0)] } ?? []) + [URLQueryItem(name: "after", value: LinkCursor(after: last).token)]
+            components.queryItems =
+                (search.map { [URLQueryItem(name: "q", value: $0)] } ?? []) + [
+                    URLQueryItem(name: "after", value: LinkCursor(after: last).token)
+                ]
             next = components.string
         }
         return pages.page(
@@ -80,22 +84,27 @@ extension Dashboard {
         do {
             let body = try LinkForm.body(posted, clearing: false)
             let key = try await sessionKey(session)
-            let (link, _) = try await LinkCreation(store: store, configuration: configuration, clock: clock).create(JSONBody(object: body), key: key, admin: true)
+            let (link, _) = try await LinkCreation(store: store, configuration: configuration, clock: clock).create(
+                JSONBody(object: body), key: key, admin: true)
             return Self.redirect("/dashboard/links/\(link.id)")
         } catch let error as APIError {
-            return formPage(form, error: error, session: session, heading: "Create a link", action: "/dashboard/links", submit: "Create the link")
+            return formPage(
+                form, error: error, session: session, heading: "Create a link", action: "/dashboard/links", submit: "Create the link")
         }
     }
 
     /// The key the session signed in with, as the API's calls take it.
     private func sessionKey(_ session: DashboardSession) async throws -> APIKeyRecord {
-        guard let key = try await store.keys(project: session.projectID).first(where: { $0.id == session.keyID }), key.revokedAt == nil else {
+        guard let key = try await store.keys(project: session.projectID).first(where: { $0.id == session.keyID }), key.revokedAt == nil
+        else {
             throw DashboardError(.forbidden, "The key you signed in with was revoked. Sign in again.")
         }
         return key
     }
 
-    private func formPage(_ form: LinkForm, error: APIError, session: DashboardSession, heading: String, action: String, submit: String) -> Response {
+    private func formPage(
+        _ form: LinkForm, error: APIError, session: DashboardSession, heading: String, action: String, submit: String
+    ) -> Response {
         var form = form
         let placed = error.field.map { form.mark($0, error.message) } ?? false
         return pages.page(
@@ -112,7 +121,8 @@ extension Dashboard {
         return pages.page(
             "link_form",
             FormView(
-                chrome: Chrome(title: "Edit \(link.shortCode)", csrf: session.csrfToken, section: "links"), heading: "Edit \(link.shortCode)",
+                chrome: Chrome(title: "Edit \(link.shortCode)", csrf: session.csrfToken, section: "links"),
+                heading: "Edit \(link.shortCode)",
                 action: "/dashboard/links/\(link.id)/edit", submit: "Save", problem: nil, fields: LinkForm(link).fields))
     }
 
@@ -129,7 +139,9 @@ extension Dashboard {
             try await store.learnDestinations(of: link)
             return Self.redirect("/dashboard/links/\(link.id)")
         } catch let error as APIError {
-            return formPage(form, error: error, session: session, heading: "Edit \(link.shortCode)", action: "/dashboard/links/\(link.id)/edit", submit: "Save")
+            return formPage(
+                form, error: error, session: session, heading: "Edit \(link.shortCode)", action: "/dashboard/links/\(link.id)/edit",
+                submit: "Save")
         }
     }
 
@@ -211,7 +223,8 @@ extension Dashboard {
         let today = Self.day(of: now)
         let clicks = try await store.dailyClicks(project: session.projectID, link: link.id, fromDay: today - days + 1, toDay: today)
         let installs = try await store.installs(project: session.projectID, link: link.id, limit: 50)
-        let shortURL = LinkCreation(store: store, configuration: configuration, clock: clock).shareURL(link, request: request).absoluteString
+        let shortURL = LinkCreation(store: store, configuration: configuration, clock: clock).shareURL(link, request: request)
+            .absoluteString
         func rows(_ counts: [NamedCount], unknown: String) -> [NamedRow] {
             counts.map { NamedRow(name: $0.name ?? unknown, count: $0.count) }
         }
@@ -224,9 +237,12 @@ extension Dashboard {
                 totalClicks: clicks.total, clickWord: clicks.total == 1 ? "click" : "clicks",
                 chart: ClickChart.svg(clicks.byDay.map { (day: Int($0.name ?? "") ?? 0, clicks: $0.count) }, endingAt: now, days: days),
                 breakdowns: [
-                    Breakdown(key: "platform", heading: "By platform", column: "Platform", rows: rows(clicks.byPlatform, unknown: "unknown")),
+                    Breakdown(
+                        key: "platform", heading: "By platform", column: "Platform", rows: rows(clicks.byPlatform, unknown: "unknown")),
                     Breakdown(key: "country", heading: "By country", column: "Country", rows: rows(clicks.byCountry, unknown: "unknown")),
-                    Breakdown(key: "referrer", heading: "By referrer", column: "Referring site", rows: rows(clicks.byReferrer, unknown: "none (typed, an app, or hidden)")),
+                    Breakdown(
+                        key: "referrer", heading: "By referrer", column: "Referring site",
+                        rows: rows(clicks.byReferrer, unknown: "none (typed, an app, or hidden)")),
                     Breakdown(key: "utm", heading: "By UTM source", column: "utm_source", rows: rows(clicks.byUTMSource, unknown: "none")),
                 ],
                 installs: installs.map {
@@ -268,7 +284,9 @@ extension Dashboard {
         let session = try context.requireSession()
         let link = try await ownLink(id, session)
         let url = LinkCreation(store: store, configuration: configuration, clock: clock).shareURL(link, request: request).absoluteString
-        guard let code = try? QRCode(text: url, level: .medium) else { throw DashboardError(.unprocessableContent, "The link's URL is too long for a QR code.") }
+        guard let code = try? QRCode(text: url, level: .medium) else {
+            throw DashboardError(.unprocessableContent, "The link's URL is too long for a QR code.")
+        }
         return LinkAdmin.svg(code, pixels: 400, filename: "\(link.shortCode).svg", download: AdminQuery(request).raw("download") == "1")
     }
 }

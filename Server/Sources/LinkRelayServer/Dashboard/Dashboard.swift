@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LinkRelay
-import NIOCore
 import LinkRelayServerCore
+import NIOCore
 
 /// The web dashboard at `/dashboard`: server-rendered pages (``DashboardPages``), usable without
 /// JavaScript, behind a sign-in with an admin key that becomes a session
@@ -39,9 +39,15 @@ struct Dashboard: Sendable {
         signedIn.get("links/:id") { request, context in try await link(request, context, id: context.parameters.require("id")) }
         signedIn.get("links/:id/edit") { _, context in try await editLink(context, id: context.parameters.require("id")) }
         signedIn.post("links/:id/edit") { request, context in try await saveLink(request, context, id: context.parameters.require("id")) }
-        signedIn.post("links/:id/deactivate") { request, context in try await setActive(false, request, context, id: context.parameters.require("id")) }
-        signedIn.post("links/:id/activate") { request, context in try await setActive(true, request, context, id: context.parameters.require("id")) }
-        signedIn.post("links/:id/duplicate") { request, context in try await duplicate(request, context, id: context.parameters.require("id")) }
+        signedIn.post("links/:id/deactivate") { request, context in
+            try await setActive(false, request, context, id: context.parameters.require("id"))
+        }
+        signedIn.post("links/:id/activate") { request, context in
+            try await setActive(true, request, context, id: context.parameters.require("id"))
+        }
+        signedIn.post("links/:id/duplicate") { request, context in
+            try await duplicate(request, context, id: context.parameters.require("id"))
+        }
         signedIn.get("links/:id/qr.svg") { request, context in try await qr(request, context, id: context.parameters.require("id")) }
         signedIn.get("installs") { _, context in try await installs(context) }
         signedIn.get("events") { request, context in try await events(request, context) }
@@ -76,7 +82,9 @@ struct Dashboard: Sendable {
     }
 
     /// The sign-in form, with a fresh form token in its own short-lived cookie.
-    func signInPage(_ request: Request, _ context: ServerContext, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws
+    func signInPage(
+        _ request: Request, _ context: ServerContext, problem: String? = nil, status: HTTPResponse.Status = .ok
+    ) async throws
         -> Response
     {
         if problem == nil, let token = DashboardSecurity.cookie(cookies.session, in: request),
@@ -103,13 +111,15 @@ struct Dashboard: Sendable {
         if let wait = limiter.attempt(address, at: now) {
             let minutes = max(Int((wait / 60).rounded(.up)), 1)
             return try await signInPage(
-                request, context, problem: "Too many failed sign-ins from this address. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                request, context,
+                problem: "Too many failed sign-ins from this address. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
                 status: .tooManyRequests)
         }
         try Self.requireThisDashboard(request, configuration)
         let form = try await FormBody.read(request, timeout: configuration.bodyTimeout)
         guard DashboardSecurity.same(form["csrf"], DashboardSecurity.cookie(cookies.signIn, in: request)) else {
-            throw DashboardError(.forbidden, "The sign-in form's token is missing or wrong: open the sign-in page again and sign in from there.")
+            throw DashboardError(
+                .forbidden, "The sign-in form's token is missing or wrong: open the sign-in page again and sign in from there.")
         }
         let secret = form["key"] ?? ""
         guard let prefix = APIKeys.prefix(of: secret), let key = try await store.key(prefix: prefix), key.revokedAt == nil,
@@ -153,7 +163,8 @@ struct Dashboard: Sendable {
         try Self.requireThisDashboard(request, configuration)
         let form = try await FormBody.read(request, timeout: configuration.bodyTimeout)
         guard DashboardSecurity.same(form["csrf"], session.csrfToken) else {
-            throw DashboardError(.forbidden, "The form's token is missing or wrong: it did not come from this dashboard's page. Nothing was changed.")
+            throw DashboardError(
+                .forbidden, "The form's token is missing or wrong: it did not come from this dashboard's page. Nothing was changed.")
         }
         return (session, form)
     }
@@ -204,7 +215,8 @@ struct Dashboard: Sendable {
         return pages.page(
             "overview",
             OverviewView(
-                chrome: Chrome(title: "Overview", csrf: session.csrfToken, section: "overview"), links: try await store.linkCount(project: project),
+                chrome: Chrome(title: "Overview", csrf: session.csrfToken, section: "overview"),
+                links: try await store.linkCount(project: project),
                 clicksToday: clicks(since: today), clicksWeek: clicks(since: today - 6), clicksMonth: month.total,
                 attributed: installs.reduce(0) { $0 + $1.count } - organic, organic: organic, top: top, hasTop: !top.isEmpty,
                 anyHost: try await store.destinationHosts(project: project).mode == .any))
@@ -245,7 +257,8 @@ struct Dashboard: Sendable {
         let session = try context.requireSession()
         let installs = try await store.installs(project: session.projectID, link: nil, limit: 100)
         let now = clock()
-        let methods = try await store.installSummary(project: session.projectID, link: nil, from: now.addingTimeInterval(-30 * 86_400), to: now)
+        let methods = try await store.installSummary(
+            project: session.projectID, link: nil, from: now.addingTimeInterval(-30 * 86_400), to: now)
         let organic = methods.filter { $0.name == AttributionMethod.none.rawValue }.reduce(0) { $0 + $1.count }
         var codes: [String: String] = [:]
         for id in Set(installs.compactMap(\.linkID)) { codes[id] = try await store.link(id: id)?.shortCode }
@@ -259,7 +272,9 @@ struct Dashboard: Sendable {
                         why: $0.method == .none ? "" : Self.whyItMatched($0.matchedFactors), link: $0.linkID.flatMap { codes[$0] },
                         linkID: $0.linkID.flatMap { codes[$0] == nil ? nil : $0 })
                 }, hasRows: !installs.isEmpty,
-                methods: methods.map { InstallsView.Method(method: Self.methodName(AttributionMethod(rawValue: $0.name ?? "") ?? .none), installs: $0.count) },
+                methods: methods.map {
+                    InstallsView.Method(method: Self.methodName(AttributionMethod(rawValue: $0.name ?? "") ?? .none), installs: $0.count)
+                },
                 attributed: methods.reduce(0) { $0 + $1.count } - organic, organic: organic))
     }
 }
@@ -277,11 +292,13 @@ enum ClickChart {
         let barWidth = 14
         var bars = ""
         for (index, point) in series.enumerated() {
-            let barHeight = point.clicks == 0 ? 0 : max(Int((Double(point.clicks) / Double(highest) * Double(height - bottom - 10)).rounded()), 1)
+            let barHeight =
+                point.clicks == 0 ? 0 : max(Int((Double(point.clicks) / Double(highest) * Double(height - bottom - 10)).rounded()), 1)
             let x = left + index * 20 + 3
             let y = height - bottom - barHeight
             let date = LinkAdmin.date(ofDay: point.day)
-            bars += "<rect class=\"bar\" x=\"\(x)\" y=\"\(y)\" width=\"\(barWidth)\" height=\"\(barHeight)\" fill=\"#0b57d0\" data-date=\"\(date)\" data-clicks=\"\(point.clicks)\"><title>\(date): \(point.clicks) clicks</title></rect>"
+            bars +=
+                "<rect class=\"bar\" x=\"\(x)\" y=\"\(y)\" width=\"\(barWidth)\" height=\"\(barHeight)\" fill=\"#0b57d0\" data-date=\"\(date)\" data-clicks=\"\(point.clicks)\"><title>\(date): \(point.clicks) clicks</title></rect>"
         }
         let first = LinkAdmin.date(ofDay: series.first?.day ?? last)
         let end = LinkAdmin.date(ofDay: last)

@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LinkRelayServerCore
 import Mustache
 import NIOCore
-import LinkRelayServerCore
 
 /// The dashboard's templates (`Dashboard/Templates/*.mustache`, HTML-escaped unless a template
 /// says otherwise) and static files, read once from the server's resources.
@@ -46,14 +46,17 @@ struct DashboardPages: Sendable {
     /// `template` rendered with `view` as an HTML page.
     func page(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok) -> Response {
         let html = library.render(view, withTemplate: template) ?? "<!doctype html><title>Missing page</title><p>No template \(template)."
-        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
     /// An error as a page.
     func error(_ error: DashboardError) -> Response {
         page(
             "error",
-            ErrorView(chrome: Chrome(title: "Problem", csrf: nil), heading: error.status == .notFound ? "Not found" : "Something is wrong", message: error.message),
+            ErrorView(
+                chrome: Chrome(title: "Problem", csrf: nil), heading: error.status == .notFound ? "Not found" : "Something is wrong",
+                message: error.message),
             status: error.status)
     }
 

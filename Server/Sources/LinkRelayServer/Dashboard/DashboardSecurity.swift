@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LinkRelay
-import Synchronization
 import LinkRelayServerCore
+import Synchronization
 
 /// The dashboard's sign-in and what guards it: a session per signed-in browser (its cookie's
 /// token kept only as a hash, in the database, with an expiry), a token on every form, the
@@ -160,7 +160,9 @@ struct DashboardPageMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     let pages: DashboardPages
 
-    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response
+    ) async throws -> Response {
         var response: Response
         do {
             response = try await next(request, context)
@@ -169,7 +171,8 @@ struct DashboardPageMiddleware: RouterMiddleware {
         } catch let error as APIError {
             response = pages.error(DashboardError(error.status, error.message))
         } catch let error as any HTTPResponseError {
-            response = pages.error(DashboardError(error.status, error.status == .notFound ? "There is no such page." : "The request could not be served."))
+            response = pages.error(
+                DashboardError(error.status, error.status == .notFound ? "There is no such page." : "The request could not be served."))
         } catch {
             context.logger.error("Dashboard page failed: \(String(describing: type(of: error)))")
             response = pages.error(DashboardError(.internalServerError, "Something went wrong; the server's log says what."))
@@ -198,7 +201,9 @@ struct DashboardSessionMiddleware: RouterMiddleware {
     let clock: @Sendable () -> Date
     let cookies: DashboardSecurity.Cookies
 
-    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response
+    ) async throws -> Response {
         guard let token = DashboardSecurity.cookie(cookies.session, in: request), token.utf8.count <= 128,
             let session = try await store.session(hash: sha256Hex(token), at: clock())
         else {

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import LinkRelay
-import NIOCore
 import LinkRelayServerCore
+import NIOCore
 
 /// A form's fields as a browser posts them (`application/x-www-form-urlencoded`), at most 64 KiB.
 struct FormBody {
@@ -22,7 +22,9 @@ struct FormBody {
     init(encoded: String) {
         var values: [String: String] = [:]
         for pair in encoded.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
             guard let name = parts.first ?? nil else { continue }
             values[name] = parts.count > 1 ? (parts[1] ?? "") : ""
         }
@@ -60,7 +62,8 @@ struct LinkForm {
         let input: Bool
 
         init(
-            name: String, apiName: String, label: String, type: String, value: String, hint: String?, error: String? = nil, checkbox: Bool = false,
+            name: String, apiName: String, label: String, type: String, value: String, hint: String?, error: String? = nil,
+            checkbox: Bool = false,
             checked: Bool = false, textarea: Bool = false, select: Bool = false, options: [Option] = []
         ) {
             self.name = name
@@ -91,7 +94,8 @@ struct LinkForm {
     init(_ link: LinkRecord? = nil) {
         func text(_ name: String, _ api: String, _ label: String, _ value: String?, type: String = "text", hint: String? = nil) -> Field {
             Field(
-                name: name, apiName: api, label: label, type: type, value: value ?? "", hint: hint, error: nil, checkbox: false, checked: false,
+                name: name, apiName: api, label: label, type: type, value: value ?? "", hint: hint, error: nil, checkbox: false,
+                checked: false,
                 textarea: false, select: false, options: [])
         }
         let utm = link?.utmParameters ?? [:]
@@ -101,7 +105,9 @@ struct LinkForm {
             return items.compactMap(\.stringValue).joined(separator: ", ")
         }
         var fields = [
-            text("originalUrl", "originalUrl", "Destination (original URL)", link?.originalURL, type: "url", hint: "Where a browser goes: https://…"),
+            text(
+                "originalUrl", "originalUrl", "Destination (original URL)", link?.originalURL, type: "url",
+                hint: "Where a browser goes: https://…"),
             text("title", "title", "Title", link?.title),
             text("description", "description", "Description", link?.description),
         ]
@@ -109,7 +115,9 @@ struct LinkForm {
             fields.append(text("customCode", "customCode", "Custom code", nil, hint: "1–20 of A–Z a–z 0–9 _ -; empty for a random code"))
         }
         fields += [
-            text("webFallbackUrl", "webFallbackUrl", "Web fallback URL", link?.webFallbackURL, type: "url", hint: "For a device without the app"),
+            text(
+                "webFallbackUrl", "webFallbackUrl", "Web fallback URL", link?.webFallbackURL, type: "url",
+                hint: "For a device without the app"),
             text("iosAppStoreUrl", "iosAppStoreUrl", "App Store URL", link?.iosAppStoreURL, type: "url"),
             text("androidAppStoreUrl", "androidAppStoreUrl", "Google Play URL", link?.androidAppStoreURL, type: "url"),
             text("appScheme", "appScheme", "App scheme", link?.appScheme, hint: "Such as acmeshop"),
@@ -117,26 +125,37 @@ struct LinkForm {
             Field(
                 name: "deepLinkParameters", apiName: "deepLinkParameters", label: "Deep link parameters (JSON object)", type: "text",
                 value: link.map { $0.deepLinkParameters.isEmpty ? "" : JSONText.compact(.object($0.deepLinkParameters)) } ?? "",
-                hint: "Such as {\"productId\": \"42\"}", error: nil, checkbox: false, checked: false, textarea: true, select: false, options: []),
+                hint: "Such as {\"productId\": \"42\"}", error: nil, checkbox: false, checked: false, textarea: true, select: false,
+                options: []),
             text("iosUniversalLink", "iosUniversalLink", "iOS universal link", link?.iosUniversalLink, type: "url"),
             text("androidAppLink", "androidAppLink", "Android app link", link?.androidAppLink, type: "url"),
-            text("utm_source", "utmParameters", "UTM source", utm["source"]), text("utm_medium", "utmParameters", "UTM medium", utm["medium"]),
-            text("utm_campaign", "utmParameters", "UTM campaign", utm["campaign"]), text("utm_term", "utmParameters", "UTM term", utm["term"]),
+            text("utm_source", "utmParameters", "UTM source", utm["source"]),
+            text("utm_medium", "utmParameters", "UTM medium", utm["medium"]),
+            text("utm_campaign", "utmParameters", "UTM campaign", utm["campaign"]),
+            text("utm_term", "utmParameters", "UTM term", utm["term"]),
             text("utm_content", "utmParameters", "UTM content", utm["content"]),
-            text("countries", "targetingRules", "Only these countries", list("countries"), hint: "Codes, comma-separated (DE, FR); empty for all"),
+            text(
+                "countries", "targetingRules", "Only these countries", list("countries"),
+                hint: "Codes, comma-separated (DE, FR); empty for all"),
             text("devices", "targetingRules", "Only these devices", list("devices"), hint: "ios, android, web; empty for all"),
             text("languages", "targetingRules", "Only these languages", list("languages"), hint: "Such as en, de; empty for all"),
-            text("ogTitle", "ogTitle", "Preview title", link?.ogTitle), text("ogDescription", "ogDescription", "Preview description", link?.ogDescription),
+            text("ogTitle", "ogTitle", "Preview title", link?.ogTitle),
+            text("ogDescription", "ogDescription", "Preview description", link?.ogDescription),
             text("ogImageUrl", "ogImageUrl", "Preview image URL", link?.ogImageURL, type: "url"),
             text(
-                "attributionWindowHours", "attributionWindowHours", "Attribution window (hours)", String(link?.attributionWindowHours ?? 168),
+                "attributionWindowHours", "attributionWindowHours", "Attribution window (hours)",
+                String(link?.attributionWindowHours ?? 168),
                 type: "number", hint: "1–2160"),
-            text("expiresAt", "expiresAt", "Expires at", link?.expiresAt.map(ServerApplication.timestamp), hint: "Such as 2026-12-31T23:59:00Z; empty for never"),
+            text(
+                "expiresAt", "expiresAt", "Expires at", link?.expiresAt.map(ServerApplication.timestamp),
+                hint: "Such as 2026-12-31T23:59:00Z; empty for never"),
             Field(
-                name: "appendClickId", apiName: "appendClickId", label: "Add the click's id to the destination (lf_click)", type: "checkbox", value: "true",
+                name: "appendClickId", apiName: "appendClickId", label: "Add the click's id to the destination (lf_click)",
+                type: "checkbox", value: "true",
                 hint: nil, error: nil, checkbox: true, checked: link?.appendClickID ?? false, textarea: false, select: false, options: []),
             Field(
-                name: "landingPage", apiName: "landingPage", label: "Pasteboard landing page", type: "select", value: "", hint: nil, error: nil,
+                name: "landingPage", apiName: "landingPage", label: "Pasteboard landing page", type: "select", value: "", hint: nil,
+                error: nil,
                 checkbox: false, checked: false, textarea: false, select: true,
                 options: [
                     Option(value: "", label: "As the project says", selected: link?.landingPage == nil),
@@ -179,7 +198,8 @@ struct LinkForm {
             if let value = posted[name] { body[name] = .string(value) } else if clearing { body[name] = .null }
         }
         for name in [
-            "title", "description", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "appScheme", "deepLinkPath", "iosUniversalLink",
+            "title", "description", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "appScheme", "deepLinkPath",
+            "iosUniversalLink",
             "androidAppLink", "ogTitle", "ogDescription", "ogImageUrl", "expiresAt",
         ] { text(name) }
         if let original = posted["originalUrl"] { body["originalUrl"] = .string(original) }

@@ -1,9 +1,9 @@
 import HTTPTypes
 import HummingbirdCore
-import NIOHTTPTypes
+import LinkRelayServerCore
 import NIOConcurrencyHelpers
 import NIOCore
-import LinkRelayServerCore
+import NIOHTTPTypes
 
 /// The connections one listener has open, and which of them wait for a request: the longest
 /// idle is the one closed to make room for a new client.
@@ -238,6 +238,9 @@ extension IdleConnections {
     /// Hummingbird's HTTP/1.1 server for a listener with this budget: `idleTimeout`, and this
     /// handler in each connection.
     func http1(idleTimeout: Duration) -> HTTPServerBuilder {
-        .http1(configuration: .init(additionalChannelHandlers: [ConnectionActivityHandler(connections: self)], idleTimeout: .seconds(idleTimeout.components.seconds)))
+        .http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionActivityHandler(connections: self)],
+                idleTimeout: .seconds(idleTimeout.components.seconds)))
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import LinkRelay
-import NIOCore
 import LinkRelayServerCore
+import NIOCore
 
 /// A request's JSON object, read within a size limit, and its fields, each checked with a
 /// `400` naming the field when it is not what the endpoint takes.
@@ -109,7 +109,9 @@ struct JSONBody {
         guard let object = try object(name) else { return nil }
         var result: [String: String] = [:]
         for (key, value) in object {
-            if let keys, !keys.contains(key) { throw APIError.field(name, "has an unknown key '\(key.prefix(40))' (allowed: \(keys.sorted().joined(separator: ", ")))") }
+            if let keys, !keys.contains(key) {
+                throw APIError.field(name, "has an unknown key '\(key.prefix(40))' (allowed: \(keys.sorted().joined(separator: ", ")))")
+            }
             if value == .null { continue }
             guard case .string(let text) = value, TextLimit.fits(text, characters: maxLength) else {
                 throw APIError.field(name, "must hold strings of at most \(maxLength) characters")
@@ -141,7 +143,8 @@ struct JSONBody {
         // `Location` header no client reads; an international one is written in punycode and
         // percent-encoding.
         guard text.utf8.allSatisfy(Self.isURICharacter) else {
-            throw APIError.field(name, "must be a URL of RFC 3986's characters: percent-encode spaces, quotes and other characters (a host in punycode)")
+            throw APIError.field(
+                name, "must be a URL of RFC 3986's characters: percent-encode spaces, quotes and other characters (a host in punycode)")
         }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
             throw APIError.field(name, "must be an absolute http or https URL")
@@ -152,7 +155,9 @@ struct JSONBody {
     /// An ISO 8601 date (`2026-03-02T08:05:00Z`, with or without a fraction, `Z` or an offset).
     func date(_ name: String) throws -> Date? {
         guard let text = try string(name, maxLength: 64) else { return nil }
-        guard let date = ServerApplication.parseTimestamp(text) else { throw APIError.field(name, "must be an ISO 8601 date (2026-03-02T08:05:00Z)") }
+        guard let date = ServerApplication.parseTimestamp(text) else {
+            throw APIError.field(name, "must be an ISO 8601 date (2026-03-02T08:05:00Z)")
+        }
         return date
     }
 }

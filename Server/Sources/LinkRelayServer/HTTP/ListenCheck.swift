@@ -1,12 +1,12 @@
+import LinkRelayServerCore
 import NIOCore
 import NIOPosix
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
-import LinkRelayServerCore
 
 /// Whether the server can listen where it is told to, asked before anything is written (a first
 /// start's project and admin key): a port another process holds is one line naming the address,
@@ -52,14 +52,16 @@ package struct StartupError: Error, Sendable, CustomStringConvertible {
             case EADDRINUSE:
                 description = "Cannot listen on \(address): the address is already in use (another server? choose another with --port)."
             case EACCES:
-                description = "Cannot listen on \(address): permission denied (ports below 1024 need privileges; choose another with --port)."
+                description =
+                    "Cannot listen on \(address): permission denied (ports below 1024 need privileges; choose another with --port)."
             case EADDRNOTAVAIL:
                 description = "Cannot listen on \(address): this machine has no such address (choose another with --host)."
             default:
                 description = "Cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))."
             }
         } else if error is SocketAddressError {
-            description = "Cannot listen on \(address): \(host) is not an address or a name this machine can resolve (choose another with --host)."
+            description =
+                "Cannot listen on \(address): \(host) is not an address or a name this machine can resolve (choose another with --host)."
         } else {
             description = "Cannot listen on \(address): \(error)."
         }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import LinkRelayServerCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The process's open-file limit, which bounds its connections: every connection is a file, and
 /// so are the database's files, its journal and the log. With the common soft limit of 1,024,
@@ -17,9 +18,9 @@ package enum OpenFileLimit {
     package static let reserved = 128
 
     #if os(Linux)
-    private static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        private static let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #else
-    private static let resource = RLIMIT_NOFILE
+        private static let resource = RLIMIT_NOFILE
     #endif
 
     /// Raises the soft limit to the hard one (bounded); returns the soft limit in force after.

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import Synchronization
 import LinkRelayServerCore
+import Synchronization
 
 /// The outermost middleware: every answer, an error's too, carries the headers that keep a
 /// browser from misreading or framing it, and (with an access log) leaves one line.
@@ -30,7 +30,9 @@ struct ResponseMiddleware: RouterMiddleware {
 
     static let defaultPolicy = "default-src 'none'; frame-ancestors 'none'"
 
-    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response
+    ) async throws -> Response {
         let start = ContinuousClock.now
         var context = context
         let forwarded = configuration.trustProxy ? ClientAddress.forwardedFor(request) : nil
@@ -42,7 +44,8 @@ struct ResponseMiddleware: RouterMiddleware {
             ClientAddress.looksLikeUnnamedProxy(context.clientAddress, forwardedFor: forwarded), unnamedProxyWarning.first()
         {
             context.logger.warning(
-                "X-Forwarded-For names a private address (\(context.clientAddress ?? "")) as the client, after another address: if a load balancer or another proxy is in front of the one this server is reached from, name its network with --trusted-proxy (until then every client behind it has its address and no install is matched); if not, a client on a private network wrote the header. Said once.")
+                "X-Forwarded-For names a private address (\(context.clientAddress ?? "")) as the client, after another address: if a load balancer or another proxy is in front of the one this server is reached from, name its network with --trusted-proxy (until then every client behind it has its address and no install is matched); if not, a client on a private network wrote the header. Said once."
+            )
         }
         var response: Response
         do {
@@ -80,7 +83,9 @@ struct ResponseMiddleware: RouterMiddleware {
     static func keyPrefix(of request: Request) -> String? {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
         guard let prefix = APIKeys.prefix(of: String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)),
-            prefix.utf8.suffix(8).allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+            prefix.utf8.suffix(8).allSatisfy({
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            })
         else { return nil }
         return prefix
     }
@@ -90,7 +95,9 @@ struct ResponseMiddleware: RouterMiddleware {
     static func milliseconds(_ elapsed: Duration) -> String {
         // Hundredths of a millisecond (10^13 attoseconds each), rounded to tenths; bounded (a
         // duration past 10^12 s is not a request's).
-        let hundredths = min(max(elapsed.components.seconds, 0), 1_000_000_000_000) * 100_000 + max(elapsed.components.attoseconds, 0) / 10_000_000_000_000
+        let hundredths =
+            min(max(elapsed.components.seconds, 0), 1_000_000_000_000) * 100_000 + max(elapsed.components.attoseconds, 0)
+            / 10_000_000_000_000
         let tenths = (hundredths + 5) / 10
         return "\(tenths / 10).\(tenths % 10)"
     }
@@ -99,7 +106,8 @@ struct ResponseMiddleware: RouterMiddleware {
     /// request cannot write a line of its own into the log.
     static func loggedPath(_ path: String) -> String {
         // Most paths need nothing escaped or cut: as they are, without a string per character.
-        if path.utf8.count <= 200, path.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+        if path.utf8.count <= 200, path.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+        {
             return path
         }
         var result = ""

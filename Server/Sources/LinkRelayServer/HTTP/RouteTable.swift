@@ -1,7 +1,7 @@
-import Hummingbird
 import HTTPTypes
-import Synchronization
+import Hummingbird
 import LinkRelayServerCore
+import Synchronization
 
 /// The router's routes as a tree of segments, for what the router itself does not say: which
 /// methods the route a path reaches takes, so a request with another method is answered

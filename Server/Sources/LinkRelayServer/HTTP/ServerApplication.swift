@@ -1,12 +1,12 @@
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import HummingbirdCore
 import LinkRelay
+import LinkRelayServerCore
 import Logging
 import NIOCore
 import ServiceLifecycle
-import LinkRelayServerCore
 
 /// How the server listens and what it trusts.
 package struct ServerConfiguration: Sendable {
@@ -137,7 +137,8 @@ package enum ServerApplication {
     /// The router with every route, over `store`.
     /// - Parameter accessLog: where each request's line goes (``ResponseMiddleware``); `nil`, none.
     package static func router(
-        store: any ServerStore, configuration: ServerConfiguration = ServerConfiguration(), clock: @escaping @Sendable () -> Date = Date.init,
+        store: any ServerStore, configuration: ServerConfiguration = ServerConfiguration(),
+        clock: @escaping @Sendable () -> Date = Date.init,
         accessLog: AccessLog? = nil
     ) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
@@ -153,7 +154,8 @@ package enum ServerApplication {
             let now = clock()
             if let problem = await store.writeProblem(at: now) {
                 return json(
-                    Health(status: "unhealthy", version: apiVersion, timestamp: Self.timestamp(now), reason: problem), status: .serviceUnavailable)
+                    Health(status: "unhealthy", version: apiVersion, timestamp: Self.timestamp(now), reason: problem),
+                    status: .serviceUnavailable)
             }
             return json(Health(status: "healthy", version: apiVersion, timestamp: Self.timestamp(now)))
         }
@@ -191,7 +193,8 @@ package enum ServerApplication {
             return request.headers.first { $0.name.canonicalName == name }?.value.split(separator: ",").first
                 .map { $0.trimmingCharacters(in: .whitespaces) }
         }
-        let scheme = forwarded("x-forwarded-proto").flatMap { ["http", "https"].contains($0.lowercased()) ? $0.lowercased() : nil } ?? "http"
+        let scheme =
+            forwarded("x-forwarded-proto").flatMap { ["http", "https"].contains($0.lowercased()) ? $0.lowercased() : nil } ?? "http"
         let host = forwarded("x-forwarded-host") ?? request.head.authority ?? "localhost"
         return URL(string: "\(scheme)://\(host)") ?? URL(string: "http://localhost")!
     }
@@ -257,7 +260,9 @@ package enum ServerApplication {
             server: connections.http1(idleTimeout: configuration.idleTimeout),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "LinkRelay Server",
-                availableConnectionsDelegate: configuration.maximumConnections.map { ConnectionBudget(maximum: $0, connections: connections) }),
+                availableConnectionsDelegate: configuration.maximumConnections.map {
+                    ConnectionBudget(maximum: $0, connections: connections)
+                }),
             services: services,
             onServerRunning: onServerRunning,
             logger: logger)
@@ -338,7 +343,9 @@ struct JSONErrorMiddleware: RouterMiddleware {
     /// Which methods a known path takes, for a `405`.
     let routes: RouteTable
 
-    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {
@@ -350,7 +357,9 @@ struct JSONErrorMiddleware: RouterMiddleware {
                 if !allowed.isEmpty {
                     let list = allowed.joined(separator: ", ")
                     var refusal = APIError(
-                        .methodNotAllowed, "\(request.method.rawValue) is not allowed on \(ResponseMiddleware.loggedPath(request.uri.path)) (allowed: \(list)).")
+                        .methodNotAllowed,
+                        "\(request.method.rawValue) is not allowed on \(ResponseMiddleware.loggedPath(request.uri.path)) (allowed: \(list))."
+                    )
                     refusal.headers[.allow] = list
                     throw refusal
                 }

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import NIOCore
 import LinkRelayServerCore
+import NIOCore
 
 /// Each request's context: the connection's peer, for the client's address.
 package struct ServerContext: RequestContext, RemoteAddressRequestContext {

@@ -17,7 +17,8 @@ struct AdminRoutes: Sendable {
         groups.admin.get("api/destination-hosts") { try await destinationHosts($0, $1) }
         groups.admin.put("api/destination-hosts") { try await setDestinationHosts($0, $1) }
         groups.admin.get("api/landing-page") { try await landingPage($0, $1) }
-        groups.admin.get("api/installs/:id") { request, context in try await install(request, context, id: context.parameters.require("id")) }
+        groups.admin.get("api/installs/:id") { request, context in try await install(request, context, id: context.parameters.require("id"))
+        }
         groups.admin.put("api/landing-page") { try await setLandingPage($0, $1) }
         groups.open.get(".well-known/apple-app-site-association") { try await appleAppSiteAssociation($0, $1) }
         groups.open.get("apple-app-site-association") { try await appleAppSiteAssociation($0, $1) }
@@ -36,7 +37,8 @@ struct AdminRoutes: Sendable {
         }
         var template = TemplateRecord(
             projectID: key.projectID, slug: slug ?? Self.randomSlug(), name: name, iosAppStoreURL: try body.webURL("iosAppStoreUrl"),
-            androidAppStoreURL: try body.webURL("androidAppStoreUrl"), webFallbackURL: try body.webURL("webFallbackUrl"), createdAt: clock())
+            androidAppStoreURL: try body.webURL("androidAppStoreUrl"), webFallbackURL: try body.webURL("webFallbackUrl"), createdAt: clock()
+        )
         for attempt in 1...10 {
             do {
                 try await store.insertTemplate(template)
@@ -94,7 +96,10 @@ struct AdminRoutes: Sendable {
         }
         guard let mode else {
             guard !hosts.isEmpty else {
-                throw APIError.field("hosts", "is empty, which allows no host: send \"mode\": \"any\" to allow every host, or \"learned\" for the hosts your links use")
+                throw APIError.field(
+                    "hosts",
+                    "is empty, which allows no host: send \"mode\": \"any\" to allow every host, or \"learned\" for the hosts your links use"
+                )
             }
             return DestinationHosts(mode: .listed, hosts: hosts)
         }
@@ -191,13 +196,18 @@ struct AdminRoutes: Sendable {
             app = AppRecord(projectID: key.projectID, platform: .ios, identifier: appID, paths: paths, createdAt: clock())
         case "android":
             let package = try body.string("packageName", required: true, maxLength: 256) ?? ""
-            guard package.split(separator: ".").count >= 2 else { throw APIError.field("packageName", "must be a package name (com.acme.shop)") }
+            guard package.split(separator: ".").count >= 2 else {
+                throw APIError.field("packageName", "must be a package name (com.acme.shop)")
+            }
             let fingerprints = try Self.strings(body, "sha256CertFingerprints") ?? []
             guard !fingerprints.isEmpty,
-                fingerprints.allSatisfy({ $0.count == 95 && $0.split(separator: ":").allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) } })
+                fingerprints.allSatisfy({
+                    $0.count == 95 && $0.split(separator: ":").allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+                })
             else { throw APIError.field("sha256CertFingerprints", "must list SHA-256 fingerprints (AB:CD:… , 32 pairs)") }
             app = AppRecord(
-                projectID: key.projectID, platform: .android, identifier: package, certificateFingerprints: fingerprints.map { $0.uppercased() },
+                projectID: key.projectID, platform: .android, identifier: package,
+                certificateFingerprints: fingerprints.map { $0.uppercased() },
                 createdAt: clock())
         default:
             throw APIError.field("platform", "must be ios, appclip or android")
@@ -205,7 +215,8 @@ struct AdminRoutes: Sendable {
         do {
             try await store.insertApp(app)
         } catch let error as StoreError where error.kind == .conflict {
-            throw APIError(.conflict, "The app \(app.identifier) is registered already.", field: app.platform == .android ? "packageName" : "appId")
+            throw APIError(
+                .conflict, "The app \(app.identifier) is registered already.", field: app.platform == .android ? "packageName" : "appId")
         }
         return ServerApplication.json(app, status: .created)
     }
@@ -264,9 +275,13 @@ struct AdminRoutes: Sendable {
 
     private static func strings(_ body: JSONBody, _ name: String) throws -> [String]? {
         guard let value = body.object[name], value != .null else { return nil }
-        guard case .array(let items) = value, items.count <= 100 else { throw APIError.field(name, "must be a list of at most 100 strings") }
+        guard case .array(let items) = value, items.count <= 100 else {
+            throw APIError.field(name, "must be a list of at most 100 strings")
+        }
         return try items.map { item in
-            guard let text = item.stringValue, (1...512).contains(text.utf8.count) else { throw APIError.field(name, "must be a list of strings") }
+            guard let text = item.stringValue, (1...512).contains(text.utf8.count) else {
+                throw APIError.field(name, "must be a list of strings")
+            }
             return text
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import Synchronization
 import LinkRelayServerCore
+import Synchronization
 
 /// How many clicks one address may have recorded: a token bucket per IPv4 address or IPv6 /64
 /// (``key(for:)``), refilled at ``perMinute`` a minute, holding at most a minute's worth. Past it, the link still answers (a

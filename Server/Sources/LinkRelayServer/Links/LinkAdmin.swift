@@ -48,7 +48,8 @@ struct LinkAdmin: Sendable {
         let query = AdminQuery(request)
         let limit = try query.integer("limit", in: 1...Self.maximumPage) ?? Self.defaultPage
         let filter = LinkFilter(
-            search: try query.text("search", maxLength: 200), active: try query.bool("active"), templateSlug: try query.text("template", maxLength: 64))
+            search: try query.text("search", maxLength: 200), active: try query.bool("active"),
+            templateSlug: try query.text("template", maxLength: 64))
         var cursor: LinkCursor?
         if let token = query.raw("cursor") {
             guard let read = LinkCursor(token: token) else { throw APIError.field("cursor", "is not a cursor this server gave") }
@@ -112,7 +113,10 @@ struct LinkAdmin: Sendable {
         do {
             code = try QRCode(text: url, level: level)
         } catch {
-            throw APIError(.unprocessableContent, "The link's URL (\(error.bytes) bytes) is longer than a QR code at level \(level.rawValue) holds (\(error.capacity)).", field: "level")
+            throw APIError(
+                .unprocessableContent,
+                "The link's URL (\(error.bytes) bytes) is longer than a QR code at level \(level.rawValue) holds (\(error.capacity)).",
+                field: "level")
         }
         return Self.svg(code, pixels: size, filename: "\(link.shortCode).svg", download: false)
     }
@@ -146,7 +150,8 @@ struct LinkAdmin: Sendable {
                 ]))
         }
         body["topLinks"] = .array(top)
-        body["installs"] = Self.installsJSON(try await store.installSummary(project: key.projectID, link: nil, from: period.from, to: period.to))
+        body["installs"] = Self.installsJSON(
+            try await store.installSummary(project: key.projectID, link: nil, from: period.from, to: period.to))
         return ServerApplication.json(body)
     }
 
@@ -158,7 +163,8 @@ struct LinkAdmin: Sendable {
         let clicks = try await store.clickSummary(project: link.projectID, link: link.id, from: period.from, to: period.to)
         var body = Self.clicksJSON(clicks, period: period)
         body["linkId"] = .string(link.id)
-        body["installs"] = Self.installsJSON(try await store.installSummary(project: link.projectID, link: link.id, from: period.from, to: period.to))
+        body["installs"] = Self.installsJSON(
+            try await store.installSummary(project: link.projectID, link: link.id, from: period.from, to: period.to))
         return ServerApplication.json(body)
     }
 

@@ -61,13 +61,16 @@ package enum LinkCommands {
 
     /// Links with their clicks as a table: code, status, clicks, created, title, destination.
     package static func table(_ links: [LinkRecord], clicks: [String: Int], now: Date) -> String {
-        let rows = [["CODE", "STATUS", "CLICKS", "CREATED", "TITLE", "DESTINATION"]] + links.map { link in
-            [
-                (link.templateSlug.isEmpty ? "" : link.templateSlug + "/") + link.shortCode, status(link, now: now),
-                String(clicks[link.id] ?? 0), link.createdAt.formatted(Date.ISO8601FormatStyle()), String((link.title ?? "").prefix(40)),
-                link.originalURL,
-            ]
-        }
+        let rows =
+            [["CODE", "STATUS", "CLICKS", "CREATED", "TITLE", "DESTINATION"]]
+            + links.map { link in
+                [
+                    (link.templateSlug.isEmpty ? "" : link.templateSlug + "/") + link.shortCode, status(link, now: now),
+                    String(clicks[link.id] ?? 0), link.createdAt.formatted(Date.ISO8601FormatStyle()),
+                    String((link.title ?? "").prefix(40)),
+                    link.originalURL,
+                ]
+            }
         return aligned(rows)
     }
 
@@ -84,7 +87,11 @@ package enum LinkCommands {
             ("web fallback", link.webFallbackURL), ("App Store", link.iosAppStoreURL), ("Google Play", link.androidAppStoreURL),
             ("app scheme", link.appScheme), ("deep link path", link.deepLinkPath),
             ("parameters", link.deepLinkParameters.isEmpty ? nil : JSONText.compact(.object(link.deepLinkParameters))),
-            ("UTM", link.utmParameters.isEmpty ? nil : link.utmParameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")),
+            (
+                "UTM",
+                link.utmParameters.isEmpty
+                    ? nil : link.utmParameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            ),
             ("window", "\(link.attributionWindowHours) h"), ("expires", link.expiresAt.map { $0.formatted(Date.ISO8601FormatStyle()) }),
             ("created", link.createdAt.formatted(Date.ISO8601FormatStyle())),
         ]

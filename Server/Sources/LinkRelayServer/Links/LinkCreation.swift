@@ -34,18 +34,22 @@ struct LinkCreation: Sendable {
     /// `POST /api/sdk/v1/links`: `{"url", "shortCode", "linkId", "deduplicated"}`.
     func createForSDK(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try context.requireAPIKey()
-        let (link, deduplicated) = try await create(try await JSONBody.read(request, timeout: configuration.bodyTimeout), key: key, admin: key.scope == .admin)
-        return ServerApplication.json([
-            "url": .string(shareURL(link, request: request).absoluteString), "shortCode": .string(link.shortCode), "linkId": .string(link.id),
-            "deduplicated": .bool(deduplicated), "warnings": .array(Self.warnings(link).map(JSONValue.string)),
-        ] as [String: JSONValue])
+        let (link, deduplicated) = try await create(
+            try await JSONBody.read(request, timeout: configuration.bodyTimeout), key: key, admin: key.scope == .admin)
+        return ServerApplication.json(
+            [
+                "url": .string(shareURL(link, request: request).absoluteString), "shortCode": .string(link.shortCode),
+                "linkId": .string(link.id),
+                "deduplicated": .bool(deduplicated), "warnings": .array(Self.warnings(link).map(JSONValue.string)),
+            ] as [String: JSONValue])
     }
 
     /// `POST /api/links`: the link's row as Core answers it (snake_case, with the camelCase
     /// copies and `clickCount`), plus `url`.
     func createAsRow(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try context.requireAPIKey()
-        let (link, deduplicated) = try await create(try await JSONBody.read(request, timeout: configuration.bodyTimeout), key: key, admin: key.scope == .admin)
+        let (link, deduplicated) = try await create(
+            try await JSONBody.read(request, timeout: configuration.bodyTimeout), key: key, admin: key.scope == .admin)
         var row = Self.row(link)
         row["url"] = .string(shareURL(link, request: request).absoluteString)
         row["deduplicated"] = .bool(deduplicated)
@@ -117,12 +121,16 @@ struct LinkCreation: Sendable {
             iosAppStoreURL: try body.webURL("iosAppStoreUrl") ?? template?.iosAppStoreURL,
             androidAppStoreURL: try body.webURL("androidAppStoreUrl") ?? template?.androidAppStoreURL,
             webFallbackURL: webFallback ?? template?.webFallbackURL, utmParameters: utm, deepLinkParameters: parameters,
-            attributionWindowHours: try body.integer("attributionWindowHours", in: 1...2160) ?? 168, isActive: try body.bool("isActive") ?? true,
-            expiresAt: try body.date("expiresAt"), createdAt: clock(), templateID: template?.id, title: try body.string("title", maxLength: 512),
+            attributionWindowHours: try body.integer("attributionWindowHours", in: 1...2160) ?? 168,
+            isActive: try body.bool("isActive") ?? true,
+            expiresAt: try body.date("expiresAt"), createdAt: clock(), templateID: template?.id,
+            title: try body.string("title", maxLength: 512),
             description: try body.string("description", maxLength: 2048), iosUniversalLink: try body.webURL("iosUniversalLink"),
-            androidAppLink: try body.webURL("androidAppLink"), targetingRules: targeting, ogTitle: try body.string("ogTitle", maxLength: 512),
+            androidAppLink: try body.webURL("androidAppLink"), targetingRules: targeting,
+            ogTitle: try body.string("ogTitle", maxLength: 512),
             ogDescription: try body.string("ogDescription", maxLength: 2048), ogImageURL: try body.webURL("ogImageUrl"),
-            appendClickID: try body.bool("appendClickId") ?? false, externalUserID: externalUserID, landingPage: try body.bool("landingPage"))
+            appendClickID: try body.bool("appendClickId") ?? false, externalUserID: externalUserID,
+            landingPage: try body.bool("landingPage"))
         if let externalUserID {
             let key = Self.dedupeKey(link, externalUserID: externalUserID, customCode: customCode)
             if let earlier = try await store.link(project: link.projectID, dedupeKey: key) { return (earlier, true) }
@@ -184,13 +192,17 @@ struct LinkCreation: Sendable {
     }
 
     /// Schemes a browser handles itself, or that run code: never an app's.
-    static let refusedSchemes: Set<String> = ["javascript", "data", "vbscript", "file", "http", "https", "about", "blob", "ftp", "ws", "wss"]
+    static let refusedSchemes: Set<String> = [
+        "javascript", "data", "vbscript", "file", "http", "https", "about", "blob", "ftp", "ws", "wss",
+    ]
 
     /// Whether `scheme` is one an app can register: RFC 3986's form, lower-case, not one of
     /// ``refusedSchemes``.
     static func isValidScheme(_ scheme: String) -> Bool {
         guard !refusedSchemes.contains(scheme), let first = scheme.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
-        return scheme.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+.-".unicodeScalars.contains($0) }
+        return scheme.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+.-".unicodeScalars.contains($0)
+        }
     }
 
     /// `deepLinkPath`, which starts with `/`.
@@ -205,7 +217,8 @@ struct LinkCreation: Sendable {
         let scheme = try body.string("appScheme", maxLength: 64)
         if let scheme, !isValidScheme(scheme) {
             throw APIError.field(
-                "appScheme", "must be a scheme an app can register (^[a-z][a-z0-9+.-]*$, not \(refusedSchemes.sorted().joined(separator: ", ")))")
+                "appScheme",
+                "must be a scheme an app can register (^[a-z][a-z0-9+.-]*$, not \(refusedSchemes.sorted().joined(separator: ", ")))")
         }
         return scheme
     }
@@ -242,14 +255,16 @@ struct LinkCreation: Sendable {
     /// handed back to the user as theirs. Each value is length-prefixed, so no two requests'
     /// fields run together into the same text.
     static func dedupeKey(_ link: LinkRecord, externalUserID: String, customCode: String?) -> String {
-        let parts: [String] = [
-            "v2", externalUserID, link.templateSlug, customCode ?? "", link.originalURL, link.deepLinkPath ?? "", link.appScheme ?? "",
-            JSONText.encode(link.deepLinkParameters), JSONText.encode(link.utmParameters), link.title ?? "", link.description ?? "",
-            link.iosAppStoreURL ?? "", link.androidAppStoreURL ?? "", link.webFallbackURL ?? "", link.iosUniversalLink ?? "",
-            link.androidAppLink ?? "", JSONText.encode(link.targetingRules), link.ogTitle ?? "", link.ogDescription ?? "", link.ogImageURL ?? "",
-            String(link.attributionWindowHours), link.isActive ? "1" : "0", link.expiresAt.map(ServerApplication.timestamp) ?? "",
-            link.appendClickID ? "1" : "0",
-        ] + (link.landingPage.map { [$0 ? "landing:1" : "landing:0"] } ?? [])
+        let parts: [String] =
+            [
+                "v2", externalUserID, link.templateSlug, customCode ?? "", link.originalURL, link.deepLinkPath ?? "", link.appScheme ?? "",
+                JSONText.encode(link.deepLinkParameters), JSONText.encode(link.utmParameters), link.title ?? "", link.description ?? "",
+                link.iosAppStoreURL ?? "", link.androidAppStoreURL ?? "", link.webFallbackURL ?? "", link.iosUniversalLink ?? "",
+                link.androidAppLink ?? "", JSONText.encode(link.targetingRules), link.ogTitle ?? "", link.ogDescription ?? "",
+                link.ogImageURL ?? "",
+                String(link.attributionWindowHours), link.isActive ? "1" : "0", link.expiresAt.map(ServerApplication.timestamp) ?? "",
+                link.appendClickID ? "1" : "0",
+            ] + (link.landingPage.map { [$0 ? "landing:1" : "landing:0"] } ?? [])
         return sha256Hex(parts.map { "\($0.utf8.count):\($0)" }.joined())
     }
 
@@ -258,7 +273,8 @@ struct LinkCreation: Sendable {
         var warnings: [String] = []
         if link.deepLinkPath != nil, link.appScheme == nil, link.iosUniversalLink == nil, link.androidAppLink == nil {
             warnings.append(
-                "deepLinkPath is set without appScheme (or a universal/app link): a phone whose browser opens this link goes to the store or the web even when it has the app; the path reaches the app only through a deferred install or a universal link.")
+                "deepLinkPath is set without appScheme (or a universal/app link): a phone whose browser opens this link goes to the store or the web even when it has the app; the path reaches the app only through a deferred install or a universal link."
+            )
         }
         return warnings
     }
@@ -272,7 +288,8 @@ struct LinkCreation: Sendable {
             "template_id": text(link.templateID), "template_slug": link.templateSlug.isEmpty ? .null : .string(link.templateSlug),
             "title": text(link.title), "description": text(link.description), "ios_app_store_url": text(link.iosAppStoreURL),
             "android_app_store_url": text(link.androidAppStoreURL), "web_fallback_url": text(link.webFallbackURL),
-            "app_scheme": text(link.appScheme), "ios_universal_link": text(link.iosUniversalLink), "android_app_link": text(link.androidAppLink),
+            "app_scheme": text(link.appScheme), "ios_universal_link": text(link.iosUniversalLink),
+            "android_app_link": text(link.androidAppLink),
             "deep_link_path": text(link.deepLinkPath), "deep_link_parameters": .object(link.deepLinkParameters), "utm_parameters": utm,
             "targeting_rules": .object(link.targetingRules), "is_active": .bool(link.isActive),
             "expires_at": link.expiresAt.map { .string(ServerApplication.timestamp($0)) } ?? .null,

@@ -52,7 +52,8 @@ struct LinkEditing: Sendable {
     static func apply(_ body: JSONBody, to link: inout LinkRecord) throws {
         for name in body.object.keys.sorted() where !editable.contains(name) {
             if let reason = fixed[name] { throw APIError.field(name, "cannot be changed: \(reason)") }
-            throw APIError.field(String(name.prefix(40)), "is not a field of a link (allowed: \(editable.sorted().joined(separator: ", ")))")
+            throw APIError.field(
+                String(name.prefix(40)), "is not a field of a link (allowed: \(editable.sorted().joined(separator: ", ")))")
         }
         guard !body.object.isEmpty else { throw APIError(.badRequest, "The body names no field to change.") }
         for name in ["originalUrl", "attributionWindowHours", "isActive", "appendClickId"] where body.object[name] == .null {
@@ -76,7 +77,8 @@ struct LinkEditing: Sendable {
         if has("ogDescription") { link.ogDescription = try body.string("ogDescription", maxLength: 2048) }
         if has("ogImageUrl") { link.ogImageURL = try body.webURL("ogImageUrl") }
         if has("attributionWindowHours") {
-            link.attributionWindowHours = try body.integer("attributionWindowHours", in: 1...2160, required: true) ?? link.attributionWindowHours
+            link.attributionWindowHours =
+                try body.integer("attributionWindowHours", in: 1...2160, required: true) ?? link.attributionWindowHours
         }
         if has("isActive") { link.isActive = try body.bool("isActive") ?? link.isActive }
         if has("expiresAt") { link.expiresAt = try body.date("expiresAt") }

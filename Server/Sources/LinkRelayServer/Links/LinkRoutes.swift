@@ -21,7 +21,8 @@ struct LinkRoutes: Sendable {
         }
         groups.sdk.get("api/sdk/v1/resolve/:first/:second") { request, context in
             context.name(route: "/api/sdk/v1/resolve/{templateSlug}/{code}")
-            return try await resolve(request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
+            return try await resolve(
+                request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
         }
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import LinkRelay
-import NIOCore
 import LinkRelayServerCore
+import NIOCore
 
 /// The browser's side of a link: `GET /{code}` and `GET /{templateSlug}/{code}` (E9).
 ///
@@ -40,7 +40,8 @@ struct Redirect: Sendable {
         }
         groups.open.get(":first/:second") { request, context in
             context.name(route: "/{templateSlug}/{code}")
-            return try await follow(request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
+            return try await follow(
+                request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
         }
     }
 
@@ -79,7 +80,8 @@ struct Redirect: Sendable {
                         tokenHash: ClickTokens.hash(token), projectID: link.projectID, linkID: link.id, clickID: click.id, clickedAt: now,
                         expiresAt: now.addingTimeInterval(TimeInterval(link.attributionWindowHours) * 3600)))
                 let nonce = Self.nonce()
-                let page = Self.landingPage(link, settings: settings, store: storeURL, copied: copiedURL(link, request: request, token: token), nonce: nonce)
+                let page = Self.landingPage(
+                    link, settings: settings, store: storeURL, copied: copiedURL(link, request: request, token: token), nonce: nonce)
                 return Self.html(page, nonce: nonce, images: settings.appIconURL != nil)
             }
         }
@@ -89,7 +91,8 @@ struct Redirect: Sendable {
         let web = targets.fallback.map { stores.contains($0) ? $0 : Self.decorated($0, link: link, clickID: click.id) }
         if let scheme = targets.scheme {
             let nonce = Self.nonce()
-            return ClickLimiter.marked(Self.html(Self.interstitial(link, scheme: scheme, fallback: web, nonce: nonce), nonce: nonce), recorded: recorded)
+            return ClickLimiter.marked(
+                Self.html(Self.interstitial(link, scheme: scheme, fallback: web, nonce: nonce), nonce: nonce), recorded: recorded)
         }
         guard let web else { return ClickLimiter.marked(Self.html(Self.previewPage(link, url: request.uri.path)), recorded: recorded) }
         return ClickLimiter.marked(Response(status: .found, headers: [.location: web, .cacheControl: "no-store"]), recorded: recorded)
@@ -146,7 +149,8 @@ struct Redirect: Sendable {
     /// An http(s) target with the link's `utm_*`, its parameters and `lf_click` added (values
     /// already on the target win).
     static func decorated(_ target: String, link: LinkRecord, clickID: String) -> String {
-        guard var components = URLComponents(string: target), let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        guard var components = URLComponents(string: target), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
         else { return target }
         var items = components.queryItems ?? []
         let present = Set(items.map(\.name))
@@ -191,7 +195,8 @@ struct Redirect: Sendable {
             status: .ok,
             headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                .contentSecurityPolicy: "default-src 'none'; \(scripts)\(imageSources)base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+                .contentSecurityPolicy:
+                    "default-src 'none'; \(scripts)\(imageSources)base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
             ],
             body: .init(byteBuffer: ByteBuffer(string: page)))
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import NIOCore
 import LinkRelayServerCore
+import NIOCore
 
 /// The HTTP API's OpenAPI 3.1 description (`openapi.json`, a resource of this module), served
 /// at `GET /openapi.json` without a key, for a client generator, a gateway or a fuzzer. Its
@@ -22,7 +22,8 @@ package enum APIDescription {
             switch shipped {
             case .success(let bytes):
                 return Response(
-                    status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+                    status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
             case .failure(let error):
                 throw APIError(.serviceUnavailable, error.description)
             }

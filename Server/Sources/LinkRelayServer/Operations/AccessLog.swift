@@ -1,8 +1,8 @@
 import Foundation
 import LinkRelay
+import LinkRelayServerCore
 import ServiceLifecycle
 import Synchronization
-import LinkRelayServerCore
 
 /// One line per request, written to standard error a block at a time: a line's time is made
 /// once a second, without the system's time zone (which `localtime_r` looks up on the disk for
@@ -61,7 +61,8 @@ package final class AccessLog: Service, Sendable {
             let key = entry.keyPrefix.flatMap { AccessEntry.isPlain($0) ? $0 : nil } ?? "-"
             let bytes = entry.bytes.map(String.init) ?? "-"
             record(
-                "ACCESS \(client) \(key) \"\(entry.method) \(entry.route)\" \(entry.status) \(bytes) \(ResponseMiddleware.milliseconds(entry.duration)) ms")
+                "ACCESS \(client) \(key) \"\(entry.method) \(entry.route)\" \(entry.status) \(bytes) \(ResponseMiddleware.milliseconds(entry.duration)) ms"
+            )
         case .json:
             let date = clock.currentDate
             state.withLock { state in
@@ -75,7 +76,8 @@ package final class AccessLog: Service, Sendable {
                 JSONText.write(entry.method, into: &state.buffer)
                 state.buffer.append(contentsOf: #","route":"#.utf8)
                 JSONText.write(entry.route, into: &state.buffer)
-                state.buffer.append(contentsOf: ",\"status\":\(entry.status),\"bytes\":\(entry.bytes.map(String.init) ?? "null"),\"ms\":".utf8)
+                state.buffer.append(
+                    contentsOf: ",\"status\":\(entry.status),\"bytes\":\(entry.bytes.map(String.init) ?? "null"),\"ms\":".utf8)
                 state.buffer.append(contentsOf: ResponseMiddleware.milliseconds(entry.duration).utf8)
                 state.buffer.append(contentsOf: "}\n".utf8)
                 if state.buffer.count >= blockSize { flush(&state) }

@@ -1,7 +1,7 @@
 import Foundation
 import LinkRelay
-import Logging
 import LinkRelayServerCore
+import Logging
 
 /// swift-log's lines as JSON, one object per line on standard error (`--log-format json`), as
 /// the access log writes its own: `{"time":"2026-11-29T08:00:00.123Z","type":"log",

@@ -1,7 +1,7 @@
 import Hummingbird
+import LinkRelayServerCore
 import Logging
 import NIOCore
-import LinkRelayServerCore
 
 /// `GET /metrics` in Prometheus's text format, on a listener of its own (`--metrics-port`,
 /// loopback unless `--metrics-host` says otherwise), never on the API's port: a scrape needs no
@@ -32,7 +32,8 @@ package enum MetricsEndpoint {
     /// The listener on `host`:`port` (0: any free port), said in the log once it listens;
     /// `onServerRunning` is given its channel.
     package static func application(
-        metrics: ServerMetrics, host: String, port: Int, logger: Logger, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+        metrics: ServerMetrics, host: String, port: Int, logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let connections = IdleConnections()
         return Application(

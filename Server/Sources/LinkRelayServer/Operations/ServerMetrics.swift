@@ -1,8 +1,8 @@
 import CoreMetrics
 @_spi(Backend) import LinkRelay
+import LinkRelayServerCore
 import Prometheus
 import Synchronization
-import LinkRelayServerCore
 
 /// What the server counts and times, through swift-metrics, for an operator's Prometheus
 /// (`--metrics-port`, ``MetricsEndpoint``). Every label is the server's own word (a route's
@@ -61,7 +61,8 @@ package final class ServerMetrics: Sendable {
         factory.valueHistogramBuckets["linkrelay_group_commit_batch_size"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
         // Which version answers (a rolling restart shows both for a while).
         registry.makeGauge(
-            descriptor: MetricNameDescriptor(namespace: "linkrelay", metricName: "build", unitName: "info", helpText: "The server's version."),
+            descriptor: MetricNameDescriptor(
+                namespace: "linkrelay", metricName: "build", unitName: "info", helpText: "The server's version."),
             labels: [("version", LinkRelayVersion.string)]
         ).set(to: 1)
         return ServerMetrics(factory: factory, registry: registry)
@@ -89,8 +90,12 @@ package final class ServerMetrics: Sendable {
         let (counter, timer) = requestMetrics.withLock { made in
             let counter =
                 made.counters[key]
-                ?? Counter(label: "linkrelay_http_requests_total", dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory)
-            let timer = made.timers[route] ?? CoreMetrics.Timer(label: "linkrelay_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+                ?? Counter(
+                    label: "linkrelay_http_requests_total", dimensions: [("method", method), ("route", route), ("status", String(status))],
+                    factory: factory)
+            let timer =
+                made.timers[route]
+                ?? CoreMetrics.Timer(label: "linkrelay_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
             made.counters[key] = counter
             made.timers[route] = timer
             return (counter, timer)

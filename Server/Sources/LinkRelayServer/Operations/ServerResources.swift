@@ -39,7 +39,9 @@ package enum ServerResources {
         for folder in folders {
             let url = folder.appendingPathComponent(folderName, isDirectory: true)
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue, let bundle = Bundle(url: url) {
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue,
+                let bundle = Bundle(url: url)
+            {
                 return .success(bundle)
             }
         }
@@ -56,7 +58,8 @@ package enum ServerResources {
         case .failure(let error): return .failure(error)
         case .success(let bundle):
             guard let url = bundle.url(forResource: name, withExtension: ext) else {
-                return .failure(StartupError("The server's resources at \(bundle.bundlePath) have no \(name)\(ext.map { "." + $0 } ?? "")."))
+                return .failure(
+                    StartupError("The server's resources at \(bundle.bundlePath) have no \(name)\(ext.map { "." + $0 } ?? "")."))
             }
             return .success(url)
         }

@@ -97,7 +97,8 @@ package struct ClickSummary: Sendable, Hashable {
     package static let topValues = 20
 
     package static func == (a: Self, b: Self) -> Bool {
-        a.total == b.total && a.unique == b.unique && a.byDay.map(\.day) == b.byDay.map(\.day) && a.byDay.map(\.clicks) == b.byDay.map(\.clicks)
+        a.total == b.total && a.unique == b.unique && a.byDay.map(\.day) == b.byDay.map(\.day)
+            && a.byDay.map(\.clicks) == b.byDay.map(\.clicks)
             && a.byPlatform == b.byPlatform && a.byCountry == b.byCountry && a.byReferrer == b.byReferrer && a.byUTMSource == b.byUTMSource
             && a.topLinks == b.topLinks
     }
@@ -139,8 +140,8 @@ extension SQLStore {
         for id in links.dropFirst() { list = "\(sql: list), \(id)" }
         var counts = Dictionary(uniqueKeysWithValues: links.map { ($0, 0) })
         for row in try await engine.select(
-            "SELECT link_id, CAST(SUM(clicks) AS BIGINT) AS clicks FROM click_days WHERE dimension = 'total' AND link_id IN (\(sql: list)) GROUP BY link_id")
-        {
+            "SELECT link_id, CAST(SUM(clicks) AS BIGINT) AS clicks FROM click_days WHERE dimension = 'total' AND link_id IN (\(sql: list)) GROUP BY link_id"
+        ) {
             counts[try row["link_id"]] = try row["clicks"]
         }
         return counts
@@ -174,7 +175,10 @@ extension SQLStore {
         let day = 86_400_000
         let start = SQLTime.milliseconds(from)
         let end = SQLTime.milliseconds(to)
-        guard start <= end else { return ClickSummary(total: 0, unique: 0, byDay: [], byPlatform: [], byCountry: [], byReferrer: [], byUTMSource: [], topLinks: []) }
+        guard start <= end else {
+            return ClickSummary(
+                total: 0, unique: 0, byDay: [], byPlatform: [], byCountry: [], byReferrer: [], byUTMSource: [], topLinks: [])
+        }
         // Days `firstDay`…`lastDay` lie wholly inside [start, end] (none when firstDay > lastDay).
         let firstDay = start >= 0 ? (start + day - 1) / day : start / day
         let lastDay = (end + 1 >= 0 ? (end + 1) / day : (end + 1 - day + 1) / day) - 1
@@ -186,8 +190,10 @@ extension SQLStore {
             ? "((clicked_at >= \(start) AND clicked_at < \(firstDay * day)) OR (clicked_at >= \((lastDay + 1) * day) AND clicked_at <= \(end)))"
             : "(clicked_at >= \(start) AND clicked_at <= \(end))"
         let edgeScope: SQLStatement = "FROM clicks WHERE project_id = \(project) \(sql: linkScope) AND \(sql: edges) AND is_bot = 0"
-        let rangeScope: SQLStatement = "FROM clicks WHERE project_id = \(project) \(sql: linkScope) AND clicked_at >= \(start) AND clicked_at <= \(end) AND is_bot = 0"
-        let dayScope: SQLStatement = "FROM click_days WHERE project_id = \(project) \(sql: linkScope) AND day >= \(firstDay) AND day <= \(lastDay)"
+        let rangeScope: SQLStatement =
+            "FROM clicks WHERE project_id = \(project) \(sql: linkScope) AND clicked_at >= \(start) AND clicked_at <= \(end) AND is_bot = 0"
+        let dayScope: SQLStatement =
+            "FROM click_days WHERE project_id = \(project) \(sql: linkScope) AND day >= \(firstDay) AND day <= \(lastDay)"
 
         var byDay: [Int: Int] = [:]
         var values: [String: [String?: Int]] = [:]
@@ -213,11 +219,15 @@ extension SQLStore {
                 }
             }
         }
-        for row in try await engine.selectAnalytics("SELECT clicked_at / 86400000 AS day, COUNT(*) AS clicks \(sql: edgeScope) GROUP BY clicked_at / 86400000") {
+        for row in try await engine.selectAnalytics(
+            "SELECT clicked_at / 86400000 AS day, COUNT(*) AS clicks \(sql: edgeScope) GROUP BY clicked_at / 86400000")
+        {
             byDay[try row["day"], default: 0] += try row["clicks"] as Int
         }
         for (dimension, column) in Self.summaryColumns {
-            for row in try await engine.selectAnalytics("SELECT \(trusted: column) AS name, COUNT(*) AS clicks \(sql: edgeScope) GROUP BY \(trusted: column)") {
+            for row in try await engine.selectAnalytics(
+                "SELECT \(trusted: column) AS name, COUNT(*) AS clicks \(sql: edgeScope) GROUP BY \(trusted: column)")
+            {
                 let name: String? = try row["name"]
                 values[dimension, default: [:]][name, default: 0] += try row["clicks"] as Int
             }
@@ -228,15 +238,17 @@ extension SQLStore {
             }
         }
         // Only distinct addresses need the clicks of the whole range.
-        let unique: Int = try await engine.selectAnalytics("SELECT COUNT(DISTINCT COALESCE(ip, id)) AS addresses \(sql: rangeScope)").first?["addresses"] ?? 0
+        let unique: Int =
+            try await engine.selectAnalytics("SELECT COUNT(DISTINCT COALESCE(ip, id)) AS addresses \(sql: rangeScope)").first?["addresses"]
+            ?? 0
         let topIDs = perLink.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(10)
         var uniqueByLink: [String: Int] = [:]
         if let firstID = topIDs.first?.key {
             var list: SQLStatement = "\(firstID)"
             for (id, _) in topIDs.dropFirst() { list = "\(sql: list), \(id)" }
             for row in try await engine.selectAnalytics(
-                "SELECT link_id, COUNT(DISTINCT COALESCE(ip, id)) AS addresses \(sql: rangeScope) AND link_id IN (\(sql: list)) GROUP BY link_id")
-            {
+                "SELECT link_id, COUNT(DISTINCT COALESCE(ip, id)) AS addresses \(sql: rangeScope) AND link_id IN (\(sql: list)) GROUP BY link_id"
+            ) {
                 uniqueByLink[try row["link_id"]] = try row["addresses"]
             }
         }
@@ -254,7 +266,9 @@ extension SQLStore {
 
     /// The dimensions of ``clickSummary(project:link:from:to:)`` and their click columns, named as
     /// the daily counts name them (``Migration/countedDimensions``).
-    private static let summaryColumns = [("platform", "platform"), ("country", "country"), ("referrer", "referrer_host"), ("utm", "utm_source")]
+    private static let summaryColumns = [
+        ("platform", "platform"), ("country", "country"), ("referrer", "referrer_host"), ("utm", "utm_source"),
+    ]
 
     package func installSummary(project: String, link: String?, from: Date, to: Date) async throws -> [NamedCount] {
         try await engine.selectAnalytics(
@@ -307,7 +321,8 @@ extension SQLStore {
             """
         ).first.map { row in
             DashboardSession(
-                tokenHash: try row["token_hash"], projectID: try row["project_id"], keyID: try row["key_id"], csrfToken: try row["csrf_token"],
+                tokenHash: try row["token_hash"], projectID: try row["project_id"], keyID: try row["key_id"],
+                csrfToken: try row["csrf_token"],
                 createdAt: try row["created_at"], expiresAt: try row["expires_at"])
         }
     }
@@ -427,7 +442,8 @@ extension SQLStore {
         let scope: SQLStatement = """
             FROM click_days WHERE project_id = \(project) \(sql: link.map { "AND link_id = \($0)" } ?? "") AND day >= \(fromDay) AND day <= \(toDay)
             """
-        let days = try await engine.select("SELECT day, CAST(SUM(clicks) AS BIGINT) AS clicks \(sql: scope) AND dimension = 'total' GROUP BY day ORDER BY day")
+        let days = try await engine.select(
+            "SELECT day, CAST(SUM(clicks) AS BIGINT) AS clicks \(sql: scope) AND dimension = 'total' GROUP BY day ORDER BY day")
         let byDay = try days.map { NamedCount(name: String(try $0["day"] as Int), count: try $0["clicks"]) }
         func breakdown(_ dimension: String) async throws -> [NamedCount] {
             try await engine.select(

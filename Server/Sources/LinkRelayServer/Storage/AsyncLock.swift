@@ -1,5 +1,5 @@
-import Synchronization
 import LinkRelayServerCore
+import Synchronization
 
 /// Mutual exclusion across `await`s, first come first served: a statement sequence on one
 /// connection (a transaction) runs whole before the next starts. An actor alone would not do:

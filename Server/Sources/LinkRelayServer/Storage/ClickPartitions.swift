@@ -28,7 +28,8 @@ extension SQLStore {
                     // The default partition holds clicks of this day: they move into the new one.
                     try await connection.run("CREATE TABLE \(trusted: day.table) (LIKE clicks INCLUDING DEFAULTS)")
                     try await connection.run(
-                        "INSERT INTO \(trusted: day.table) SELECT * FROM clicks_default WHERE clicked_at >= \(day.start) AND clicked_at < \(day.end)")
+                        "INSERT INTO \(trusted: day.table) SELECT * FROM clicks_default WHERE clicked_at >= \(day.start) AND clicked_at < \(day.end)"
+                    )
                     try await connection.run("DELETE FROM clicks_default WHERE clicked_at >= \(day.start) AND clicked_at < \(day.end)")
                     try await connection.run("ALTER TABLE clicks ATTACH PARTITION \(trusted: day.table) FOR VALUES \(trusted: range)")
                 }
@@ -40,7 +41,9 @@ extension SQLStore {
                 "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'clicks'::regclass")
             for name in try partitions.map({ try $0["name"] as String }) {
                 guard let day = ClickDay(table: name), day.end <= limit else { continue }
-                if let row = try await connection.run("SELECT COUNT(*) AS clicks FROM \(trusted: day.table)").first { dropped += try row["clicks"] as Int }
+                if let row = try await connection.run("SELECT COUNT(*) AS clicks FROM \(trusted: day.table)").first {
+                    dropped += try row["clicks"] as Int
+                }
                 try await connection.run("DROP TABLE \(trusted: day.table)")
             }
             return dropped
@@ -52,7 +55,8 @@ extension SQLStore {
     package func clickBytes() async throws -> Int {
         if engine.dialect == .postgres {
             let row = try await engine.select(
-                "SELECT COALESCE(SUM(pg_total_relation_size(relid)), 0)::BIGINT AS bytes FROM pg_partition_tree('clicks')").first
+                "SELECT COALESCE(SUM(pg_total_relation_size(relid)), 0)::BIGINT AS bytes FROM pg_partition_tree('clicks')"
+            ).first
             return try row?["bytes"] ?? 0
         }
         let row = try await engine.select(

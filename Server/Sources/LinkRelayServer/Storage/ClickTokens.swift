@@ -64,9 +64,11 @@ extension SQLStore {
             try await engine.run("UPDATE clicks SET claimed = 1 WHERE id = \(clickID) AND clicked_at = \(clickedAt)")
             return .accepted(linkID: try row["link_id"], clickID: clickID, clickedAt: clickedAt)
         }
-        guard let row = try await engine.select(
-            "SELECT used_at, expires_at, install_id, link_id, click_id, clicked_at FROM click_tokens WHERE token_hash = \(hash) AND project_id = \(project)"
-        ).first else { return .unknown }
+        guard
+            let row = try await engine.select(
+                "SELECT used_at, expires_at, install_id, link_id, click_id, clicked_at FROM click_tokens WHERE token_hash = \(hash) AND project_id = \(project)"
+            ).first
+        else { return .unknown }
         let usedAt: Date? = try row["used_at"]
         let usedBy: String? = try row["install_id"]
         guard usedAt != nil, let usedBy else { return .expired }
@@ -77,12 +79,14 @@ extension SQLStore {
     }
 
     package func releaseClickToken(hash: String, installID: String) async throws {
-        guard let row = try await engine.run(
-            """
-            UPDATE click_tokens SET used_at = NULL, install_id = NULL WHERE token_hash = \(hash) AND install_id = \(installID)
-            RETURNING click_id, clicked_at
-            """
-        ).first else { return }
+        guard
+            let row = try await engine.run(
+                """
+                UPDATE click_tokens SET used_at = NULL, install_id = NULL WHERE token_hash = \(hash) AND install_id = \(installID)
+                RETURNING click_id, clicked_at
+                """
+            ).first
+        else { return }
         let clickID: String = try row["click_id"]
         let clickedAt: Date = try row["clicked_at"]
         try await engine.run("UPDATE clicks SET claimed = 0 WHERE id = \(clickID) AND clicked_at = \(clickedAt)")

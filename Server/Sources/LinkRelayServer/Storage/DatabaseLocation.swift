@@ -1,6 +1,6 @@
 import Foundation
-import Logging
 import LinkRelayServerCore
+import Logging
 
 /// Where the data lives, as `--database` names it: `sqlite:PATH` (the default,
 /// `sqlite:linkrelay.sqlite`) or `postgres://user:password@host:port/database`.
@@ -63,7 +63,8 @@ package enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         guard !manager.fileExists(atPath: path), manager.fileExists(atPath: markerPath(for: path)) else { return }
         throw StoreError(
             .unusableLocation,
-            "The database \(path) is missing, but \(markerPath(for: path)) says one was set up here: restore it from a backup (Server/scripts/restore), or delete that file to start an empty database.")
+            "The database \(path) is missing, but \(markerPath(for: path)) says one was set up here: restore it from a backup (Server/scripts/restore), or delete that file to start an empty database."
+        )
     }
 
     /// Places the marker when it is missing (a database made now, or one made by an earlier
@@ -71,7 +72,8 @@ package enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     static func placeMarker(_ path: String) {
         let marker = markerPath(for: path)
         guard !FileManager.default.fileExists(atPath: marker) else { return }
-        let text = "This file says a LinkRelay Server database was set up at \(URL(fileURLWithPath: path).lastPathComponent) (on \(Date().formatted(Date.ISO8601FormatStyle()))).\nWhile it is here, the server refuses to start without that database instead of making an empty one.\n"
+        let text =
+            "This file says a LinkRelay Server database was set up at \(URL(fileURLWithPath: path).lastPathComponent) (on \(Date().formatted(Date.ISO8601FormatStyle()))).\nWhile it is here, the server refuses to start without that database instead of making an empty one.\n"
         _ = FileManager.default.createFile(atPath: marker, contents: Data(text.utf8))
     }
 
@@ -90,7 +92,8 @@ package enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         } else if !create {
             throw StoreError(
                 .unusableLocation,
-                "There is no database at \(path) (\(url.path)): start the server there first, or name the file with --database sqlite:PATH.")
+                "There is no database at \(path) (\(url.path)): start the server there first, or name the file with --database sqlite:PATH."
+            )
         }
         guard manager.fileExists(atPath: folder, isDirectory: &isFolder) else {
             throw StoreError(.unusableLocation, "Cannot open the SQLite database at \(path): the folder \(folder) does not exist.")
@@ -101,7 +104,8 @@ package enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         guard manager.isWritableFile(atPath: folder) else {
             throw StoreError(
                 .unusableLocation,
-                "Cannot open the SQLite database at \(path): the folder \(folder) is not writable (SQLite keeps its journal beside the file).")
+                "Cannot open the SQLite database at \(path): the folder \(folder) is not writable (SQLite keeps its journal beside the file)."
+            )
         }
     }
 }

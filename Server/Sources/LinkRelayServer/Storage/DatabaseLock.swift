@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import LinkRelayServerCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One serving process per SQLite file: `serve` holds an exclusive `flock` on the database file
 /// while it runs, so a second server started on the same file refuses to start instead of

@@ -1,5 +1,5 @@
-import Synchronization
 import LinkRelayServerCore
+import Synchronization
 
 /// Writes that must be on disk before their request is answered, committed together: each
 /// request's write waits while one transaction carries every write that arrived meanwhile, so

@@ -1,4 +1,5 @@
 import LinkRelayServerCore
+
 /// The database schema, one numbered step at a time. A step never changes once released: a
 /// database made by an older server is brought up to date by the steps it has not applied, in
 /// order, each in its own transaction, and `schema_migrations` records each one.
@@ -66,7 +67,8 @@ package struct Migration: Sendable, Hashable {
             version: 10, name: "an install's Apple Ads token",
             // Kept with the install for an exchange with Apple's attribution API (not made
             // here); NULL for an install whose report carried none.
-            sqlite: ["ALTER TABLE installs ADD COLUMN apple_ads_token TEXT"], postgres: ["ALTER TABLE installs ADD COLUMN apple_ads_token TEXT"]),
+            sqlite: ["ALTER TABLE installs ADD COLUMN apple_ads_token TEXT"],
+            postgres: ["ALTER TABLE installs ADD COLUMN apple_ads_token TEXT"]),
         Migration(
             version: 11, name: "where a click came from, and a project's clicks by time",
             // For the analytics routes: the referring page's host, the country a proxy in front

@@ -1,8 +1,8 @@
 import Foundation
+import LinkRelayServerCore
 import Logging
 import PostgresNIO
 import Synchronization
-import LinkRelayServerCore
 
 /// PostgreSQL: a pool of connections (postgres-nio's `PostgresClient`), for production and for
 /// several server processes sharing one database. Statements are the store's
@@ -79,7 +79,8 @@ final class PostgresEngine: SQLEngine {
         configuration.options.minimumConnections = min(max(warmConnections, 0), configuration.options.maximumConnections)
         configuration.options.connectionIdleTimeout = .seconds(300)
         return PostgresEngine(
-            client: PostgresClient(configuration: configuration, backgroundLogger: logger), place: "\(host):\(url.port ?? 5432)", logger: logger)
+            client: PostgresClient(configuration: configuration, backgroundLogger: logger), place: "\(host):\(url.port ?? 5432)",
+            logger: logger)
     }
 
     /// Runs the pool, and beside it the listener for the other processes' changes (each
@@ -154,14 +155,17 @@ final class PostgresEngine: SQLEngine {
         do {
             try await run("SELECT 1")
         } catch {
-            throw StoreError(.unusableLocation, "Cannot connect to PostgreSQL at \(place) (\((error as? StoreError)?.message ?? "\(type(of: error))")).")
+            throw StoreError(
+                .unusableLocation, "Cannot connect to PostgreSQL at \(place) (\((error as? StoreError)?.message ?? "\(type(of: error))")).")
         }
     }
 
     func withConnection<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
         await running.wait()
         do {
-            return try await client.withConnection { connection in try await body(Handle(connection: connection, logger: logger, sent: sent)) }
+            return try await client.withConnection { connection in
+                try await body(Handle(connection: connection, logger: logger, sent: sent))
+            }
         } catch let error as StoreError {
             throw error
         } catch {

@@ -1,7 +1,7 @@
 import Foundation
+import LinkRelayServerCore
 import Logging
 import ServiceLifecycle
-import LinkRelayServerCore
 
 /// Keeps the click store bounded: clicks older than the retention (default 90 days, the longest
 /// attribution window, so none of them can match an install any more) are deleted once an hour

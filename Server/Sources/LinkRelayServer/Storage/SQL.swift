@@ -1,15 +1,15 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LinkRelayServerCore
 import Logging
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
-import LinkRelayServerCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A value bound to a statement or read from a row: the three kinds the schema uses (times are
 /// whole milliseconds, flags 0 or 1, JSON text), the same in both engines.
@@ -243,7 +243,9 @@ final class SQLiteEngine: SQLEngine {
             }
             let writer = try await connect(
                 on: writerPool,
-                pragmas: (memory ? [] : ["PRAGMA journal_mode=WAL"]) + ["PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"])
+                pragmas: (memory ? [] : ["PRAGMA journal_mode=WAL"]) + [
+                    "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000",
+                ])
             // An in-memory database is the connection's own: it reads where it writes.
             var readers: [Connection] = []
             var analytics: Connection?
@@ -258,7 +260,8 @@ final class SQLiteEngine: SQLEngine {
                 try? await analyticsPool.shutdownGracefully()
             }
             return SQLiteEngine(
-                writer: writer, readers: readers, analytics: analytics, pools: memory ? [writerPool] : [writerPool, readerPool, analyticsPool],
+                writer: writer, readers: readers, analytics: analytics,
+                pools: memory ? [writerPool] : [writerPool, readerPool, analyticsPool],
                 path: memory ? nil : path)
         } catch {
             for database in opened { database.close() }
@@ -308,7 +311,8 @@ final class SQLiteEngine: SQLEngine {
     func fileProblem() -> String? {
         guard let file else { return nil }
         guard let now = Self.identity(of: file.path) else {
-            return "the database file \(file.path) was deleted while the server runs (its writes go to a file no one can open again; restore it and restart)"
+            return
+                "the database file \(file.path) was deleted while the server runs (its writes go to a file no one can open again; restore it and restart)"
         }
         return now == file.identity ? nil : "the database file \(file.path) was replaced while the server runs (restart to use the new one)"
     }

@@ -1,7 +1,7 @@
 import Foundation
 import LinkRelay
-import PostgresNIO
 import LinkRelayServerCore
+import PostgresNIO
 
 /// A statement with its values bound where they appear in the text:
 ///

@@ -42,7 +42,8 @@ extension SQLStore {
             platformVersion: try row["platform_version"], deviceID: try row["device_id"],
             // NULL for an install stored before schema 2 kept fingerprints.
             fingerprintHash: try row["fingerprint_hash"] as String? ?? "", attributionWindowHours: try row["attribution_window_hours"],
-            deepLinkData: try row.json("deep_link_data", as: [String: JSONValue].self, empty: [:]), appleAdsToken: try row["apple_ads_token"])
+            deepLinkData: try row.json("deep_link_data", as: [String: JSONValue].self, empty: [:]),
+            appleAdsToken: try row["apple_ads_token"])
     }
 
     package func recordEvent(_ event: EventRecord) async throws -> EventOutcome {
@@ -272,7 +273,8 @@ extension SQLStore {
     /// `installs` stored on `connection`: SQLite, one prepared `INSERT` each; PostgreSQL, one
     /// statement per 1,000, each column bound as one array (as ``insertClicks(_:on:dialect:)``).
     static func insertInstalls(_ installs: [InstallRecord], on connection: any SQLConnection, dialect: SQLDialect) async throws {
-        try await insertRows(installs, on: connection, dialect: dialect, each: installInsert, batch: installBatch, perStatement: installsPerStatement)
+        try await insertRows(
+            installs, on: connection, dialect: dialect, each: installInsert, batch: installBatch, perStatement: installsPerStatement)
     }
 
     /// An install's factors and deferred link as they are stored (JSON text, ``JSONText/compact(_:)``).

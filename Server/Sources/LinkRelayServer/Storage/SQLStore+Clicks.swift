@@ -23,7 +23,8 @@ extension SQLStore {
     /// statement per 1,000 clicks, each column bound as one array and the rows made by
     /// `unnest` (the same text whatever the count, so it stays prepared).
     static func insertClicks(_ clicks: [ClickRecord], on connection: any SQLConnection, dialect: SQLDialect) async throws {
-        try await insertRows(clicks, on: connection, dialect: dialect, each: clickInsert, batch: clickBatch, perStatement: clicksPerStatement)
+        try await insertRows(
+            clicks, on: connection, dialect: dialect, each: clickInsert, batch: clickBatch, perStatement: clicksPerStatement)
         // PostgreSQL's statement counted them itself (``clickBatch(_:)``).
         if dialect == .sqlite { try await connection.runEach(clickDayUpserts(clicks)) }
     }
@@ -52,7 +53,9 @@ extension SQLStore {
                 ("referrer", click.source.referrerHost ?? ""), ("utm", click.source.utmSource ?? ""),
             ]
             for (dimension, value) in values {
-                counts[ClickDayKey(linkID: click.linkID, projectID: click.projectID, day: day, dimension: dimension, value: value), default: 0] += 1
+                counts[
+                    ClickDayKey(linkID: click.linkID, projectID: click.projectID, day: day, dimension: dimension, value: value), default: 0] +=
+                    1
             }
         }
         return counts.sorted { $0.key < $1.key }.map { key, count in
@@ -131,7 +134,8 @@ extension SQLStore {
     }
 
     package func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
-        try await candidates(try await engine.select(Self.candidates(project: project, networkPrefix: networkPrefix, since: since, limit: limit)))
+        try await candidates(
+            try await engine.select(Self.candidates(project: project, networkPrefix: networkPrefix, since: since, limit: limit)))
     }
 
     /// The project's clicks from one network: the index (project_id, network_prefix,
@@ -202,7 +206,8 @@ extension SQLStore {
         {
             return kept.devices
         }
-        let statement = Self.crowd(project: project, networkPrefix: networkPrefix, at: now, since: since, limit: limit, dialect: engine.dialect)
+        let statement = Self.crowd(
+            project: project, networkPrefix: networkPrefix, at: now, since: since, limit: limit, dialect: engine.dialect)
         let devices: Int = try await engine.select(statement).first?["devices"] ?? 0
         crowds.keep(KeptCrowd(devices: devices, at: now, since: since), group, lookup)
         return devices

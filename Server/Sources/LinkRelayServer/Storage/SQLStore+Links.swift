@@ -49,7 +49,8 @@ extension SQLStore {
             AppRecord(
                 id: try row["id"], projectID: try row["project_id"], platform: try row["platform"], identifier: try row["identifier"],
                 paths: try row.json("paths", as: [String].self, empty: []),
-                certificateFingerprints: try row.json("certificate_fingerprints", as: [String].self, empty: []), createdAt: try row["created_at"])
+                certificateFingerprints: try row.json("certificate_fingerprints", as: [String].self, empty: []),
+                createdAt: try row["created_at"])
         }
     }
 
@@ -124,8 +125,10 @@ extension SQLStore {
     }
 
     package func link(project: String, dedupeKey: String) async throws -> LinkRecord? {
-        try await engine.select("\(sql: Self.linkColumns) WHERE project_id = \(project) AND dedupe_key = \(dedupeKey) ORDER BY created_at LIMIT 1")
-            .first.map(Self.link)
+        try await engine.select(
+            "\(sql: Self.linkColumns) WHERE project_id = \(project) AND dedupe_key = \(dedupeKey) ORDER BY created_at LIMIT 1"
+        )
+        .first.map(Self.link)
     }
 
     package func link(id: String) async throws -> LinkRecord? {
@@ -144,10 +147,12 @@ extension SQLStore {
             id: try row["id"], projectID: try row["project_id"], templateSlug: try row["template_slug"], shortCode: try row["short_code"],
             originalURL: try row["original_url"], deepLinkPath: try row["deep_link_path"], appScheme: try row["app_scheme"],
             iosAppStoreURL: try row["ios_app_store_url"], androidAppStoreURL: try row["android_app_store_url"],
-            webFallbackURL: try row["web_fallback_url"], utmParameters: try row.json("utm_parameters", as: [String: String].self, empty: [:]),
+            webFallbackURL: try row["web_fallback_url"],
+            utmParameters: try row.json("utm_parameters", as: [String: String].self, empty: [:]),
             deepLinkParameters: try row.json("deep_link_parameters", as: [String: JSONValue].self, empty: [:]),
             attributionWindowHours: try row["attribution_window_hours"], isActive: try row["is_active"], expiresAt: try row["expires_at"],
-            createdAt: try row["created_at"], templateID: try row["template_id"], title: try row["title"], description: try row["description"],
+            createdAt: try row["created_at"], templateID: try row["template_id"], title: try row["title"],
+            description: try row["description"],
             iosUniversalLink: try row["ios_universal_link"], androidAppLink: try row["android_app_link"],
             targetingRules: try row.json("targeting_rules", as: [String: JSONValue].self, empty: [:]), ogTitle: try row["og_title"],
             ogDescription: try row["og_description"], ogImageURL: try row["og_image_url"], appendClickID: try row["append_click_id"],

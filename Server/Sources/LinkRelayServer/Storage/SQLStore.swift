@@ -1,8 +1,8 @@
 import Foundation
 import LinkRelay
+import LinkRelayServerCore
 import Logging
 import Synchronization
-import LinkRelayServerCore
 
 /// The store, on either engine: the statements are written once, in the SQL both SQLite and
 /// PostgreSQL speak (`?` placeholders, which the PostgreSQL engine numbers), and the same
@@ -69,7 +69,8 @@ package final class SQLStore: ServerStore {
                     case .install: break
                     }
                 }
-                reported.groupCommit(size: batch.count, duration: ContinuousClock.now - start, clicks: clicks, events: events, failures: failures)
+                reported.groupCommit(
+                    size: batch.count, duration: ContinuousClock.now - start, clicks: clicks, events: events, failures: failures)
             }
             return results
         }
@@ -88,10 +89,14 @@ package final class SQLStore: ServerStore {
         do {
             if let standing {
                 let probe = Self.probeText()
-                _ = try await engine.withConnection { try await $0.run("UPDATE server_health SET checked_at = \(date), probe = \(probe) WHERE id = 1") }
+                _ = try await engine.withConnection {
+                    try await $0.run("UPDATE server_health SET checked_at = \(date), probe = \(probe) WHERE id = 1")
+                }
                 lastWrite.clear(unlessNewerThan: standing.failures)
             } else {
-                _ = try await engine.withConnection { try await $0.run("UPDATE server_health SET checked_at = \(date), probe = NULL WHERE id = 1") }
+                _ = try await engine.withConnection {
+                    try await $0.run("UPDATE server_health SET checked_at = \(date), probe = NULL WHERE id = 1")
+                }
             }
         } catch {
             return standing?.problem ?? "the database refused a write: \(error)"
@@ -275,7 +280,8 @@ package final class SQLStore: ServerStore {
     }
 
     package func destinationHosts(project: String) async throws -> DestinationHosts {
-        guard let row = try await engine.select("SELECT destination_mode, destination_hosts FROM projects WHERE id = \(project)").first else {
+        guard let row = try await engine.select("SELECT destination_mode, destination_hosts FROM projects WHERE id = \(project)").first
+        else {
             return DestinationHosts(mode: .listed, hosts: [])
         }
         let mode: String = try row["destination_mode"]
@@ -285,13 +291,15 @@ package final class SQLStore: ServerStore {
 
     package func setDestinationHosts(project: String, _ hosts: DestinationHosts) async throws {
         try await engine.run(
-            "UPDATE projects SET destination_mode = \(hosts.mode.rawValue), destination_hosts = \(SQLJSON(hosts.hosts)), hosts_learned = 1 WHERE id = \(project)")
+            "UPDATE projects SET destination_mode = \(hosts.mode.rawValue), destination_hosts = \(SQLJSON(hosts.hosts)), hosts_learned = 1 WHERE id = \(project)"
+        )
     }
 
     package func learnDestinationHosts(project: String, hosts: [String]) async throws {
         guard !hosts.isEmpty else { return }
         try await engine.transaction { connection in
-            guard let row = try await connection.run("SELECT destination_mode, destination_hosts FROM projects WHERE id = \(project)").first,
+            guard
+                let row = try await connection.run("SELECT destination_mode, destination_hosts FROM projects WHERE id = \(project)").first,
                 try row["destination_mode"] == DestinationHosts.Mode.learned.rawValue
             else { return }
             let known = try row.json("destination_hosts", as: [String].self, empty: [])
@@ -312,7 +320,9 @@ package final class SQLStore: ServerStore {
                 hosts = DestinationHosts.adding(page.flatMap { DestinationHosts.hosts(of: $0.destinationURLs) }, to: hosts)
                 cursor = page.count == 1000 ? page.last.map(LinkCursor.init(after:)) : nil
             } while cursor != nil
-            let fallbacks: [String?] = try await engine.select("SELECT ios_app_store_url, android_app_store_url, web_fallback_url FROM templates WHERE project_id = \(project)").flatMap { row -> [String?] in
+            let fallbacks: [String?] = try await engine.select(
+                "SELECT ios_app_store_url, android_app_store_url, web_fallback_url FROM templates WHERE project_id = \(project)"
+            ).flatMap { row -> [String?] in
                 [try row["ios_app_store_url"], try row["android_app_store_url"], try row["web_fallback_url"]]
             }
             hosts = DestinationHosts.adding(DestinationHosts.hosts(of: fallbacks), to: hosts)

@@ -1,7 +1,7 @@
 import CSQLite3
 import Foundation
-import Synchronization
 import LinkRelayServerCore
+import Synchronization
 
 /// One connection to an SQLite file through the system's library, with every statement kept
 /// prepared by its text: a statement that runs again is reset and bound again, not parsed and
@@ -142,7 +142,9 @@ final class SQLiteDatabase: Sendable {
     ) throws -> [SQLRow] {
         guard Int(sqlite3_bind_parameter_count(statement)) == binds.count else {
             throw StoreError(
-                .failed, "A database statement (\(statementVerb(text))) takes \(sqlite3_bind_parameter_count(statement)) values, not \(binds.count).")
+                .failed,
+                "A database statement (\(statementVerb(text))) takes \(sqlite3_bind_parameter_count(statement)) values, not \(binds.count)."
+            )
         }
         for (offset, value) in binds.enumerated() {
             let index = Int32(offset + 1)

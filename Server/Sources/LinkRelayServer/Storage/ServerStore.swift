@@ -1,6 +1,6 @@
 import Foundation
-import ServiceLifecycle
 import LinkRelayServerCore
+import ServiceLifecycle
 
 /// Where the server keeps everything (what the install's attribution reads and writes is
 /// ``AttributionStore``, in the Core): one protocol, two engines (``SQLStore/sqlite(path:create:)``, embedded, the

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import LinkRelayServerCore
+import Synchronization
 
 /// Answers of the database kept in the process for a short while, for what every request reads
 /// and little changes: links by code (the redirect and the resolve read one on every tap;

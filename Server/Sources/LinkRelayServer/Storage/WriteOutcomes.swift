@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import LinkRelayServerCore
+import Synchronization
 
 /// Where a store reports its group commits: set once the server is configured, read per batch.
 final class ReportedMetrics: Sendable {

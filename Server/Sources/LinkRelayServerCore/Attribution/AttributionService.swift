@@ -147,7 +147,9 @@ package struct AttributionService: Sendable {
     private func match(_ report: InstallReport, project: String, at now: Date, token: ClickTokenUse?) async throws -> InstallAttribution {
         let started = ContinuousClock.now
         // A report without its fingerprint is never matched by signals.
-        let candidates = report.allowsFingerprint ? try await store.matchCandidates(for: report.signals, project: project, matcher: matcher, at: now) : []
+        let candidates =
+            report.allowsFingerprint
+            ? try await store.matchCandidates(for: report.signals, project: project, matcher: matcher, at: now) : []
         var read = ContinuousClock.now - started
         // The crowd (the last week, within the links' windows) is counted in the database, and
         // only when a click would match on a quiet network: a crowded one only lowers every
@@ -182,7 +184,8 @@ package struct AttributionService: Sendable {
         try await store.recordInstall(install)
         let timings = InstallAttribution.Timings(
             candidates: candidates.count, read: read, scoring: scored, write: ContinuousClock.now - writing)
-        return InstallAttribution(install: install, attributed: match != nil, reportedIP: report.reportedIP, timings: timings, clickToken: token)
+        return InstallAttribution(
+            install: install, attributed: match != nil, reportedIP: report.reportedIP, timings: timings, clickToken: token)
     }
 }
 
@@ -208,7 +211,8 @@ package struct InstallAttribution: Sendable {
     package var repeated: Bool
 
     package init(
-        install: InstallRecord, attributed: Bool, reportedIP: String?, timings: Timings, clickToken: ClickTokenUse? = nil, repeated: Bool = false
+        install: InstallRecord, attributed: Bool, reportedIP: String?, timings: Timings, clickToken: ClickTokenUse? = nil,
+        repeated: Bool = false
     ) {
         self.install = install
         self.attributed = attributed

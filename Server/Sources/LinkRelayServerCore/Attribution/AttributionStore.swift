@@ -48,7 +48,9 @@ extension AttributionStore {
     /// the install's exact address when an IPv4 install can only match it (the address first,
     /// without ``DeferredMatcher/scoresIPv4Networks``), from its network otherwise; none
     /// without a network.
-    package func matchCandidates(for install: DeviceSignals, project: String, matcher: DeferredMatcher, at now: Date) async throws -> [MatchCandidate] {
+    package func matchCandidates(
+        for install: DeviceSignals, project: String, matcher: DeferredMatcher, at now: Date
+    ) async throws -> [MatchCandidate] {
         guard let prefix = install.networkPrefix else { return [] }
         let since = now.addingTimeInterval(-min(DeferredMatcher.lookback, TimeInterval(matcher.fingerprintWindowHours) * 3600))
         if matcher.matchesAddressOnly(install) {

@@ -17,7 +17,8 @@ package enum ClickTokens {
     /// Whether `token` can be one this server made: 32 characters of `A–Z a–z 0–9`. Anything
     /// else is refused before the database is asked.
     package static func isWellFormed(_ token: String) -> Bool {
-        token.utf8.count == 32 && token.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }
+        token.utf8.count == 32
+            && token.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }
     }
 
     /// What is stored of a token: its SHA-256, never the token.

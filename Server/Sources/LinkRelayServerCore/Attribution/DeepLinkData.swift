@@ -9,7 +9,9 @@ package enum DeepLinkData {
         deepLinkData(link, clickID: match.click.id, clickedAt: match.click.clickedAt, confidence: match.confidence, factors: match.factors)
     }
 
-    package static func deepLinkData(_ link: LinkRecord, clickID: String, clickedAt: Date, confidence: Int, factors: [String]) -> [String: JSONValue] {
+    package static func deepLinkData(
+        _ link: LinkRecord, clickID: String, clickedAt: Date, confidence: Int, factors: [String]
+    ) -> [String: JSONValue] {
         var data: [String: JSONValue] = [
             "shortCode": .string(link.shortCode), "originalUrl": .string(link.originalURL), "linkId": .string(link.id),
             "clickId": .string(clickID),

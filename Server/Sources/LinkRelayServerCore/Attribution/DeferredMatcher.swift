@@ -188,7 +188,9 @@ package struct DeferredMatcher: Sendable {
     ///   (``ServerStore/networkDevices(project:networkPrefix:at:since:limit:)``); `nil` counts them
     ///   among `candidates`, which must then hold the network's clicks of that week, not only the
     ///   fingerprint window's.
-    package func best(for install: DeviceSignals, among candidates: [MatchCandidate], networkDevices: Int? = nil, at now: Date) -> DeferredMatch? {
+    package func best(
+        for install: DeviceSignals, among candidates: [MatchCandidate], networkDevices: Int? = nil, at now: Date
+    ) -> DeferredMatch? {
         let sprayed = Self.sprayedClicks(
             in: candidates, floor: sprayerDevices, since: now.addingTimeInterval(-TimeInterval(fingerprintWindowHours) * 3600),
             span: TimeInterval(fingerprintWindowHours) * 3600)
@@ -196,7 +198,8 @@ package struct DeferredMatcher: Sendable {
         // A sprayer's clicks are never the match, but they still make a look-alike's match
         // ambiguous: voiding them must not hand an install to the tap they hid.
         let live = candidates.filter { candidate in
-            now.timeIntervalSince(candidate.click.clickedAt) <= TimeInterval(candidate.windowHours) * 3600 && !repeated.contains(candidate.click.id)
+            now.timeIntervalSince(candidate.click.clickedAt) <= TimeInterval(candidate.windowHours) * 3600
+                && !repeated.contains(candidate.click.id)
         }
         let shared: Bool
         if let networkDevices {
@@ -250,7 +253,8 @@ package struct DeferredMatcher: Sendable {
                 ambiguous = true
             }
         }
-        if refusesAmbiguousMatches, let confidence = best?.confidence, voided.contains(where: { $0.0 >= confidence && $0.1 != bestDevice }) {
+        if refusesAmbiguousMatches, let confidence = best?.confidence, voided.contains(where: { $0.0 >= confidence && $0.1 != bestDevice })
+        {
             ambiguous = true
         }
         return ambiguous ? nil : best
@@ -306,7 +310,9 @@ package struct DeferredMatcher: Sendable {
         for candidate in candidates.reversed() {
             guard let ip = candidate.click.device.ip else { continue }
             let key = ip + "\u{0}" + deviceSignature(candidate.click.device)
-            if let earlier = previous[key], candidate.click.clickedAt.timeIntervalSince(earlier) <= tapSpan { repeated.insert(candidate.click.id) }
+            if let earlier = previous[key], candidate.click.clickedAt.timeIntervalSince(earlier) <= tapSpan {
+                repeated.insert(candidate.click.id)
+            }
             previous[key] = candidate.click.clickedAt
         }
         return repeated
@@ -364,11 +370,14 @@ package struct DeferredMatcher: Sendable {
 
     /// Core's score of `install` against `click`: each factor only when both sides have it.
     package static func score(_ install: DeviceSignals, _ click: DeviceSignals, ipWeight: Int = 40) -> (Int, [String]) {
-        score(install, click, ipWeight: ipWeight, userAgentKeys: (install.userAgent.map(normalizedUserAgent), click.userAgent.map(normalizedUserAgent)))
+        score(
+            install, click, ipWeight: ipWeight,
+            userAgentKeys: (install.userAgent.map(normalizedUserAgent), click.userAgent.map(normalizedUserAgent)))
     }
 
     /// The score, with both user agents' keys made already.
-    static func score(_ install: DeviceSignals, _ click: DeviceSignals, ipWeight: Int, userAgentKeys: (String?, String?)) -> (Int, [String]) {
+    static func score(_ install: DeviceSignals, _ click: DeviceSignals, ipWeight: Int, userAgentKeys: (String?, String?)) -> (Int, [String])
+    {
         var score = 0
         var factors: [String] = []
         if let a = install.networkPrefix, let b = click.networkPrefix, a == b {
@@ -383,7 +392,9 @@ package struct DeferredMatcher: Sendable {
             score += 10
             factors.append("timezone")
         }
-        if let a = install.language, let b = click.language, a.count >= 2, b.count >= 2, a.prefix(2).lowercased() == b.prefix(2).lowercased() {
+        if let a = install.language, let b = click.language, a.count >= 2, b.count >= 2,
+            a.prefix(2).lowercased() == b.prefix(2).lowercased()
+        {
             score += 10
             factors.append("language")
         }
@@ -436,7 +447,8 @@ package struct DeferredMatcher: Sendable {
     /// the platform's name as the SDK sent it.
     package static func fingerprintHash(_ device: DeviceSignals, platform: String?, platformVersion: String?) -> String {
         let text = [
-            device.ip ?? "", device.userAgent ?? "", device.timezone ?? "", device.language ?? "", device.screenWidth.map(String.init) ?? "",
+            device.ip ?? "", device.userAgent ?? "", device.timezone ?? "", device.language ?? "",
+            device.screenWidth.map(String.init) ?? "",
             device.screenHeight.map(String.init) ?? "", platform ?? "", platformVersion ?? "",
         ].joined(separator: "|")
         return sha256Hex(text)

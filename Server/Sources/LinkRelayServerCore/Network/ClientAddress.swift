@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The client's address as the deferred match uses it: public or nothing, and its network.
@@ -102,7 +102,9 @@ package enum ClientAddress {
         let halves = lower.components(separatedBy: "::")
         guard halves.count <= 2 else { return nil }
         let head = halves[0].isEmpty ? [] : halves[0].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        let tail = halves.count == 2 && !halves[1].isEmpty ? halves[1].split(separator: ":", omittingEmptySubsequences: false).map(String.init) : []
+        let tail =
+            halves.count == 2 && !halves[1].isEmpty
+            ? halves[1].split(separator: ":", omittingEmptySubsequences: false).map(String.init) : []
         let missing = 8 - head.count - tail.count
         guard halves.count == 2 ? missing >= 1 : missing == 0 else { return nil }
         let groups = head + Array(repeating: "0", count: halves.count == 2 ? missing : 0) + tail
@@ -138,9 +140,11 @@ package struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     }
 
     package var description: String {
-        (bytes.count == 4 ? bytes.map(String.init).joined(separator: ".") : stride(from: 0, to: 16, by: 2).map {
-            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
-        }.joined(separator: ":")) + "/\(length)"
+        (bytes.count == 4
+            ? bytes.map(String.init).joined(separator: ".")
+            : stride(from: 0, to: 16, by: 2).map {
+                String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+            }.joined(separator: ":")) + "/\(length)"
     }
 
     /// Whether the address `other` (4 or 16 bytes) is in this network.

@@ -49,6 +49,8 @@ package enum Fingerprint {
 
     package static func isBot(_ agent: LowercasedText) -> Bool {
         !agent.isEmpty
-            && agent.containsAny(["bot", "crawler", "spider", "facebookexternalhit", "slurp", "preview", "whatsapp", "telegram", "discord", "curl/", "wget/"])
+            && agent.containsAny([
+                "bot", "crawler", "spider", "facebookexternalhit", "slurp", "preview", "whatsapp", "telegram", "discord", "curl/", "wget/",
+            ])
     }
 }

@@ -115,7 +115,9 @@ package struct LinkRecord: Sendable, Hashable, Codable {
 
     /// The request fields naming a place the redirect may send a person, which an SDK key's
     /// link may set only to the project's destination hosts (``DestinationHosts``).
-    package static let destinationFields = ["originalUrl", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "iosUniversalLink", "androidAppLink"]
+    package static let destinationFields = [
+        "originalUrl", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "iosUniversalLink", "androidAppLink",
+    ]
 
     /// The places the redirect may send a person, as ``destinationFields`` name them.
     package var destinationURLs: [String?] {
@@ -152,7 +154,8 @@ package struct ClickRecord: Sendable, Hashable, Codable {
 
     /// A click; see each property.
     package init(
-        id: String? = nil, linkID: String, projectID: String, clickedAt: Date, device: DeviceSignals, platform: DevicePlatform?, isBot: Bool,
+        id: String? = nil, linkID: String, projectID: String, clickedAt: Date, device: DeviceSignals, platform: DevicePlatform?,
+        isBot: Bool,
         source: ClickSource = ClickSource()
     ) {
         self.id = id ?? RecordID.timeOrdered(at: clickedAt)
@@ -188,7 +191,8 @@ package struct ClickSource: Sendable, Hashable, Codable {
     /// characters, lowercased; `nil` for anything else.
     package static func referrerHost(_ header: String?) -> String? {
         guard let header, header.utf8.count <= 4096, let url = URL(string: header), let scheme = url.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = url.host?.lowercased(), DestinationHosts.isValidPattern(host), !host.hasPrefix("*.")
+            scheme == "http" || scheme == "https", let host = url.host?.lowercased(), DestinationHosts.isValidPattern(host),
+            !host.hasPrefix("*.")
         else { return nil }
         return host
     }
@@ -207,7 +211,9 @@ package struct ClickSource: Sendable, Hashable, Codable {
     /// most 400 bytes; counted as grapheme clusters, `E` and 12,000 combining marks was "one
     /// character" of 24,001 bytes), no control characters; `nil` otherwise.
     package static func utmSource(_ value: String?) -> String? {
-        guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), trimmed.utf8.count <= 4 * maxUTMSourceLength else { return nil }
+        guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), trimmed.utf8.count <= 4 * maxUTMSourceLength else {
+            return nil
+        }
         let value = trimmed.precomposedStringWithCanonicalMapping
         guard !value.isEmpty, TextLimit.fits(value, characters: maxUTMSourceLength),
             !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
