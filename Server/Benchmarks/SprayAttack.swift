@@ -11,7 +11,7 @@ import LinkRelayServerCore
 /// took is the share of the address's organic installs in the next 24 hours attributed to one
 /// of its clicks; what it cost is the share of the address's matchable installs then that lost
 /// their own tap. Beside it, each matcher's recall and wrong attributions without an attack, on
-/// the populations where taps crowd an address (so the rule is seen to keep carriers' recall).
+/// the populations where taps crowd an address or a /64 (so the rule is seen to keep their recall).
 ///
 ///   linkrelay-server-bench spray [--clicks 100000] [--attacks 40]
 enum SprayAttack {
@@ -99,10 +99,13 @@ enum SprayAttack {
             }
         }
         say("\nWithout an attack (every install, in memory): recall, wrong\n")
-        say("| matcher | " + [Population.Shape.carrierHeavy, .bench, .denseHouseholds].map(\.rawValue).joined(separator: " | ") + " |")
-        say("|---|---|---|---|")
+        say(
+            "| matcher | "
+                + [Population.Shape.carrierHeavy, .bench, .denseHouseholds, .ipv6Households].map(\.rawValue).joined(separator: " | ") + " |"
+        )
+        say("|---|---|---|---|---|")
         var quality: [[String]] = matchers.map { [$0.0] }
-        for shape in [Population.Shape.carrierHeavy, .bench, .denseHouseholds] {
+        for shape in [Population.Shape.carrierHeavy, .bench, .denseHouseholds, .ipv6Households] {
             let population = shape == .carrierHeavy ? population : Population(clickCount: options.clicks, shape: shape)
             let data =
                 shape == .carrierHeavy

@@ -269,6 +269,26 @@ struct MatcherTests {
     }
 
     @Test(
+        "an IPv6 sprayer is its /64: nine fingerprints from nine addresses of one /64 in ten minutes are a spray, and do not take a phone's install there"
+    )
+    func ipv6Sprayers() {
+        let spray = Self.sprayed(9, every: 60).enumerated().map { index, candidate in
+            var click = candidate.click
+            click.device.ip = "2001:db8:63:6::\(index + 1)"
+            click.device.networkPrefix = "2001:db8:63:6"
+            return MatchCandidate(click: click, windowHours: 168)
+        }
+        #expect(Self.sprayed(spray).count == 9)
+        var phone = Self.phone
+        phone.ip = "2001:db8:63:6::99"
+        phone.networkPrefix = "2001:db8:63:6"
+        #expect(DeferredMatcher().best(for: phone, among: spray, networkDevices: 0, at: Self.now) == nil)
+        #expect(DeferredMatcher(sprayerDevices: 100).best(for: phone, among: spray, networkDevices: 0, at: Self.now) != nil, "the rule off")
+        // Two phones of one IPv6 household within ten minutes are no sprayer.
+        #expect(Self.sprayed(Array(spray.prefix(2))).isEmpty)
+    }
+
+    @Test(
         "issue 63, 6: two identical clicks from one address within 30 s are one tap, and the first decides; a forged copy a second after the real tap does not take the install"
     )
     func oneTap() {

@@ -318,7 +318,8 @@ package struct DeferredMatcher: Sendable {
         return repeated
     }
 
-    /// The ids of the clicks made by sprayers (``sprayerDevices``): for each address, at each of
+    /// The ids of the clicks made by sprayers (``sprayerDevices``): for each address (an IPv6
+    /// client's /64), at each of
     /// ``sprayScales(floor:)``, the clicks of every span in which its distinct devices reach
     /// the span's floor and ``sprayFactor`` times the address's own rate: its distinct devices
     /// clicking at or after `since`, spread over `span` seconds. Only those clicks are judged
@@ -327,10 +328,13 @@ package struct DeferredMatcher: Sendable {
     static func sprayedClicks(in candidates: [MatchCandidate], floor: Int, since: Date, span: TimeInterval) -> Set<String> {
         // Only clicks a fingerprint may still match (at or after `since`) are judged, against
         // the same span's rate: a busy morning days ago decides nothing today.
+        // An IPv6 client is its /64: a sprayer there picks a new address for each fingerprint
+        // at no cost (2⁶⁴ of them), where one IPv4 address is what a NAT shares.
         var byAddress: [String: [ClickRecord]] = [:]
         for candidate in candidates where candidate.click.clickedAt >= since {
             guard let ip = candidate.click.device.ip else { continue }
-            byAddress[ip, default: []].append(candidate.click)
+            let key = ClientAddress.isIPv6(ip) ? candidate.click.device.networkPrefix ?? ip : ip
+            byAddress[key, default: []].append(candidate.click)
         }
         let scales = sprayScales(floor: max(floor, 2))
         var sprayed = Set<String>()
