@@ -26,7 +26,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
-        // The system's SQLite, through a thin wrapper of the server's own (Storage/SQLiteDatabase.swift):
+        // The system's SQLite, through a thin wrapper of the server's own (LinkRelayServerStorage/SQLiteDatabase.swift):
         // statements kept prepared, rows read on the connection's thread. Debian and Ubuntu:
         // `apt-get install libsqlite3-dev`; macOS: the SDK has it.
         .systemLibrary(
@@ -43,10 +43,26 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The stores on SQL: the two engines (SQLite, PostgreSQL), the migrations, the queries,
+        // the group commit and the retention. It implements the Core's store protocols; nothing
+        // of HTTP (`.ci/server-layers` checks its imports).
+        .target(
+            name: "LinkRelayServerStorage",
+            dependencies: [
+                "LinkRelayServerCore",
+                "CSQLite3",
+                .product(name: "LinkRelay", package: "LinkRelay"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "LinkRelayServer",
             dependencies: [
                 "LinkRelayServerCore",
+                "LinkRelayServerStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -74,6 +90,7 @@ let package = Package(
             dependencies: [
                 "LinkRelayServer",
                 "LinkRelayServerCore",
+                "LinkRelayServerStorage",
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -84,6 +101,7 @@ let package = Package(
             dependencies: [
                 "LinkRelayServer",
                 "LinkRelayServerCore",
+                "LinkRelayServerStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
@@ -102,6 +120,7 @@ let package = Package(
             dependencies: [
                 "LinkRelayServer",
                 "LinkRelayServerCore",
+                "LinkRelayServerStorage",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "LinkRelayLinkForty", package: "LinkRelay"),

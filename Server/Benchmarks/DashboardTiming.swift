@@ -4,6 +4,7 @@ import HummingbirdTesting
 import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Synchronization
 
 /// Issue 52, §5: the dashboard's overview and a link's page with `--clicks` clicks stored over 30

@@ -2,6 +2,7 @@ import Foundation
 import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// `--explore`: the matcher's settings side by side, in memory (no server), on each population
 /// and size, beside Core's replay and the two references; for choosing the defaults quickly (the

@@ -2,6 +2,7 @@ import Foundation
 import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import LinkRelaySimulator
 
 /// What one matcher made of the sampled installs.

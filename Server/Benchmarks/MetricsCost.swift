@@ -1,5 +1,6 @@
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// `linkrelay-server-bench metrics-cost N`: records N requests' metrics (a count by method,
 /// route and status, and a time by route), spread over the routes and statuses a redirect-heavy

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// A seeded generator (SplitMix64): the same seed, the same population, on every machine.
 struct SeededGenerator: RandomNumberGenerator {

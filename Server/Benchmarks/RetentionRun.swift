@@ -1,6 +1,7 @@
 import Foundation
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Logging
 
 /// The click store over simulated days: each day the retention pass runs (as the hourly job

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// Issue 48, §4.4: one network stuffed with clicks, and what that does to its installs and to
 /// everyone else's. A /24 gets `--clicks` clicks within the fingerprint's day from its other

@@ -3,6 +3,7 @@ import Hummingbird
 import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// The baseline of the redirect's throughput: a bare Hummingbird route, in the same kind of
 /// process (release, the same server configuration), answering the same 302 from memory, with

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Synchronization
 
 // linkrelay-server-bench: LinkRelay Server measured against LinkForty Core's algorithm on the

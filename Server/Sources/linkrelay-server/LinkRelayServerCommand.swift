@@ -4,6 +4,7 @@ import Hummingbird
 @_spi(Backend) import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Logging
 
 /// `linkrelay-server`: the self-hostable backend that speaks LinkForty's SDK protocol.

@@ -3,6 +3,7 @@ import Foundation
 import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 struct Links: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@ import Hummingbird
 @_spi(Backend) import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Logging
 
 struct Serve: AsyncParsableCommand {

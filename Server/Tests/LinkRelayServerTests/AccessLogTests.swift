@@ -7,6 +7,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The access log gathers lines and writes them a block at a time: when a block fills, every
 /// interval of its clock, and when the server stops; each line after its time in UTC.

@@ -4,6 +4,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// Issue 63, 8: analytics read on a lane of their own, one at a time per process, and the taps'
 /// and installs' reads never wait behind them.

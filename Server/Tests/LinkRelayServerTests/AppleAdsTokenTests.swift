@@ -8,6 +8,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The Apple Ads attribution token an install report carries, or that the app adds to its
 /// install afterwards (`POST /api/sdk/v1/install/apple-ads-token`, the token having come after

@@ -8,6 +8,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The pasteboard end to end over loopback: the landing page copies the link with its token,
 /// the app's first launch reads it through `LinkFortyBackend` unchanged, and the server

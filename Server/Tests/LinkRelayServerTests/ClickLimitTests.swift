@@ -8,6 +8,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// Clicks per address, as a flooding client and a busy carrier address meet them.
 @Suite("Clicks per address")

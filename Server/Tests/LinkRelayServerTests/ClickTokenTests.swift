@@ -7,6 +7,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The landing page's click tokens: an install reporting one is attributed to its click with
 /// certainty; a used one still names its link; a refused one says why.

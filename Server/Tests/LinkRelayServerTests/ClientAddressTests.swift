@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The client's address behind a proxy: `X-Forwarded-For` read from the right, where the
 /// proxies wrote, so a client cannot choose its network by writing the header itself.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// Which connection a listener at its cap closes for a new client (``IdleConnections``): the
 /// longest idle, never one in a request.

@@ -4,6 +4,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The daily counts the dashboard reads (`click_days`): kept as clicks are written, through every
 /// path a click is stored by, equal to counting the clicks themselves; the clicks a database held

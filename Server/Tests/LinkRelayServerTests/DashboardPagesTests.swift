@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The dashboard's pages past the links: keys, events, apps, installs and the CSV exports.
 extension DashboardTests {

@@ -9,6 +9,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The dashboard's sign-in, sessions and forms, over HTTP: a session stored by its hash and
 /// ended by signing out (or revoking its key), a token on every form, the security headers,

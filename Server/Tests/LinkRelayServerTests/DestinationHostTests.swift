@@ -8,6 +8,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// Where links made with the SDK key may send people: the project's to say.
 @Suite("Destination hosts")

@@ -5,6 +5,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// Writes that are on disk before their answer, committed together.
 @Suite("Durable writes")

@@ -9,6 +9,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

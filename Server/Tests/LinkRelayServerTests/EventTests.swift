@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// `POST /api/sdk/v1/event`: stored once, on disk before the answer, in the caller's project.
 @Suite("Events")

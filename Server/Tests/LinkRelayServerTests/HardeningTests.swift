@@ -8,6 +8,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// What the red-team run of issue 48 broke, each tried again as the attacker did.
 @Suite("Hardening")

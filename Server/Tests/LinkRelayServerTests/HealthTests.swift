@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 @Suite("HTTP")
 struct HealthTests {

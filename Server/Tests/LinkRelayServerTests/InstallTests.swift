@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// `POST /api/sdk/v1/install` and `GET /api/sdk/v1/attribution/{hash}` over a real socket.
 @Suite("Install")

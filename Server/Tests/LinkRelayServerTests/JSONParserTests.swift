@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The request bodies' JSON reader: what Foundation reads, it reads the same; what is not JSON,
 /// or nests past 32 levels, is a 400 that says why.

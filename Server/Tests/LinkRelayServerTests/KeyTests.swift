@@ -3,6 +3,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 @Suite("API keys")
 struct KeyTests {

@@ -7,6 +7,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The pasteboard landing page and its click tokens: an iPhone without the app gets one button
 /// that copies the link with a token naming its click, and an install reporting that token is

@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The admin API LinkForty Core has for links and analytics: list (pages, search, filters),
 /// read, delete, duplicate, the overview and one link's numbers, on both engines, over the

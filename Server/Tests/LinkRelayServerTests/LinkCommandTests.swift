@@ -4,6 +4,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// `linkrelay-server links list|show|update|deactivate` and `stats --link`, as an operator runs
 /// them against the database a server made.

@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// `POST /api/sdk/v1/links` and `POST /api/links`, templates and apps.
 @Suite("Link creation")

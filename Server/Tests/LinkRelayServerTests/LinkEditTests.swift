@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// `PUT`/`PATCH /api/links/:id`: what the admin API changes is what the next tap gets, on this
 /// server at once (the link kept in its cache is forgotten), on another server on the same

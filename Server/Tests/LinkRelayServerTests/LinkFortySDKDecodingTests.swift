@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The server's answers decoded exactly as LinkForty's iOS SDK 1.1.3 decodes them
 /// (shared/protocols/linkforty.md §3.5, §8.1 and §12): a test double of its model types, each

@@ -4,6 +4,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The deferred match's reads from the store, on each engine: the candidates of a network or of
 /// one address, a stuffed network's bounds, and the crowd counted in the database.

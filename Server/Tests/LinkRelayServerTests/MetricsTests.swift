@@ -7,6 +7,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The metrics an operator's Prometheus scrapes from `--metrics-port`: what the server did,
 /// counted by the server's own words only.

@@ -4,6 +4,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// A database of the previous schema brought up to date, its data kept.
 @Suite("Migrations from a previous version")

@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The OpenAPI description is the API: every route the router has is described, nothing more,
 /// with the method the router answers.

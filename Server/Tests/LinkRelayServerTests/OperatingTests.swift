@@ -4,6 +4,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The `linkrelay-server` binary as an operator runs it in production: its version, its logs
 /// as JSON lines, and its metrics on a listener of their own.

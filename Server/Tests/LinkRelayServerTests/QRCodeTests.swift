@@ -3,6 +3,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The QR encoder, proved by a real decoder: every symbol rendered as SVG, rasterised by
 /// `rsvg-convert` (Debian's librsvg2-bin) and read by `zbarimg` (zbar-tools) must give back the

@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// `GET /{code}` and `GET /{templateSlug}/{code}`, and the association files.
 @Suite("Redirect")

@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// `GET /api/sdk/v1/resolve/…` over a real socket: LinkForty's answer, keys, projects, and the
 /// click on disk before the answer.

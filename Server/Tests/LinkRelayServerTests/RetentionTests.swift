@@ -5,6 +5,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The click store stays bounded by the longest attribution window.
 @Suite("Click retention")

@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// Statements written by interpolation, rows read by type, statements kept prepared.
 @Suite("SQL statements and rows")

@@ -4,6 +4,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 #if canImport(Glibc)
     import Glibc

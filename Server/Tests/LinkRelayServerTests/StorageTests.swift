@@ -3,6 +3,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// The storage protocol against SQLite (PostgreSQL joins the same suite with its engine).
 @Suite("Storage and migrations")

@@ -7,6 +7,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// A clock a test moves by hand.
 final class TestClock: Sendable {

@@ -4,6 +4,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// What the process keeps of the database: links by code a minute, keys by prefix a second, a
 /// miss a second; forgotten at once by the process's own writes; bounded.

@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// Bad input: every body size-limited, every field checked with a 400 naming it, unknown routes
 /// a JSON 404, no detail of the server in any answer.

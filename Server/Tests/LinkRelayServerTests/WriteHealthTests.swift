@@ -6,6 +6,7 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerStorage
 
 /// Health says whether the database takes writes, not only whether the process answers.
 @Suite("Health when writes fail", .serialized)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// The SDK's attribution routes: install (E1, the deferred match), a late Apple Ads token for
 /// an install, event (E4) and the attribution lookup (E8).
@@ -123,7 +124,7 @@ struct AttributionRoutes: Sendable {
 
     /// The hex SHA-256 of the install, name, time (to the millisecond) and data (keys sorted).
     static func dedupeKey(installID: String, name: String, timestamp: Date, data: [String: JSONValue]) -> String {
-        let text = [installID, name, String(SQLTime.milliseconds(timestamp)), JSONText.encode(data)].joined(separator: "\u{0}")
+        let text = [installID, name, String(EpochMilliseconds.of(timestamp)), JSONText.encode(data)].joined(separator: "\u{0}")
         return sha256Hex(text)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 extension InstallReport {
     /// Reads `body`, each field checked (a `400` naming the first that is wrong).

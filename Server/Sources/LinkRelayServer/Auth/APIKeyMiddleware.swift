@@ -1,5 +1,6 @@
 import Hummingbird
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// The API key on every request of a group of routes: `Authorization: Bearer lr_…`, known, not
 /// revoked, of one of ``scopes``, put on the context (``ServerContext/apiKey``) before the route
@@ -9,7 +10,7 @@ import LinkRelayServerCore
 struct APIKeyMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
-    let store: any ServerStore
+    let store: any KeyStore
     let scopes: Set<KeyScope>
 
     func handle(
@@ -20,16 +21,15 @@ struct APIKeyMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    static func key(of request: Request, store: any ServerStore, scopes: Set<KeyScope>) async throws -> APIKeyRecord {
+    static func key(of request: Request, store: any KeyStore, scopes: Set<KeyScope>) async throws -> APIKeyRecord {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw APIError.unauthorized }
         let secret = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard let prefix = APIKeys.prefix(of: secret), let key = try await store.key(prefix: prefix), key.revokedAt == nil,
-            APIKeys.matches(secret, key)
-        else { throw APIError.unauthorized }
-        guard scopes.contains(key.scope) else {
+        switch try await store.check(secret: secret, scopes: scopes) {
+        case .valid(let key): return key
+        case .outOfScope(let key):
             throw APIError(.forbidden, "This key's scope (\(key.scope.rawValue)) does not allow this call; it needs an admin key.")
+        case .refused: throw APIError.unauthorized
         }
-        return key
     }
 }
 

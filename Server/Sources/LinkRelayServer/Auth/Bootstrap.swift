@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// The first start: a database without projects gets a `default` project and an admin key.
 package enum Bootstrap {
@@ -16,7 +17,7 @@ package enum Bootstrap {
 
     /// Sets up an empty database. `providedKey` (from `LINKRELAY_ADMIN_KEY`) becomes the admin
     /// key when given; it must be shaped like a key (`lr_admin_…`).
-    package static func run(store: any ServerStore, providedKey: String?, at date: Date) async throws -> Outcome {
+    package static func run(store: any KeyStore & ProjectStore, providedKey: String?, at date: Date) async throws -> Outcome {
         if let providedKey { try validate(providedKey) }
         guard try await store.projects().isEmpty else {
             guard let providedKey else { return .alreadySetUp(providedKeyIsKnown: nil) }
@@ -50,9 +51,9 @@ extension Bootstrap {
     }
 
     /// Whether `secret` is a live admin key of the database.
-    static func isKnownAdminKey(_ secret: String, store: any ServerStore) async throws -> Bool {
-        guard let prefix = APIKeys.prefix(of: secret), let record = try await store.key(prefix: prefix) else { return false }
-        return record.scope == .admin && record.revokedAt == nil && APIKeys.matches(secret, record)
+    static func isKnownAdminKey(_ secret: String, store: any KeyStore & ProjectStore) async throws -> Bool {
+        guard case .valid = try await store.check(secret: secret, scopes: [.admin]) else { return false }
+        return true
     }
 }
 

@@ -3,6 +3,7 @@ import Hummingbird
 import LinkRelay
 import LinkRelayDoctor
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// The dashboard's apps: the association files the server serves, and `linkrelay doctor`'s
 /// verdict on them (``AssociationFile``'s checks, as the command runs them on a domain).

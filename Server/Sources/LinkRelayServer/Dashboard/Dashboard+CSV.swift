@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import NIOCore
 
 /// CSV exports of the links, a link's clicks and the installs: streamed a page of rows at a time

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// The dashboard's events: counts and revenue by name and by day.
 extension Dashboard {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// The dashboard's keys: create one with a scope (its secret shown once, on the answer to the
 /// form, never again), list them by prefix, revoke one.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// The dashboard's links: the list, the form to create and edit one, and one link's page.
 extension Dashboard {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import NIOCore
 
 /// The web dashboard at `/dashboard`: server-rendered pages (``DashboardPages``), usable without
@@ -122,9 +123,7 @@ struct Dashboard: Sendable {
                 .forbidden, "The sign-in form's token is missing or wrong: open the sign-in page again and sign in from there.")
         }
         let secret = form["key"] ?? ""
-        guard let prefix = APIKeys.prefix(of: secret), let key = try await store.key(prefix: prefix), key.revokedAt == nil,
-            key.scope == .admin, APIKeys.matches(secret, key)
-        else {
+        guard case .valid(let key) = try await store.check(secret: secret, scopes: [.admin]) else {
             return try await signInPage(request, context, problem: "That is not an admin key of this server.", status: .unauthorized)
         }
         limiter.succeeded(address, at: now)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Mustache
 import NIOCore
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Synchronization
 
 /// The dashboard's sign-in and what guards it: a session per signed-in browser (its cookie's
@@ -197,7 +198,7 @@ struct DashboardError: Error {
 /// sign-in page and anything else is refused; every form must carry the session's token.
 struct DashboardSessionMiddleware: RouterMiddleware {
     typealias Context = ServerContext
-    let store: any ServerStore
+    let store: any SessionStore
     let clock: @Sendable () -> Date
     let cookies: DashboardSecurity.Cookies
 

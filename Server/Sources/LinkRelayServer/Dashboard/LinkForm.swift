@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import NIOCore
 
 /// A form's fields as a browser posts them (`application/x-www-form-urlencoded`), at most 64 KiB.

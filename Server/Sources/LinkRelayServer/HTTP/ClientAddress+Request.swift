@@ -1,5 +1,6 @@
 import Hummingbird
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 extension ClientAddress {
     /// `request`'s `X-Forwarded-For` fields, joined; `nil` without one.

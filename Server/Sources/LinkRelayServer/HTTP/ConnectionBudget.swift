@@ -1,6 +1,7 @@
 import HTTPTypes
 import HummingbirdCore
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTPTypes

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import NIOCore
 
 /// A request's JSON object, read within a size limit, and its fields, each checked with a

@@ -1,5 +1,6 @@
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// A request body's JSON, read in one pass over its bytes: each value's first byte says what it
 /// is, so the work is linear in the body's size whatever its shape, and nesting is bounded before

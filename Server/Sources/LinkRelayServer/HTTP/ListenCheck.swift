@@ -1,4 +1,5 @@
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import NIOCore
 import NIOPosix
 

@@ -1,4 +1,5 @@
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 #if canImport(Glibc)
     import Glibc

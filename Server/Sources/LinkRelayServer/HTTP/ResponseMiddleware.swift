@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Synchronization
 
 /// The outermost middleware: every answer, an error's too, carries the headers that keep a

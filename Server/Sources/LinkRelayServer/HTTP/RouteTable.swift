@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Synchronization
 
 /// The router's routes as a tree of segments, for what the router itself does not say: which

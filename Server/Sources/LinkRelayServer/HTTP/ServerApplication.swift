@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -374,7 +375,7 @@ struct JSONErrorMiddleware: RouterMiddleware {
                 }
             throw APIError(error.status, message)
         } catch {
-            if PostgresEngine.isDatabaseError(error) { metrics.databaseError(operation: "request") }
+            if isDatabaseError(error) { metrics.databaseError(operation: "request") }
             context.logger.error("A request failed: \(String(describing: error))")
             throw APIError(.internalServerError, "Internal error")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import NIOCore
 
 /// Each request's context: the connection's peer, for the client's address.

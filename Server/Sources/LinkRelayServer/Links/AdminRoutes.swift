@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// What an admin key manages besides links: templates and the apps the association files
 /// name; and the association files themselves.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Synchronization
 
 /// How many clicks one address may have recorded: a token bucket per IPv4 address or IPv6 /64
@@ -45,7 +46,7 @@ final class ClickLimiter: Sendable {
     }
 
     /// Stores `click` unless `address` is past its limit; whether it was stored.
-    func record(_ click: ClickRecord, from address: String?, in store: any ServerStore, at now: Date) async throws -> Bool {
+    func record(_ click: ClickRecord, from address: String?, in store: any ClickStore, at now: Date) async throws -> Bool {
         guard allow(Self.key(for: address), at: now) else { return false }
         try await store.recordClick(click)
         return true

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// The admin API's links and analytics: LinkForty Core's routes (`GET /api/links`, `GET`,
 /// `DELETE /api/links/:id`, `POST /api/links/:id/duplicate`, `GET /api/analytics/overview`,

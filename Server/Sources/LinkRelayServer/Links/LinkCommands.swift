@@ -1,13 +1,14 @@
 import Foundation
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// What `linkrelay-server links …` and `linkrelay-server stats --link` do, over a store: the
 /// same rules as the admin API (an edit is checked field by field as ``LinkEditing`` checks it),
 /// here so that the command stays thin and the tests reach it.
 package enum LinkCommands {
     /// The link `text` names in `project`: its id, its code, or `template/code`.
-    package static func find(_ text: String, project: String, in store: any ServerStore) async throws -> LinkRecord? {
+    package static func find(_ text: String, project: String, in store: any LinkStore & ProjectStore) async throws -> LinkRecord? {
         if let byID = try await store.link(id: text), byID.projectID == project { return byID }
         let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
         let (slug, code) = parts.count == 2 ? (parts[0], parts[1]) : ("", text)
@@ -15,7 +16,7 @@ package enum LinkCommands {
     }
 
     /// The link `text` names, or a ``StartupError`` saying there is none.
-    package static func require(_ text: String, project: String, in store: any ServerStore) async throws -> LinkRecord {
+    package static func require(_ text: String, project: String, in store: any LinkStore & ProjectStore) async throws -> LinkRecord {
         guard let link = try await find(text, project: project, in: store) else {
             throw StartupError("No link '\(text.prefix(80))' in this project (`linkrelay-server links list` shows them).")
         }
@@ -25,7 +26,9 @@ package enum LinkCommands {
     /// `link` changed as `fields` say (the admin API's names: `title`, `originalUrl`,
     /// `isActive`…), each checked as the API checks it, and stored.
     /// - Throws: ``StartupError`` naming the field that is wrong.
-    package static func update(_ link: LinkRecord, fields: [String: JSONValue], in store: any ServerStore) async throws -> LinkRecord {
+    package static func update(
+        _ link: LinkRecord, fields: [String: JSONValue], in store: any LinkStore & ProjectStore
+    ) async throws -> LinkRecord {
         var changed = link
         do {
             try LinkEditing.apply(JSONBody(object: fields), to: &changed)

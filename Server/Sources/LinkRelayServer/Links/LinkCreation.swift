@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// Making links: `POST /api/sdk/v1/links` (what LinkForty's SDKs call without a template) and
 /// `POST /api/links` (Core's endpoint; with a template from the SDKs, everything from an admin).
@@ -144,7 +145,7 @@ struct LinkCreation: Sendable {
 
     /// A copy of `original` stored: the same destinations and settings, a new random code, the
     /// title with ` (Copy)` (as Core), made at `date`; never the answer to a repeated SDK request.
-    static func duplicate(_ original: LinkRecord, at date: Date, into store: any ServerStore) async throws -> LinkRecord {
+    static func duplicate(_ original: LinkRecord, at date: Date, into store: any LinkStore) async throws -> LinkRecord {
         var copy = original
         copy.id = UUID().uuidString.lowercased()
         copy.shortCode = randomCode()
@@ -156,7 +157,7 @@ struct LinkCreation: Sendable {
 
     /// Stores `link`; with a code of its own (`customCode`) a taken code is a `409`, else up to
     /// ten random codes are tried. Returns the link as stored.
-    static func insert(_ link: LinkRecord, customCode: Bool, into store: any ServerStore) async throws -> LinkRecord {
+    static func insert(_ link: LinkRecord, customCode: Bool, into store: any LinkStore) async throws -> LinkRecord {
         var link = link
         for attempt in 1...10 {
             do {

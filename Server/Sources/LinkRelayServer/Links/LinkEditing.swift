@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// Changing a link: LinkForty Core's `PUT /api/links/:id`, behind the admin key.
 struct LinkEditing: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// The SDK's link routes: resolve (`GET /api/sdk/v1/resolve/{code}` and
 /// `/{templateSlug}/{code}`).

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import NIOCore
 
 /// The browser's side of a link: `GET /{code}` and `GET /{templateSlug}/{code}` (E9).

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import NIOCore
 
 /// The HTTP API's OpenAPI 3.1 description (`openapi.json`, a resource of this module), served

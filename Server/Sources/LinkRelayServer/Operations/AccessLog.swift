@@ -1,6 +1,7 @@
 import Foundation
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import ServiceLifecycle
 import Synchronization
 
@@ -129,7 +130,7 @@ package final class AccessLog: Service, Sendable {
     private func appendTime(_ date: Date, to state: inout State) {
         // The stored time's whole milliseconds (``SQLTime``, bounded there), within years
         // 1900…9999; a clock that is not finite writes 1970.
-        let stored = date.timeIntervalSince1970.isFinite ? SQLTime.milliseconds(date) : 0
+        let stored = date.timeIntervalSince1970.isFinite ? EpochMilliseconds.of(date) : 0
         let milliseconds = min(max(stored, -2_208_988_800_000), 253_402_300_799_000)
         let second = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         if second != state.second {

@@ -1,6 +1,7 @@
 import Foundation
 import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Logging
 
 /// swift-log's lines as JSON, one object per line on standard error (`--log-format json`), as

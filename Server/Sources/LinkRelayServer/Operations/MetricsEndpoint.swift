@@ -1,5 +1,6 @@
 import Hummingbird
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Logging
 import NIOCore
 

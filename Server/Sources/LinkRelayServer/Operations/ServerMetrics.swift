@@ -1,6 +1,7 @@
 import CoreMetrics
 @_spi(Backend) import LinkRelay
 import LinkRelayServerCore
+import LinkRelayServerStorage
 import Prometheus
 import Synchronization
 
@@ -24,7 +25,7 @@ import Synchronization
 /// | `linkrelay_build_info` | gauge, always 1 | `version` (``LinkRelayVersion/string``) |
 ///
 /// Without metrics (``off``, the default) nothing is recorded and nothing is allocated.
-package final class ServerMetrics: Sendable {
+package final class ServerMetrics: StoreMetrics {
     private let factory: (any MetricsFactory)?
     /// Where Prometheus's metrics gather, for ``exposition()``; `nil` when off.
     private let registry: PrometheusCollectorRegistry?
@@ -112,7 +113,7 @@ package final class ServerMetrics: Sendable {
 
     /// A batch of durable writes committed: its size and time, the clicks and events it stored,
     /// and its failures (not a taken value's conflict, which is the request's fault).
-    func groupCommit(size: Int, duration: Duration, clicks: Int, events: Int, failures: Int) {
+    package func groupCommit(size: Int, duration: Duration, clicks: Int, events: Int, failures: Int) {
         guard let factory else { return }
         Recorder(label: "linkrelay_group_commit_batch_size", factory: factory).record(size)
         CoreMetrics.Timer(label: "linkrelay_group_commit_duration_seconds", factory: factory).record(duration: duration)
@@ -128,7 +129,7 @@ package final class ServerMetrics: Sendable {
     }
 
     /// A retention pass: whether it completed, and the clicks it deleted.
-    func retentionPass(completed: Bool, clicksDeleted: Int) {
+    package func retentionPass(completed: Bool, clicksDeleted: Int) {
         guard let factory else { return }
         Counter(label: "linkrelay_retention_passes_total", dimensions: [("outcome", completed ? "completed" : "failed")], factory: factory)
             .increment()

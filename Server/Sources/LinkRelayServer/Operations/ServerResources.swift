@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// Where the server's resources are (the dashboard's templates and files, `openapi.json`): the
 /// folder SwiftPM builds beside the binary, `LinkRelayServer_LinkRelayServer.resources`

@@ -1,4 +1,5 @@
 import LinkRelayServerCore
+import LinkRelayServerStorage
 
 /// A QR code (ISO/IEC 18004) of bytes: byte mode, versions 1 to 40, error-correction levels L, M,
 /// Q and H, the mask chosen by the standard's four penalty rules. Written for the links' QR

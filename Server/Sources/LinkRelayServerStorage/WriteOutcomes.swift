@@ -2,11 +2,31 @@ import Foundation
 import LinkRelayServerCore
 import Synchronization
 
+/// What the storage reports to the server's metrics (``ServerStore/report(to:)``, ``Retention``):
+/// the server's metrics implement it; without them nothing is reported.
+package protocol StoreMetrics: Sendable {
+    /// Whether anything is recorded (a batch's clicks and events are counted only then).
+    var isEnabled: Bool { get }
+    /// A batch of durable writes committed: its size and time, the clicks and events it stored,
+    /// and its failures (not a taken value's conflict, which is the request's fault).
+    func groupCommit(size: Int, duration: Duration, clicks: Int, events: Int, failures: Int)
+    /// A retention pass: whether it completed, and the clicks it deleted.
+    func retentionPass(completed: Bool, clicksDeleted: Int)
+}
+
+/// Metrics that record nothing.
+package struct NoStoreMetrics: StoreMetrics {
+    package init() {}
+    package var isEnabled: Bool { false }
+    package func groupCommit(size: Int, duration: Duration, clicks: Int, events: Int, failures: Int) {}
+    package func retentionPass(completed: Bool, clicksDeleted: Int) {}
+}
+
 /// Where a store reports its group commits: set once the server is configured, read per batch.
 final class ReportedMetrics: Sendable {
-    private let value = Mutex(ServerMetrics.off)
+    private let value = Mutex<any StoreMetrics>(NoStoreMetrics())
 
-    var current: ServerMetrics {
+    var current: any StoreMetrics {
         get { value.withLock { $0 } }
         set { value.withLock { $0 = newValue } }
     }

@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// each its own short transaction, so requests never wait long behind it. Installs and events are
 /// kept: they are the app's history.
 package struct ClickRetention: Service {
-    let store: any ServerStore
+    let store: any ClickStore & SessionStore
     /// `nil`: clicks are kept forever (PostgreSQL's partitions are still made).
     let retention: TimeInterval?
     let interval: Duration
@@ -21,14 +21,14 @@ package struct ClickRetention: Service {
     /// Finished when the server is set up (its migrations applied): the first pass waits for it.
     let ready: AsyncStream<Void>?
     /// Where each pass is counted.
-    let metrics: ServerMetrics
+    let metrics: any StoreMetrics
 
     /// Deletes clicks older than `retention` (at least the longest window, 90 days; `nil` or
     /// infinity: never, NaN: 90 days) every `interval`, `batch` at a time.
     package init(
-        store: any ServerStore, retention: TimeInterval? = DeferredMatcher.lookback, interval: Duration = .seconds(3600),
+        store: any ClickStore & SessionStore, retention: TimeInterval? = DeferredMatcher.lookback, interval: Duration = .seconds(3600),
         batch: Int = 10_000, clock: @escaping @Sendable () -> Date = Date.init, after ready: AsyncStream<Void>? = nil, logger: Logger,
-        metrics: ServerMetrics = .off
+        metrics: any StoreMetrics = NoStoreMetrics()
     ) {
         self.metrics = metrics
         self.ready = ready

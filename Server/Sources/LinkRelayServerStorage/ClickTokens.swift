@@ -2,24 +2,6 @@ import Foundation
 import LinkRelay
 import LinkRelayServerCore
 
-/// A project's pasteboard landing page: whether its links show it to an iPhone without the app
-/// (a link may say otherwise), and the app's name and icon the page shows.
-package struct LandingPageSettings: Sendable, Hashable, Codable {
-    /// Whether links of the project show the page unless they say otherwise. Default off.
-    package var enabled: Bool
-    /// The app's name on the page (`Get Acme Shop`); the link's title alone when `nil`.
-    package var appName: String?
-    /// An `https` URL of the app's icon; no icon when `nil`.
-    package var appIconURL: String?
-
-    /// Settings; see each property.
-    package init(enabled: Bool = false, appName: String? = nil, appIconURL: String? = nil) {
-        self.enabled = enabled
-        self.appName = appName
-        self.appIconURL = appIconURL
-    }
-}
-
 extension SQLStore {
     package func landingPage(project: String) async throws -> LandingPageSettings {
         let kept = try await landingPages.value(project) {

@@ -187,13 +187,6 @@ final class PostgresEngine: SQLEngine {
     /// Nothing to do: the pool's connections close when ``run()`` returns.
     func close() async throws {}
 
-    /// Whether `error` came from the database (a statement, a connection), not from a request's
-    /// values: a store's failure (a taken value's conflict is the request's) or PostgreSQL's.
-    static func isDatabaseError(_ error: any Error) -> Bool {
-        if let error = error as? StoreError { return error.kind != .conflict }
-        return error is PSQLError
-    }
-
     /// The server's own sentence (which names a constraint, never a value), or the error's type.
     static func reason(_ error: any Error) -> String {
         if let error = error as? PSQLError {

@@ -1,19 +1,18 @@
 import Foundation
 import LinkRelay
-import LinkRelayServerCore
 
 /// JSON as the database keeps it: text, keys sorted (so equal values are equal text).
-enum JSONText {
+package enum JSONText {
     /// `value` as JSON text, keys sorted, by Foundation's encoder: what a hash is taken of (an
     /// event's or a link request's key), so the text stays what earlier versions made.
-    static func encode<Value: Encodable>(_ value: Value) -> String {
+    package static func encode<Value: Encodable>(_ value: Value) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 
     /// `value` as indented JSON text, keys sorted, for a person to read (the dashboard).
-    static func pretty(_ value: JSONValue) -> String {
+    package static func pretty(_ value: JSONValue) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
@@ -24,14 +23,14 @@ enum JSONText {
     /// install's stored factors and deferred link, an answer), never for a hash, since its keys
     /// are ordered by Swift's `<` (Unicode scalars), which may differ from Foundation's order.
     /// A number that is not finite (never in parsed JSON) is written `null`.
-    static func compact(_ value: JSONValue) -> String {
+    package static func compact(_ value: JSONValue) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         write(value, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func write(_ value: JSONValue, into bytes: inout [UInt8]) {
+    package static func write(_ value: JSONValue, into bytes: inout [UInt8]) {
         switch value {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
@@ -58,7 +57,7 @@ enum JSONText {
     }
 
     /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`.
-    static func write(_ text: String, into bytes: inout [UInt8]) {
+    package static func write(_ text: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
@@ -80,7 +79,7 @@ enum JSONText {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    static func decode<Value: Decodable>(_ type: Value.Type, _ text: String?) -> Value? {
+    package static func decode<Value: Decodable>(_ type: Value.Type, _ text: String?) -> Value? {
         guard let text else { return nil }
         // Most stored objects and lists are empty (a link's targeting, parameters): no decoder for them.
         if text == "{}" {

@@ -1,22 +1,7 @@
 import Foundation
 import LinkRelayServerCore
 
-/// Which of a project's links a listing returns (``ServerStore/links(project:filter:after:limit:)``).
-package struct LinkFilter: Sendable, Hashable {
-    /// Text the link's code, title or destination contains (any case); `nil` for any.
-    package var search: String?
-    /// Only active (`true`) or inactive (`false`) links; `nil` for both.
-    package var active: Bool?
-    /// Only links of the template with this slug (`""`: links without a template); `nil` for any.
-    package var templateSlug: String?
-
-    /// A filter; see each property.
-    package init(search: String? = nil, active: Bool? = nil, templateSlug: String? = nil) {
-        self.search = search
-        self.active = active
-        self.templateSlug = templateSlug
-    }
-
+extension LinkFilter {
     /// `search` as a `LIKE` pattern: lowercased, its `%`, `_` and `\` escaped, in `%…%`.
     var likePattern: String? {
         search.map { text in
@@ -27,85 +12,6 @@ package struct LinkFilter: Sendable, Hashable {
             }
             return pattern + "%"
         }
-    }
-}
-
-/// Where a listing goes on: after the link created at `createdAt` with `id` (newest first).
-package struct LinkCursor: Sendable, Hashable {
-    package var createdAt: Date
-    package var id: String
-
-    /// The cursor after `link`.
-    package init(after link: LinkRecord) {
-        createdAt = link.createdAt
-        id = link.id
-    }
-
-    /// The cursor as a query value: `milliseconds.id`, as base64url.
-    package var token: String {
-        Data("\(SQLTime.milliseconds(createdAt)).\(id)".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    /// The cursor a ``token`` names; `nil` for anything else.
-    package init?(token: String) {
-        guard token.utf8.count <= 200 else { return nil }
-        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
-            let dot = text.firstIndex(of: "."), let milliseconds = Int64(text[..<dot]), milliseconds >= 0
-        else { return nil }
-        let id = String(text[text.index(after: dot)...])
-        guard !id.isEmpty else { return nil }
-        createdAt = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        self.id = id
-    }
-}
-
-/// A value and how many clicks (or installs) have it.
-package struct NamedCount: Sendable, Hashable {
-    /// The value; `nil` where unknown.
-    package var name: String?
-    package var count: Int
-}
-
-/// A link among the most tapped.
-package struct LinkClicks: Sendable, Hashable {
-    package var linkID: String
-    package var clicks: Int
-    package var uniqueClicks: Int
-}
-
-/// What a project's (or one link's) clicks in a time range add up to, bots left out.
-package struct ClickSummary: Sendable, Hashable {
-    /// The clicks.
-    package var total: Int
-    /// The addresses they came from (a click without one counts alone).
-    package var unique: Int
-    /// Clicks per UTC day (days since 1970), oldest first; days without clicks left out.
-    package var byDay: [(day: Int, clicks: Int)]
-    /// By platform (`ios`, `android`, `web`), by country, by referring host, by `utm_source`:
-    /// the most frequent first, at most ``ClickSummary/topValues`` each.
-    package var byPlatform: [NamedCount]
-    package var byCountry: [NamedCount]
-    package var byReferrer: [NamedCount]
-    package var byUTMSource: [NamedCount]
-    /// For a project: its most tapped links, at most 10.
-    package var topLinks: [LinkClicks]
-
-    /// How many values a breakdown lists.
-    package static let topValues = 20
-
-    package static func == (a: Self, b: Self) -> Bool {
-        a.total == b.total && a.unique == b.unique && a.byDay.map(\.day) == b.byDay.map(\.day)
-            && a.byDay.map(\.clicks) == b.byDay.map(\.clicks)
-            && a.byPlatform == b.byPlatform && a.byCountry == b.byCountry && a.byReferrer == b.byReferrer && a.byUTMSource == b.byUTMSource
-            && a.topLinks == b.topLinks
-    }
-
-    package func hash(into hasher: inout Hasher) {
-        hasher.combine(total)
-        hasher.combine(unique)
     }
 }
 
@@ -281,29 +187,6 @@ extension SQLStore {
     }
 }
 
-/// A browser signed in to the dashboard with an admin key.
-package struct DashboardSession: Sendable, Hashable {
-    /// The SHA-256 of the cookie's token (the token itself is never stored).
-    package var tokenHash: String
-    package var projectID: String
-    /// The admin key it signed in with: revoking it ends the session.
-    package var keyID: String
-    /// The token every form of the session carries (cross-site request forgery).
-    package var csrfToken: String
-    package var createdAt: Date
-    package var expiresAt: Date
-
-    /// A session; see each property.
-    package init(tokenHash: String, projectID: String, keyID: String, csrfToken: String, createdAt: Date, expiresAt: Date) {
-        self.tokenHash = tokenHash
-        self.projectID = projectID
-        self.keyID = keyID
-        self.csrfToken = csrfToken
-        self.createdAt = createdAt.storedPrecision
-        self.expiresAt = expiresAt.storedPrecision
-    }
-}
-
 extension SQLStore {
     package func insertSession(_ session: DashboardSession) async throws {
         try await engine.run(
@@ -351,18 +234,6 @@ extension SQLStore {
     }
 }
 
-/// A project's events of one name on one day, and the revenue they carried in one currency.
-package struct EventDay: Sendable, Hashable {
-    package var name: String
-    /// Days since 1970 (UTC).
-    package var day: Int
-    /// The events' `currency` (`nil` for events without revenue).
-    package var currency: String?
-    package var count: Int
-    /// The sum of their numeric `revenue` property (to a thousandth).
-    package var revenue: Decimal
-}
-
 extension SQLStore {
     package func eventSummary(project: String, from: Date, to: Date) async throws -> [EventDay] {
         // The revenue and currency the SDKs put in an event's properties (LinkForty's
@@ -395,17 +266,6 @@ extension SQLStore {
     }
 }
 
-/// Where a listing in time order goes on: after the row at `date` with `id`.
-package struct TimeCursor: Sendable, Hashable {
-    package var date: Date
-    package var id: String
-
-    package init(date: Date, id: String) {
-        self.date = date
-        self.id = id
-    }
-}
-
 extension SQLStore {
     package func clicks(link: String, after cursor: TimeCursor?, limit: Int) async throws -> [ClickRecord] {
         // The first bound gives the index its range (an OR alone made each page read from the start).
@@ -421,20 +281,6 @@ extension SQLStore {
             "\(sql: Self.installColumns) WHERE project_id = \(project) \(sql: after) ORDER BY installed_at, id LIMIT \(min(max(limit, 0), 10_000))"
         ).map(Self.install)
     }
-}
-
-/// What `click_days` says of a project's (or one link's) clicks over whole UTC days: what the
-/// dashboard's pages show, read from a row per day and value instead of every click.
-package struct DailyClicks: Sendable, Hashable {
-    package var total: Int
-    /// Clicks per day (days since 1970), oldest first; days without clicks left out.
-    package var byDay: [NamedCount]
-    package var byPlatform: [NamedCount]
-    package var byCountry: [NamedCount]
-    package var byReferrer: [NamedCount]
-    package var byUTMSource: [NamedCount]
-    /// For a project: its most tapped links (their ids), at most 10.
-    package var topLinks: [NamedCount]
 }
 
 extension SQLStore {

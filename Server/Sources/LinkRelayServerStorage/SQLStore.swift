@@ -76,7 +76,7 @@ package final class SQLStore: ServerStore {
         }
     }
 
-    package func report(to metrics: ServerMetrics) {
+    package func report(to metrics: any StoreMetrics) {
         self.metrics.current = metrics
     }
 
