@@ -92,7 +92,11 @@ extension SQLStore {
     static func clickBatch(_ clicks: ArraySlice<ClickRecord>) -> SQLStatement {
         func texts(_ value: (ClickRecord) -> String?) -> String { PostgresArrayLiteral.texts(clicks.map(value)) }
         func integers(_ value: (ClickRecord) -> Int?) -> String { PostgresArrayLiteral.integers(clicks.map(value)) }
-        // The clicks and their daily counts in one statement: atomic alone, one round trip.
+        // The clicks and their daily counts in one statement: atomic alone, one round trip. The
+        // counts go in ordered by their key (link, day, dimension, value), so two processes'
+        // batches lock the rows they share in the same order: in the count's own order (its
+        // hash table's) a viral link's rows were locked in opposite orders and PostgreSQL ended
+        // one batch as a deadlock after a second, whose clicks were then stored one at a time.
         let counted = Migration.countingSelect(from: "inserted")
         let statement: SQLStatement = """
             WITH inserted AS (
@@ -105,7 +109,8 @@ extension SQLStore {
                 \(integers { $0.isBot ? 1 : 0 })::integer[], \(texts(\.source.referrerHost))::text[], \(texts(\.source.country))::text[],
                 \(texts(\.source.utmSource))::text[])
             RETURNING link_id, project_id, clicked_at, platform, is_bot, referrer_host, country, utm_source)
-            INSERT INTO click_days (link_id, project_id, day, dimension, value, clicks) \(trusted: counted)
+            INSERT INTO click_days (link_id, project_id, day, dimension, value, clicks)
+            SELECT * FROM (\(trusted: counted)) AS counted ORDER BY 1, 3, 4, 5
             ON CONFLICT (link_id, day, dimension, value) DO UPDATE SET clicks = click_days.clicks + excluded.clicks
             """
         return statement.prepared(HotStatement.Clicks.self)

@@ -149,4 +149,65 @@ struct DailyClicksTests {
             }
         }
     }
+
+    @Test(
+        "two servers on one PostgreSQL storing batches of clicks at once never deadlock on the daily counts (each batch adds to its rows in one order)",
+        arguments: TestEngine.available.filter { $0 == .postgres })
+    func noDeadlocks(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            guard let url = TestEngine.postgresURL else { return }
+            var links: [LinkRecord] = []
+            for index in 0..<40 { links.append(try await world.link("l\(index)")) }
+            let name = try #require(
+                try await world.store.engine.select("SELECT current_database() AS name").first.map { try $0["name"] as String })
+            // A deadlock is found after `deadlock_timeout` (a second by default): 10 ms here, so
+            // a cycle costs the test little and each is counted.
+            try await world.store.execute("ALTER DATABASE \(name) SET deadlock_timeout = '10ms'")
+            let deadlocks: SQLStatement = "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
+            let before = try #require(try await world.store.engine.select(deadlocks).first.map { try $0["deadlocks"] as Int })
+            var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+            components.path = "/" + name
+            let database = try #require(components.url)
+            // Batches of varied sizes over varied links, so the rows each adds to differ and a
+            // count's hash table gives them out in orders of its own.
+            func batch(_ seed: Int) -> [ClickRecord] {
+                let platforms: [DevicePlatform] = [.ios, .android, .web]
+                let countries: [String?] = ["DE", "FR", nil]
+                let campaigns: [String?] = ["mail", "ads", nil]
+                let count: Int = 20 + seed % 7 * 30
+                return (0..<count).map { index -> ClickRecord in
+                    let stride: Int = seed % 5 + 1
+                    let link: LinkRecord = links[(index * stride + seed) % links.count]
+                    let source = ClickSource(
+                        referrerHost: "site\((index + seed) % 4).example", country: countries[index % 3],
+                        utmSource: campaigns[(index * seed) % 3])
+                    return ClickRecord(
+                        linkID: link.id, projectID: link.projectID, clickedAt: world.clock.date,
+                        device: DeviceSignals(ip: "203.0.113.\(index % 50)"), platform: platforms[(index + seed) % 3], isBot: false,
+                        source: source)
+                }
+            }
+            var stored = 0
+            try await SQLStore.postgres(database).withRunning { first in
+                try await SQLStore.postgres(database).withRunning { second in
+                    stored = try await withThrowingTaskGroup(of: Int.self) { group in
+                        for seed in 0..<48 {
+                            let clicks = batch(seed)
+                            group.addTask {
+                                try await (seed % 2 == 0 ? first : second).importClicks(clicks)
+                                return clicks.count
+                            }
+                        }
+                        return try await group.reduce(0, +)
+                    }
+                }
+            }
+            let after = try #require(try await world.store.engine.select(deadlocks).first.map { try $0["deadlocks"] as Int })
+            #expect(after - before == 0, "transactions ended by a deadlock")
+            let counted = try await world.store.dailyClicks(
+                project: world.project.id, link: nil, fromDay: EpochMilliseconds.of(world.clock.date) / 86_400_000 - 1,
+                toDay: EpochMilliseconds.of(world.clock.date) / 86_400_000 + 1)
+            #expect(counted.total == stored)
+        }
+    }
 }
