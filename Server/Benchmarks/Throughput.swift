@@ -76,6 +76,9 @@ enum Seed {
             }
         }
         try await store.importClicks(batch)
+        // What a running database's autovacuum (and the server's hourly pass) would have done:
+        // the partitions' statistics, without which the planner chose the wrong index.
+        try await store.analyzeNewClickPartitions()
         if let installsFile {
             var lines = ""
             let encoder = JSONEncoder()

@@ -34,6 +34,52 @@ struct RetentionTests {
     }
 
     @Test(
+        "PostgreSQL: a pass analyzes the click partitions that hold clicks but were never analyzed, so a network's clicks are read through its own index",
+        arguments: TestEngine.available.filter { $0 == .postgres })
+    func analyzesNewPartitions(_ engine: TestEngine) async throws {
+        try await ServerWorld.with(engine) { world in
+            let store = world.store
+            let now = world.clock.date
+            _ = try await store.maintainClickPartitions(now: now, droppingBefore: nil)
+            let today = ClickDay(containing: now).table
+            // Autovacuum kept away from it, so the test sees the partition as its first minute does.
+            try await store.execute("ALTER TABLE \(today) SET (autovacuum_enabled = false)")
+            // A bulk import (as a restore or a seed makes): 4,000 clicks today from 400 networks.
+            var links: [LinkRecord] = []
+            for index in 0..<20 { links.append(try await world.link("l\(index)")) }
+            let clicks = (0..<4_000).map { index in
+                ClickRecord(
+                    linkID: links[index % 20].id, projectID: world.project.id, clickedAt: now.addingTimeInterval(-Double(index)),
+                    device: DeviceSignals(ip: "10.\(index % 400 / 200).\(index % 200).7", userAgent: "agent \(index % 3)"), platform: .ios,
+                    isBot: false)
+            }
+            try await store.importClicks(clicks)
+            // The crowd's query, as `linkrelay_network_devices` runs it: which index reads today's partition.
+            func index() async throws -> String {
+                let plan = try await store.engine.select(
+                    """
+                    EXPLAIN SELECT c.user_agent FROM clicks c JOIN links l ON l.id = c.link_id
+                    WHERE c.project_id = \(world.project.id) AND c.network_prefix = '10.0.5' AND c.clicked_at >= \(now.addingTimeInterval(-86_400))
+                        AND c.clicked_at <= \(now) AND c.is_bot = 0 AND c.clicked_at >= 0 - l.attribution_window_hours * CAST(3600000 AS BIGINT)
+                    ORDER BY c.clicked_at DESC LIMIT 2000
+                    """
+                ).map { try $0["QUERY PLAN"] as String }
+                return plan.first { $0.contains(" on \(today) ") }.map {
+                    String($0.split(separator: " ").first { $0.hasSuffix("_idx") } ?? "")
+                } ?? ""
+            }
+            let before = try await index()
+            #expect(before == "\(today)_project_id_clicked_at_idx", "without statistics: the project's whole day, as the bench found")
+            #expect(try await store.analyzeNewClickPartitions() == [today], "only the partition holding clicks")
+            #expect(try await store.analyzeNewClickPartitions() == [], "analyzed once")
+            let after = try await index()
+            #expect(
+                after == "\(today)_project_id_network_prefix_clicked_at_idx", "with statistics: the network's own index (before: \(before))"
+            )
+        }
+    }
+
+    @Test(
         "PostgreSQL: a pass makes the day partitions from yesterday to two days ahead, moves waiting clicks into them, and drops whole expired days",
         arguments: TestEngine.available)
     func partitions(_ engine: TestEngine) async throws {
