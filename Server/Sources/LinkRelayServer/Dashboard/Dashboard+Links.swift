@@ -83,7 +83,7 @@ extension Dashboard {
         var form = LinkForm()
         form.fill(posted)
         do {
-            let body = try LinkForm.body(posted, clearing: false)
+            let body = try LinkForm.body(posted)
             let key = try await sessionKey(session)
             let (link, _) = try await LinkCreation(store: store, configuration: configuration, clock: clock).create(
                 JSONBody(object: body), key: key, admin: true)
@@ -135,7 +135,7 @@ extension Dashboard {
         var form = LinkForm(link)
         form.fill(posted)
         do {
-            try LinkEditing.apply(JSONBody(object: try LinkForm.body(posted, clearing: true)), to: &link)
+            link = try LinkForm.change(posted).appliedForAPI(to: link)
             guard try await store.updateLink(link) else { throw DashboardError(.notFound, "The link was deleted meanwhile.") }
             try await store.learnDestinations(of: link)
             return Self.redirect("/dashboard/links/\(link.id)")

@@ -190,51 +190,103 @@ struct LinkForm {
         return true
     }
 
-    /// The admin API's body for what was posted. For an edit (`clearing`), an emptied field is
-    /// `null` (cleared); for a new link it is left out.
+    /// The change the edit form asks for, as the Core's value: every field of the form set, an
+    /// emptied one cleared. The rules are the Core's (``LinkChange/applied(to:)``); only what a
+    /// form's text cannot be read as is refused here.
     /// - Throws: ``APIError`` naming the field when a value cannot be read at all.
-    static func body(_ posted: FormBody, clearing: Bool) throws -> [String: JSONValue] {
-        var body: [String: JSONValue] = [:]
-        func text(_ name: String) {
-            if let value = posted[name] { body[name] = .string(value) } else if clearing { body[name] = .null }
-        }
-        for name in [
-            "title", "description", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "appScheme", "deepLinkPath",
-            "iosUniversalLink",
-            "androidAppLink", "ogTitle", "ogDescription", "ogImageUrl", "expiresAt",
-        ] { text(name) }
-        if let original = posted["originalUrl"] { body["originalUrl"] = .string(original) }
-        if !clearing, let code = posted["customCode"] { body["customCode"] = .string(code) }
-        if let parameters = posted["deepLinkParameters"] {
-            guard case .object(let object)? = try? JSONParser.parse(Array(parameters.utf8)) else {
-                throw APIError.field("deepLinkParameters", "must be a JSON object, such as {\"productId\": \"42\"}")
+    static func change(_ posted: FormBody) throws -> LinkChange {
+        var change = LinkChange()
+        change.title = .some(posted["title"])
+        change.description = .some(posted["description"])
+        change.webFallbackURL = .some(posted["webFallbackUrl"])
+        change.iosAppStoreURL = .some(posted["iosAppStoreUrl"])
+        change.androidAppStoreURL = .some(posted["androidAppStoreUrl"])
+        change.appScheme = .some(posted["appScheme"])
+        change.deepLinkPath = .some(posted["deepLinkPath"])
+        change.iosUniversalLink = .some(posted["iosUniversalLink"])
+        change.androidAppLink = .some(posted["androidAppLink"])
+        change.ogTitle = .some(posted["ogTitle"])
+        change.ogDescription = .some(posted["ogDescription"])
+        change.ogImageURL = .some(posted["ogImageUrl"])
+        if let text = posted["expiresAt"] {
+            guard let date = ServerApplication.parseTimestamp(text) else {
+                throw APIError.field("expiresAt", "must be an ISO 8601 date (2026-03-02T08:05:00Z)")
             }
-            body["deepLinkParameters"] = .object(object)
-        } else if clearing {
-            body["deepLinkParameters"] = .object([:])
+            change.expiresAt = .some(date)
+        } else {
+            change.expiresAt = .some(nil)
         }
-        var utm: [String: JSONValue] = [:]
+        change.originalURL = posted["originalUrl"]
+        change.deepLinkParameters = try deepLinkParameters(posted) ?? [:]
+        change.utmParameters = utm(posted)
+        change.targetingRules = targeting(posted).mapValues { .array($0.map(JSONValue.string)) }
+        if let hours = posted["attributionWindowHours"] {
+            guard let number = Int(hours) else { throw APIError.field("attributionWindowHours", "must be a whole number from 1 to 2160") }
+            change.attributionWindowHours = number
+        }
+        change.appendClickID = posted["appendClickId"] == "true"
+        change.landingPage = .some(landingPage(posted))
+        return change
+    }
+
+    /// The posted `deepLinkParameters` (a JSON object), `nil` when empty.
+    private static func deepLinkParameters(_ posted: FormBody) throws -> [String: JSONValue]? {
+        guard let parameters = posted["deepLinkParameters"] else { return nil }
+        guard case .object(let object)? = try? JSONParser.parse(Array(parameters.utf8)) else {
+            throw APIError.field("deepLinkParameters", "must be a JSON object, such as {\"productId\": \"42\"}")
+        }
+        return object
+    }
+
+    /// The posted `utm_…` fields that are not empty.
+    private static func utm(_ posted: FormBody) -> [String: String] {
+        var utm: [String: String] = [:]
         for key in ["source", "medium", "campaign", "term", "content"] {
-            if let value = posted["utm_" + key] { utm[key] = .string(value) }
+            if let value = posted["utm_" + key] { utm[key] = value }
         }
-        if !utm.isEmpty || clearing { body["utmParameters"] = .object(utm) }
-        var targeting: [String: JSONValue] = [:]
+        return utm
+    }
+
+    /// The posted targeting rules: each a comma-separated list, its items trimmed.
+    private static func targeting(_ posted: FormBody) -> [String: [String]] {
+        var targeting: [String: [String]] = [:]
         for key in ["countries", "devices", "languages"] {
             guard let value = posted[key] else { continue }
-            let items = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            targeting[key] = .array(items.map(JSONValue.string))
+            targeting[key] = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
-        if !targeting.isEmpty || clearing { body["targetingRules"] = .object(targeting) }
+        return targeting
+    }
+
+    /// The posted landing page choice: `nil` for "as the project says".
+    private static func landingPage(_ posted: FormBody) -> Bool? {
+        switch posted["landingPage"] {
+        case "true": true
+        case "false": false
+        default: nil
+        }
+    }
+
+    /// The admin API's body for the new link's form (`POST /api/links`): an empty field left out.
+    /// - Throws: ``APIError`` naming the field when a value cannot be read at all.
+    static func body(_ posted: FormBody) throws -> [String: JSONValue] {
+        var body: [String: JSONValue] = [:]
+        for name in [
+            "title", "description", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "appScheme", "deepLinkPath",
+            "iosUniversalLink", "androidAppLink", "ogTitle", "ogDescription", "ogImageUrl", "expiresAt", "originalUrl", "customCode",
+        ] {
+            if let value = posted[name] { body[name] = .string(value) }
+        }
+        if let parameters = try deepLinkParameters(posted) { body["deepLinkParameters"] = .object(parameters) }
+        let utm = utm(posted)
+        if !utm.isEmpty { body["utmParameters"] = .object(utm.mapValues(JSONValue.string)) }
+        let targeting = targeting(posted)
+        if !targeting.isEmpty { body["targetingRules"] = .object(targeting.mapValues { .array($0.map(JSONValue.string)) }) }
         if let hours = posted["attributionWindowHours"] {
             guard let number = Int(hours) else { throw APIError.field("attributionWindowHours", "must be a whole number from 1 to 2160") }
             body["attributionWindowHours"] = .int(number)
         }
         body["appendClickId"] = .bool(posted["appendClickId"] == "true")
-        switch posted["landingPage"] {
-        case "true": body["landingPage"] = .bool(true)
-        case "false": body["landingPage"] = .bool(false)
-        default: if clearing { body["landingPage"] = .null }
-        }
+        if let landingPage = landingPage(posted) { body["landingPage"] = .bool(landingPage) }
         return body
     }
 }

@@ -129,27 +129,10 @@ struct JSONBody {
         return flag
     }
 
-    /// Whether `byte` may stand in a URI (RFC 3986: unreserved, reserved and `%`).
-    static func isURICharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(byte)
-        }
-    }
-
-    /// An absolute `http`/`https` URL of at most 2,048 characters.
+    /// An absolute `http`/`https` URL of at most 2,048 characters (``LinkRules/checkWebURL(_:of:)``).
     func webURL(_ name: String, required: Bool = false) throws -> String? {
-        guard let text = try string(name, required: required, maxLength: 2048) else { return nil }
-        // A URI's characters only (RFC 3986): a raw non-ASCII host or a space would make a
-        // `Location` header no client reads; an international one is written in punycode and
-        // percent-encoding.
-        guard text.utf8.allSatisfy(Self.isURICharacter) else {
-            throw APIError.field(
-                name, "must be a URL of RFC 3986's characters: percent-encode spaces, quotes and other characters (a host in punycode)")
-        }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
-            throw APIError.field(name, "must be an absolute http or https URL")
-        }
+        guard let text = try string(name, required: required, maxLength: LinkRules.url) else { return nil }
+        try LinkCreation.checked { () throws(LinkFieldError) in try LinkRules.checkWebURL(text, of: name) }
         return text
     }
 

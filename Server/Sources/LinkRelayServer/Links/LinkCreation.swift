@@ -29,8 +29,8 @@ struct LinkCreation: Sendable {
         groups.sdk.post("api/links") { try await createAsRow($0, $1) }
     }
 
-    /// Path segments a short code or a template slug may not take: the server's own routes.
-    static let reservedSegments: Set<String> = ["api", ".well-known", "health", "favicon.ico", "robots.txt", "dashboard"]
+    /// Path segments a short code or a template slug may not take (``LinkRules/reservedSegments``).
+    static var reservedSegments: Set<String> { LinkRules.reservedSegments }
 
     /// `POST /api/sdk/v1/links`: `{"url", "shortCode", "linkId", "deduplicated"}`.
     func createForSDK(_ request: Request, _ context: ServerContext) async throws -> Response {
@@ -187,66 +187,42 @@ struct LinkCreation: Sendable {
         APIKeys.randomString(8, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"))
     }
 
-    static func isValidCode(_ code: String) -> Bool {
-        (1...20).contains(code.count) && !reservedSegments.contains(code.lowercased())
-            && code.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }
-    }
+    static func isValidCode(_ code: String) -> Bool { LinkRules.isValidCode(code) }
 
-    /// Schemes a browser handles itself, or that run code: never an app's.
-    static let refusedSchemes: Set<String> = [
-        "javascript", "data", "vbscript", "file", "http", "https", "about", "blob", "ftp", "ws", "wss",
-    ]
+    static func isValidScheme(_ scheme: String) -> Bool { LinkRules.isValidScheme(scheme) }
 
-    /// Whether `scheme` is one an app can register: RFC 3986's form, lower-case, not one of
-    /// ``refusedSchemes``.
-    static func isValidScheme(_ scheme: String) -> Bool {
-        guard !refusedSchemes.contains(scheme), let first = scheme.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
-        return scheme.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+.-".unicodeScalars.contains($0)
-        }
-    }
-
-    /// `deepLinkPath`, which starts with `/`.
+    /// `deepLinkPath`, which starts with `/` (``LinkRules/checkDeepLinkPath(_:)``).
     static func deepLinkPath(_ body: JSONBody) throws -> String? {
-        let path = try body.string("deepLinkPath", maxLength: 2048)
-        if let path, !path.hasPrefix("/") { throw APIError.field("deepLinkPath", "must start with /") }
+        let path = try body.string("deepLinkPath", maxLength: LinkRules.longText)
+        if let path { try checked { () throws(LinkFieldError) in try LinkRules.checkDeepLinkPath(path) } }
         return path
     }
 
-    /// `appScheme`, one an app can register (``isValidScheme(_:)``).
+    /// `appScheme`, one an app can register (``LinkRules/checkAppScheme(_:)``).
     static func appScheme(_ body: JSONBody) throws -> String? {
         let scheme = try body.string("appScheme", maxLength: 64)
-        if let scheme, !isValidScheme(scheme) {
-            throw APIError.field(
-                "appScheme",
-                "must be a scheme an app can register (^[a-z][a-z0-9+.-]*$, not \(refusedSchemes.sorted().joined(separator: ", ")))")
-        }
+        if let scheme { try checked { () throws(LinkFieldError) in try LinkRules.checkAppScheme(scheme) } }
         return scheme
     }
 
     /// `utmParameters`: Core's five keys, each a string.
     static func utmParameters(_ body: JSONBody) throws -> [String: String]? {
-        try body.stringMap("utmParameters", keys: ["source", "medium", "campaign", "term", "content"])
+        try body.stringMap("utmParameters", keys: LinkRules.utmKeys)
     }
 
-    /// `targetingRules` (``validateTargeting(_:)``).
+    /// `targetingRules` (``LinkRules/checkTargeting(_:)``).
     static func targetingRules(_ body: JSONBody) throws -> [String: JSONValue]? {
         let rules = try body.object("targetingRules")
-        if let rules { try validateTargeting(rules) }
+        if let rules { try checked { () throws(LinkFieldError) in try LinkRules.checkTargeting(rules) } }
         return rules
     }
 
-    static func validateTargeting(_ rules: [String: JSONValue]) throws {
-        for (name, value) in rules {
-            guard ["countries", "devices", "languages"].contains(name) else {
-                throw APIError.field("targetingRules", "has an unknown rule '\(name.prefix(40))' (allowed: countries, devices, languages)")
-            }
-            guard case .array(let items) = value, items.allSatisfy({ $0.stringValue != nil }) else {
-                throw APIError.field("targetingRules", "\(name) must be a list of strings")
-            }
-            if name == "devices", !items.allSatisfy({ ["ios", "android", "web"].contains($0.stringValue ?? "") }) {
-                throw APIError.field("targetingRules", "devices takes ios, android and web")
-            }
+    /// `rule` run, its broken rule answered as the API's `400` naming the field.
+    static func checked(_ rule: () throws(LinkFieldError) -> Void) throws {
+        do {
+            try rule()
+        } catch {
+            throw APIError.field(error.field, error.problem)
         }
     }
 

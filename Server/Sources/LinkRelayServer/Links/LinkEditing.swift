@@ -47,44 +47,64 @@ struct LinkEditing: Sendable {
         "externalUserId": "a link's owner cannot change", "userId": "a link's owner cannot change", "id": "a link's id cannot change",
     ]
 
-    /// Sets on `link` what `body` names, each checked as ``LinkCreation`` checks it.
+    /// Sets on `link` what `body` names (``LinkChange/init(json:)``, then
+    /// ``LinkChange/applied(to:)``).
     /// - Throws: ``APIError`` (`400`) naming the first field that is unknown, fixed, `null`
     ///   where a value is needed, or wrong; or saying that the body names none.
     static func apply(_ body: JSONBody, to link: inout LinkRecord) throws {
-        for name in body.object.keys.sorted() where !editable.contains(name) {
-            if let reason = fixed[name] { throw APIError.field(name, "cannot be changed: \(reason)") }
+        link = try LinkChange(json: body).appliedForAPI(to: link)
+    }
+}
+
+extension LinkChange {
+    /// The change a `PUT` or `PATCH /api/links/{id}` body asks for: each field it names read as
+    /// its type, `null` clearing a field that may be empty.
+    /// - Throws: ``APIError`` (`400`) naming the first field that is unknown, fixed, `null`
+    ///   where a value is needed, or not of its type; or saying that the body names none.
+    init(json body: JSONBody) throws {
+        for name in body.object.keys.sorted() where !LinkEditing.editable.contains(name) {
+            if let reason = LinkEditing.fixed[name] { throw APIError.field(name, "cannot be changed: \(reason)") }
             throw APIError.field(
-                String(name.prefix(40)), "is not a field of a link (allowed: \(editable.sorted().joined(separator: ", ")))")
+                String(name.prefix(40)), "is not a field of a link (allowed: \(LinkEditing.editable.sorted().joined(separator: ", ")))")
         }
         guard !body.object.isEmpty else { throw APIError(.badRequest, "The body names no field to change.") }
         for name in ["originalUrl", "attributionWindowHours", "isActive", "appendClickId"] where body.object[name] == .null {
             throw APIError.field(name, "cannot be null")
         }
+        self.init()
         func has(_ name: String) -> Bool { body.object[name] != nil }
-        if has("originalUrl") { link.originalURL = try body.webURL("originalUrl", required: true) ?? link.originalURL }
-        if has("title") { link.title = try body.string("title", maxLength: 512) }
-        if has("description") { link.description = try body.string("description", maxLength: 2048) }
-        if has("iosAppStoreUrl") { link.iosAppStoreURL = try body.webURL("iosAppStoreUrl") }
-        if has("androidAppStoreUrl") { link.androidAppStoreURL = try body.webURL("androidAppStoreUrl") }
-        if has("webFallbackUrl") { link.webFallbackURL = try body.webURL("webFallbackUrl") }
-        if has("appScheme") { link.appScheme = try LinkCreation.appScheme(body) }
-        if has("iosUniversalLink") { link.iosUniversalLink = try body.webURL("iosUniversalLink") }
-        if has("androidAppLink") { link.androidAppLink = try body.webURL("androidAppLink") }
-        if has("deepLinkPath") { link.deepLinkPath = try LinkCreation.deepLinkPath(body) }
-        if has("deepLinkParameters") { link.deepLinkParameters = try body.object("deepLinkParameters") ?? [:] }
-        if has("utmParameters") { link.utmParameters = try LinkCreation.utmParameters(body) ?? [:] }
-        if has("targetingRules") { link.targetingRules = try LinkCreation.targetingRules(body) ?? [:] }
-        if has("ogTitle") { link.ogTitle = try body.string("ogTitle", maxLength: 512) }
-        if has("ogDescription") { link.ogDescription = try body.string("ogDescription", maxLength: 2048) }
-        if has("ogImageUrl") { link.ogImageURL = try body.webURL("ogImageUrl") }
+        if has("originalUrl") { originalURL = try body.webURL("originalUrl", required: true) }
+        if has("title") { title = .some(try body.string("title", maxLength: LinkRules.shortText)) }
+        if has("description") { description = .some(try body.string("description", maxLength: LinkRules.longText)) }
+        if has("iosAppStoreUrl") { iosAppStoreURL = .some(try body.webURL("iosAppStoreUrl")) }
+        if has("androidAppStoreUrl") { androidAppStoreURL = .some(try body.webURL("androidAppStoreUrl")) }
+        if has("webFallbackUrl") { webFallbackURL = .some(try body.webURL("webFallbackUrl")) }
+        if has("appScheme") { appScheme = .some(try LinkCreation.appScheme(body)) }
+        if has("iosUniversalLink") { iosUniversalLink = .some(try body.webURL("iosUniversalLink")) }
+        if has("androidAppLink") { androidAppLink = .some(try body.webURL("androidAppLink")) }
+        if has("deepLinkPath") { deepLinkPath = .some(try LinkCreation.deepLinkPath(body)) }
+        if has("deepLinkParameters") { deepLinkParameters = try body.object("deepLinkParameters") ?? [:] }
+        if has("utmParameters") { utmParameters = try LinkCreation.utmParameters(body) ?? [:] }
+        if has("targetingRules") { targetingRules = try LinkCreation.targetingRules(body) ?? [:] }
+        if has("ogTitle") { ogTitle = .some(try body.string("ogTitle", maxLength: LinkRules.shortText)) }
+        if has("ogDescription") { ogDescription = .some(try body.string("ogDescription", maxLength: LinkRules.longText)) }
+        if has("ogImageUrl") { ogImageURL = .some(try body.webURL("ogImageUrl")) }
         if has("attributionWindowHours") {
-            link.attributionWindowHours =
-                try body.integer("attributionWindowHours", in: 1...2160, required: true) ?? link.attributionWindowHours
+            attributionWindowHours = try body.integer("attributionWindowHours", in: LinkRules.attributionWindowHours, required: true)
         }
-        if has("isActive") { link.isActive = try body.bool("isActive") ?? link.isActive }
-        if has("expiresAt") { link.expiresAt = try body.date("expiresAt") }
-        if has("appendClickId") { link.appendClickID = try body.bool("appendClickId") ?? link.appendClickID }
+        if has("isActive") { isActive = try body.bool("isActive") }
+        if has("expiresAt") { expiresAt = .some(try body.date("expiresAt")) }
+        if has("appendClickId") { appendClickID = try body.bool("appendClickId") }
         // `null`: as the project says.
-        if has("landingPage") { link.landingPage = try body.bool("landingPage") }
+        if has("landingPage") { landingPage = .some(try body.bool("landingPage")) }
+    }
+
+    /// ``applied(to:)``, a broken rule answered as the API's `400` naming the field.
+    func appliedForAPI(to link: LinkRecord) throws -> LinkRecord {
+        do {
+            return try applied(to: link)
+        } catch {
+            throw APIError.field(error.field, error.problem)
+        }
     }
 }
