@@ -83,10 +83,10 @@ extension Dashboard {
         var form = LinkForm()
         form.fill(posted)
         do {
-            let body = try LinkForm.body(posted)
+            let draft = try LinkForm.draft(posted)
             let key = try await sessionKey(session)
             let (link, _) = try await LinkCreation(store: store, configuration: configuration, clock: clock).create(
-                JSONBody(object: body), key: key, admin: true)
+                draft, key: key, admin: true)
             return Self.redirect("/dashboard/links/\(link.id)")
         } catch let error as APIError {
             return formPage(

@@ -208,22 +208,12 @@ struct LinkForm {
         change.ogTitle = .some(posted["ogTitle"])
         change.ogDescription = .some(posted["ogDescription"])
         change.ogImageURL = .some(posted["ogImageUrl"])
-        if let text = posted["expiresAt"] {
-            guard let date = ServerApplication.parseTimestamp(text) else {
-                throw APIError.field("expiresAt", "must be an ISO 8601 date (2026-03-02T08:05:00Z)")
-            }
-            change.expiresAt = .some(date)
-        } else {
-            change.expiresAt = .some(nil)
-        }
+        change.expiresAt = .some(try expiresAt(posted))
         change.originalURL = posted["originalUrl"]
         change.deepLinkParameters = try deepLinkParameters(posted) ?? [:]
         change.utmParameters = utm(posted)
         change.targetingRules = targeting(posted).mapValues { .array($0.map(JSONValue.string)) }
-        if let hours = posted["attributionWindowHours"] {
-            guard let number = Int(hours) else { throw APIError.field("attributionWindowHours", "must be a whole number from 1 to 2160") }
-            change.attributionWindowHours = number
-        }
+        change.attributionWindowHours = try attributionWindowHours(posted)
         change.appendClickID = posted["appendClickId"] == "true"
         change.landingPage = .some(landingPage(posted))
         return change
@@ -266,27 +256,49 @@ struct LinkForm {
         }
     }
 
-    /// The admin API's body for the new link's form (`POST /api/links`): an empty field left out.
+    /// The draft the new link's form asks for, as the Core's value: an empty field not given.
     /// - Throws: ``APIError`` naming the field when a value cannot be read at all.
-    static func body(_ posted: FormBody) throws -> [String: JSONValue] {
-        var body: [String: JSONValue] = [:]
-        for name in [
-            "title", "description", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "appScheme", "deepLinkPath",
-            "iosUniversalLink", "androidAppLink", "ogTitle", "ogDescription", "ogImageUrl", "expiresAt", "originalUrl", "customCode",
-        ] {
-            if let value = posted[name] { body[name] = .string(value) }
-        }
-        if let parameters = try deepLinkParameters(posted) { body["deepLinkParameters"] = .object(parameters) }
+    static func draft(_ posted: FormBody) throws -> LinkDraft {
+        var draft = LinkDraft()
+        draft.customCode = posted["customCode"]
+        draft.originalURL = posted["originalUrl"]
+        draft.title = posted["title"]
+        draft.description = posted["description"]
+        draft.webFallbackURL = posted["webFallbackUrl"]
+        draft.iosAppStoreURL = posted["iosAppStoreUrl"]
+        draft.androidAppStoreURL = posted["androidAppStoreUrl"]
+        draft.appScheme = posted["appScheme"]
+        draft.deepLinkPath = posted["deepLinkPath"]
+        draft.iosUniversalLink = posted["iosUniversalLink"]
+        draft.androidAppLink = posted["androidAppLink"]
+        draft.ogTitle = posted["ogTitle"]
+        draft.ogDescription = posted["ogDescription"]
+        draft.ogImageURL = posted["ogImageUrl"]
+        draft.expiresAt = try expiresAt(posted)
+        draft.deepLinkParameters = try deepLinkParameters(posted)
         let utm = utm(posted)
-        if !utm.isEmpty { body["utmParameters"] = .object(utm.mapValues(JSONValue.string)) }
+        draft.utmParameters = utm.isEmpty ? nil : utm
         let targeting = targeting(posted)
-        if !targeting.isEmpty { body["targetingRules"] = .object(targeting.mapValues { .array($0.map(JSONValue.string)) }) }
-        if let hours = posted["attributionWindowHours"] {
-            guard let number = Int(hours) else { throw APIError.field("attributionWindowHours", "must be a whole number from 1 to 2160") }
-            body["attributionWindowHours"] = .int(number)
+        draft.targetingRules = targeting.isEmpty ? nil : targeting.mapValues { .array($0.map(JSONValue.string)) }
+        draft.attributionWindowHours = try attributionWindowHours(posted)
+        draft.appendClickID = posted["appendClickId"] == "true"
+        draft.landingPage = landingPage(posted)
+        return draft
+    }
+
+    /// The posted `expiresAt`, an ISO 8601 date; `nil` when empty.
+    private static func expiresAt(_ posted: FormBody) throws -> Date? {
+        guard let text = posted["expiresAt"] else { return nil }
+        guard let date = ServerApplication.parseTimestamp(text) else {
+            throw APIError.field("expiresAt", "must be an ISO 8601 date (2026-03-02T08:05:00Z)")
         }
-        body["appendClickId"] = .bool(posted["appendClickId"] == "true")
-        if let landingPage = landingPage(posted) { body["landingPage"] = .bool(landingPage) }
-        return body
+        return date
+    }
+
+    /// The posted `attributionWindowHours`, a whole number; `nil` when empty.
+    private static func attributionWindowHours(_ posted: FormBody) throws -> Int? {
+        guard let hours = posted["attributionWindowHours"] else { return nil }
+        guard let number = Int(hours) else { throw APIError.field("attributionWindowHours", "must be a whole number from 1 to 2160") }
+        return number
     }
 }

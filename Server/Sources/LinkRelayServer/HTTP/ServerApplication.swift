@@ -277,7 +277,7 @@ package enum ServerApplication {
 
     /// `2026-03-01T10:15:30.123Z`: ISO 8601 with milliseconds, as LinkForty's server writes dates.
     static func timestamp(_ date: Date) -> String {
-        date.formatted(withMilliseconds)
+        Timestamp.withMilliseconds(date)
     }
 
     /// `2026-03-01T10:15:30Z`: ISO 8601 in whole seconds (the fraction dropped), for the dates
@@ -312,7 +312,7 @@ package enum ServerApplication {
     }
 
     /// Made once (Sendable values), not a formatter per request.
-    private static let withMilliseconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    private static let withMilliseconds = Timestamp.millisecondsStyle
     private static let wholeSeconds = Date.ISO8601FormatStyle()
 }
 

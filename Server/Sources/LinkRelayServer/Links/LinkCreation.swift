@@ -58,120 +58,34 @@ struct LinkCreation: Sendable {
         return ServerApplication.json(row, status: deduplicated ? .ok : .created)
     }
 
-    /// The link a body asks for, stored, or the one it repeats. An SDK key may set what an app
-    /// shares (parameters, path, UTM, title, code); the destinations, targeting and preview are
-    /// an admin's (an SDK key's values for them are refused, not ignored).
+    /// The link a body asks for, stored, or the one it repeats (``LinkMaker``). An SDK key's
+    /// values for an admin's fields (``LinkDraft/adminFields``) are refused before anything else
+    /// is read.
     func create(_ body: JSONBody, key: APIKeyRecord, admin: Bool) async throws -> (LinkRecord, Bool) {
         if !admin {
-            for name in [
-                "iosAppStoreUrl", "androidAppStoreUrl", "appScheme", "iosUniversalLink", "androidAppLink", "targetingRules", "isActive",
-                "ogTitle", "ogDescription", "ogImageUrl", "appendClickId", "expiresAt", "attributionWindowHours",
-            ] where body.object[name] != nil && body.object[name] != .null {
-                throw APIError(.forbidden, "\(name) needs an admin key.", field: name)
+            for name in LinkDraft.adminFields where body.object[name] != nil && body.object[name] != .null {
+                throw APIError(LinkCreationError.adminOnly(field: name))
             }
         }
-        var template: TemplateRecord?
-        if let id = try body.string("templateId", maxLength: 64) {
-            guard let found = try await store.template(project: key.projectID, id: id) else {
-                throw APIError(.notFound, "templateId names no template of this project.", field: "templateId")
-            }
-            template = found
-        }
-        if let slug = try body.string("templateSlug", maxLength: 64) {
-            // Both given: the one template with that id and that slug, or none (404, as a slug
-            // or an id alone that names no template).
-            if let template, template.slug != slug {
-                throw APIError(.notFound, "templateId and templateSlug name no one template of this project.", field: "templateSlug")
-            }
-            if template == nil {
-                guard let found = try await store.template(project: key.projectID, slug: slug) else {
-                    throw APIError(.notFound, "templateSlug names no template of this project.", field: "templateSlug")
-                }
-                template = found
-            }
-        }
-        let customCode = try body.string("customCode", maxLength: 64)
-        if let customCode, !Self.isValidCode(customCode) {
-            throw APIError.field("customCode", "must be 1 to 20 characters of A-Z a-z 0-9 _ - and not a reserved word")
-        }
-        let webFallback = try body.webURL("webFallbackUrl")
-        let requestedOriginal = try body.webURL("originalUrl")
-        if !admin {
-            // The SDK key ships in apps: where its links may send people is the project's to say.
-            let allowed = try await store.destinationHosts(project: key.projectID)
-            for name in LinkRecord.destinationFields {
-                let value = name == "originalUrl" ? requestedOriginal : name == "webFallbackUrl" ? webFallback : try body.webURL(name)
-                if let value, !allowed.allows(value) {
-                    throw APIError(
-                        .forbidden,
-                        "\(name) is not on one of the project's destination hosts (an admin adds its host: PUT /api/destination-hosts, or the dashboard's Keys page).",
-                        field: name)
-                }
-            }
-        }
-        let originalURL = requestedOriginal ?? webFallback ?? template?.webFallbackURL ?? ""
-        let deepLinkPath = try Self.deepLinkPath(body)
-        let appScheme = try Self.appScheme(body)
-        let parameters = try body.object("deepLinkParameters") ?? [:]
-        let utm = try Self.utmParameters(body) ?? [:]
-        let targeting = try Self.targetingRules(body) ?? [:]
-        let externalUserID = try body.string("externalUserId", maxLength: 256)
-        var link = LinkRecord(
-            projectID: key.projectID, templateSlug: template?.slug ?? "", shortCode: customCode ?? Self.randomCode(),
-            originalURL: originalURL, deepLinkPath: deepLinkPath, appScheme: appScheme,
-            iosAppStoreURL: try body.webURL("iosAppStoreUrl") ?? template?.iosAppStoreURL,
-            androidAppStoreURL: try body.webURL("androidAppStoreUrl") ?? template?.androidAppStoreURL,
-            webFallbackURL: webFallback ?? template?.webFallbackURL, utmParameters: utm, deepLinkParameters: parameters,
-            attributionWindowHours: try body.integer("attributionWindowHours", in: 1...2160) ?? 168,
-            isActive: try body.bool("isActive") ?? true,
-            expiresAt: try body.date("expiresAt"), createdAt: clock(), templateID: template?.id,
-            title: try body.string("title", maxLength: 512),
-            description: try body.string("description", maxLength: 2048), iosUniversalLink: try body.webURL("iosUniversalLink"),
-            androidAppLink: try body.webURL("androidAppLink"), targetingRules: targeting,
-            ogTitle: try body.string("ogTitle", maxLength: 512),
-            ogDescription: try body.string("ogDescription", maxLength: 2048), ogImageURL: try body.webURL("ogImageUrl"),
-            appendClickID: try body.bool("appendClickId") ?? false, externalUserID: externalUserID,
-            landingPage: try body.bool("landingPage"))
-        if let externalUserID {
-            let key = Self.dedupeKey(link, externalUserID: externalUserID, customCode: customCode)
-            if let earlier = try await store.link(project: link.projectID, dedupeKey: key) { return (earlier, true) }
-            link.dedupeKey = key
-        }
-        let stored = try await Self.insert(link, customCode: customCode != nil, into: store)
-        // An admin's link says where the project's links go (``DestinationHosts/Mode/learned``).
-        if admin { try await store.learnDestinations(of: stored) }
-        return (stored, false)
+        return try await create(try LinkDraft(json: body), key: key, admin: admin)
     }
 
-    /// A copy of `original` stored: the same destinations and settings, a new random code, the
-    /// title with ` (Copy)` (as Core), made at `date`; never the answer to a repeated SDK request.
+    /// The link `draft` asks for, stored, or the one it repeats; a broken rule answered as the API's error.
+    func create(_ draft: LinkDraft, key: APIKeyRecord, admin: Bool) async throws -> (LinkRecord, Bool) {
+        do {
+            return try await LinkMaker(store: store, now: clock).make(draft, key: key, admin: admin)
+        } catch let error as LinkCreationError {
+            throw APIError(error)
+        }
+    }
+
+    /// A copy of `original` stored (``LinkMaker/duplicate(_:at:into:)``).
     static func duplicate(_ original: LinkRecord, at date: Date, into store: any LinkStore) async throws -> LinkRecord {
-        var copy = original
-        copy.id = UUID().uuidString.lowercased()
-        copy.shortCode = randomCode()
-        copy.createdAt = date.storedPrecision
-        copy.title = original.title.map { String("\($0) (Copy)".prefix(512)) }
-        copy.dedupeKey = nil
-        return try await insert(copy, customCode: false, into: store)
-    }
-
-    /// Stores `link`; with a code of its own (`customCode`) a taken code is a `409`, else up to
-    /// ten random codes are tried. Returns the link as stored.
-    static func insert(_ link: LinkRecord, customCode: Bool, into store: any LinkStore) async throws -> LinkRecord {
-        var link = link
-        for attempt in 1...10 {
-            do {
-                try await store.insertLink(link)
-                return link
-            } catch let error as StoreError where error.kind == .conflict {
-                if customCode {
-                    throw APIError(.conflict, "The short code '\(link.shortCode)' is taken.", field: "customCode")
-                }
-                if attempt == 10 { break }
-                link.shortCode = randomCode()
-            }
+        do {
+            return try await LinkMaker.duplicate(original, at: date, into: store)
+        } catch let error as LinkCreationError {
+            throw APIError(error)
         }
-        throw APIError(.serviceUnavailable, "No free short code was found; try again.")
     }
 
     /// `https://{host}/{code}` or `https://{host}/{template}/{code}`: the configured public
@@ -182,10 +96,7 @@ struct LinkCreation: Sendable {
         return base.appendingPathComponent(path)
     }
 
-    /// Eight characters of `A–Z a–z 0–9 _ -` (LinkForty's alphabet), from the secure generator.
-    static func randomCode() -> String {
-        APIKeys.randomString(8, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"))
-    }
+    static func randomCode() -> String { LinkMaker.randomCode() }
 
     static func isValidCode(_ code: String) -> Bool { LinkRules.isValidCode(code) }
 
@@ -226,35 +137,7 @@ struct LinkCreation: Sendable {
         }
     }
 
-    /// The hash of what makes two requests of one user the same link: every field the request
-    /// set, destinations, targeting and preview included, so a link planted with another
-    /// destination (the SDK key ships in apps, and an `externalUserId` is guessable) is never
-    /// handed back to the user as theirs. Each value is length-prefixed, so no two requests'
-    /// fields run together into the same text.
-    static func dedupeKey(_ link: LinkRecord, externalUserID: String, customCode: String?) -> String {
-        let parts: [String] =
-            [
-                "v2", externalUserID, link.templateSlug, customCode ?? "", link.originalURL, link.deepLinkPath ?? "", link.appScheme ?? "",
-                JSONText.encode(link.deepLinkParameters), JSONText.encode(link.utmParameters), link.title ?? "", link.description ?? "",
-                link.iosAppStoreURL ?? "", link.androidAppStoreURL ?? "", link.webFallbackURL ?? "", link.iosUniversalLink ?? "",
-                link.androidAppLink ?? "", JSONText.encode(link.targetingRules), link.ogTitle ?? "", link.ogDescription ?? "",
-                link.ogImageURL ?? "",
-                String(link.attributionWindowHours), link.isActive ? "1" : "0", link.expiresAt.map(ServerApplication.timestamp) ?? "",
-                link.appendClickID ? "1" : "0",
-            ] + (link.landingPage.map { [$0 ? "landing:1" : "landing:0"] } ?? [])
-        return sha256Hex(parts.map { "\($0.utf8.count):\($0)" }.joined())
-    }
-
-    /// What a link's creator should know: it was made, but will not do all it seems to.
-    static func warnings(_ link: LinkRecord) -> [String] {
-        var warnings: [String] = []
-        if link.deepLinkPath != nil, link.appScheme == nil, link.iosUniversalLink == nil, link.androidAppLink == nil {
-            warnings.append(
-                "deepLinkPath is set without appScheme (or a universal/app link): a phone whose browser opens this link goes to the store or the web even when it has the app; the path reaches the app only through a deferred install or a universal link."
-            )
-        }
-        return warnings
-    }
+    static func warnings(_ link: LinkRecord) -> [String] { LinkMaker.warnings(link) }
 
     /// The link as Core's `POST /api/links` answers it.
     static func row(_ link: LinkRecord) -> [String: JSONValue] {
@@ -276,5 +159,56 @@ struct LinkCreation: Sendable {
             "created_at": .string(ServerApplication.timestamp(link.createdAt)), "utmParameters": utm,
             "targetingRules": .object(link.targetingRules), "deepLinkParameters": .object(link.deepLinkParameters), "clickCount": 0,
         ]
+    }
+}
+
+extension APIError {
+    /// The answer for a link that could not be made: `400` for a broken rule, `403` for an
+    /// admin's field or a destination off the project's hosts, `404` for no template, `409` for
+    /// a taken code, `503` when no free code was found.
+    init(_ error: LinkCreationError) {
+        let status: HTTPResponse.Status =
+            switch error {
+            case .field: .badRequest
+            case .adminOnly, .destinationNotAllowed: .forbidden
+            case .noTemplate: .notFound
+            case .codeTaken: .conflict
+            case .noFreeCode: .serviceUnavailable
+            }
+        self.init(status, error.message, field: error.field)
+    }
+}
+
+extension LinkDraft {
+    /// The draft a `POST /api/links` or `POST /api/sdk/v1/links` body holds: each field read as
+    /// its type (`null` as absent), the rules left to ``LinkMaker``.
+    /// - Throws: ``APIError`` (`400`) naming the first field that is not of its type.
+    init(json body: JSONBody) throws {
+        self.init()
+        templateID = try body.string("templateId", maxLength: 64)
+        templateSlug = try body.string("templateSlug", maxLength: 64)
+        customCode = try body.string("customCode", maxLength: 64)
+        webFallbackURL = try body.webURL("webFallbackUrl")
+        originalURL = try body.webURL("originalUrl")
+        iosAppStoreURL = try body.webURL("iosAppStoreUrl")
+        androidAppStoreURL = try body.webURL("androidAppStoreUrl")
+        iosUniversalLink = try body.webURL("iosUniversalLink")
+        androidAppLink = try body.webURL("androidAppLink")
+        deepLinkPath = try LinkCreation.deepLinkPath(body)
+        appScheme = try LinkCreation.appScheme(body)
+        deepLinkParameters = try body.object("deepLinkParameters")
+        utmParameters = try LinkCreation.utmParameters(body)
+        targetingRules = try LinkCreation.targetingRules(body)
+        externalUserID = try body.string("externalUserId", maxLength: 256)
+        attributionWindowHours = try body.integer("attributionWindowHours", in: LinkRules.attributionWindowHours)
+        isActive = try body.bool("isActive")
+        expiresAt = try body.date("expiresAt")
+        title = try body.string("title", maxLength: LinkRules.shortText)
+        description = try body.string("description", maxLength: LinkRules.longText)
+        ogTitle = try body.string("ogTitle", maxLength: LinkRules.shortText)
+        ogDescription = try body.string("ogDescription", maxLength: LinkRules.longText)
+        ogImageURL = try body.webURL("ogImageUrl")
+        appendClickID = try body.bool("appendClickId")
+        landingPage = try body.bool("landingPage")
     }
 }
