@@ -48,11 +48,11 @@ extension SQLStore {
             }
             return dropped
         }
-        try await analyzeNewClickPartitions()
         return dropped
     }
 
-    /// Analyzes the click partitions that hold clicks but were never analyzed; their names.
+    /// Analyzes the click partitions that hold clicks but were never analyzed; their names. The
+    /// retention's hourly pass (and its first, at start) calls it after the partitions' upkeep.
     ///
     /// Autovacuum never analyzes a partitioned table as a whole, and it analyzes a partition only
     /// on its next round (a minute apart, none with autovacuum off). Until then a partition has
@@ -64,21 +64,26 @@ extension SQLStore {
     @discardableResult
     package func analyzeNewClickPartitions() async throws -> [String] {
         guard engine.dialect == .postgres else { return [] }
-        let never = try await engine.select(
-            """
-            SELECT s.relname AS name FROM pg_stat_user_tables s JOIN pg_inherits i ON i.inhrelid = s.relid
-            WHERE i.inhparent = 'clicks'::regclass AND s.last_analyze IS NULL AND s.last_autoanalyze IS NULL ORDER BY s.relname
-            """)
-        var analyzed: [String] = []
-        for name in try never.map({ try $0["name"] as String }) {
-            // Only the server's own names go into the statement (a day's table or the default).
-            let table = ClickDay(table: name)?.table ?? (name == "clicks_default" ? name : nil)
-            guard let table else { continue }
-            guard try await !engine.select("SELECT 1 AS found FROM \(trusted: table) LIMIT 1").isEmpty else { continue }
-            try await engine.run("ANALYZE \(trusted: table)")
-            analyzed.append(table)
+        return try await engine.transaction { connection in
+            // One process at a time, and never while another makes or drops a partition (the
+            // lock ``maintainClickPartitions(now:droppingBefore:)`` holds): the other skips.
+            guard try await connection.run("SELECT pg_try_advisory_xact_lock(\(Self.partitionLock)) AS locked").first?["locked"] == true
+            else { return [] }
+            let never = try await connection.run(
+                """
+                SELECT s.relname AS name FROM pg_stat_user_tables s JOIN pg_inherits i ON i.inhrelid = s.relid
+                WHERE i.inhparent = 'clicks'::regclass AND s.last_analyze IS NULL AND s.last_autoanalyze IS NULL ORDER BY s.relname
+                """)
+            var analyzed: [String] = []
+            for name in try never.map({ try $0["name"] as String }) {
+                // Only the server's own names go into the statement (a day's table or the default).
+                guard let table = ClickDay(table: name)?.table ?? (name == "clicks_default" ? name : nil), table == name else { continue }
+                guard try await !connection.run("SELECT 1 AS found FROM \(trusted: table) LIMIT 1").isEmpty else { continue }
+                try await connection.run("ANALYZE \(trusted: table)")
+                analyzed.append(table)
+            }
+            return analyzed
         }
-        return analyzed
     }
 
     /// The bytes the click store takes: on PostgreSQL every click partition with its indexes

@@ -48,6 +48,13 @@ package struct ClickRetention: Service {
         let now = clock()
         let cutoff = retention.map { now.addingTimeInterval(-$0) }
         var total = try await store.maintainClickPartitions(now: now, droppingBefore: cutoff)
+        // Best effort: without it the planner waits for autovacuum; the pass goes on.
+        do {
+            let analyzed = try await store.analyzeNewClickPartitions()
+            if !analyzed.isEmpty { logger.info("Analyzed \(analyzed.count) click partitions that had no planner statistics.") }
+        } catch {
+            logger.warning("Could not analyze the new click partitions (autovacuum will): \(String(describing: error))")
+        }
         // The dashboard's sessions that ended, whatever the clicks' retention.
         let sessions = try await store.deleteSessions(expiredBefore: now)
         if sessions > 0 { logger.info("Deleted \(sessions) dashboard sessions that ended.") }

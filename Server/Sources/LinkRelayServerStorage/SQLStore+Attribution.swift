@@ -140,31 +140,26 @@ extension SQLStore {
         }
         do {
             return try await engine.transaction { connection in
-                var results: [Result<DurableWritten, any Error>] = []
-                results.reserveCapacity(batch.count)
-                // The batch's clicks go in as one statement, and its installs as another:
-                // under load most of a batch is one or the other, and a statement per write kept
-                // the writer busy for each of them. An event waits for them (it may name one
-                // of the installs).
+                var results = [Result<DurableWritten, any Error>](repeating: .success(.done), count: batch.count)
+                // The batch's installs go in as one statement (an event waits for them: it may
+                // name one), and its clicks as one statement, last: under load most of a batch
+                // is one or the other, and a statement per write kept the writer busy for each
+                // of them. One click statement per transaction, whose daily counts go in key
+                // order (``clickBatch(_:)``), so two processes lock shared counts in one order.
                 var clicks: [ClickRecord] = []
                 var installs: [InstallRecord] = []
-                func flush() async throws {
-                    try await insertClicks(clicks, on: connection, dialect: dialect)
-                    try await insertInstalls(installs, on: connection, dialect: dialect)
-                    results += Array(repeating: .success(.done), count: clicks.count + installs.count)
-                    clicks.removeAll()
-                    installs.removeAll()
-                }
-                for write in batch {
+                for (index, write) in batch.enumerated() {
                     switch write {
                     case .click(let click): clicks.append(click)
                     case .install(let install): installs.append(install)
                     case .event:
-                        try await flush()
-                        results.append(.success(try await perform(write, on: connection, dialect: dialect)))
+                        try await insertInstalls(installs, on: connection, dialect: dialect)
+                        installs.removeAll()
+                        results[index] = .success(try await perform(write, on: connection, dialect: dialect))
                     }
                 }
-                try await flush()
+                try await insertInstalls(installs, on: connection, dialect: dialect)
+                try await insertClicks(clicks, on: connection, dialect: dialect)
                 return results
             }
         } catch {

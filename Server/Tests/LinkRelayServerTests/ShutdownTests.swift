@@ -142,6 +142,9 @@ final class GatedStore: ServerStore {
     func maintainClickPartitions(now: Date, droppingBefore cutoff: Date?) async throws -> Int {
         try await inner.maintainClickPartitions(now: now, droppingBefore: cutoff)
     }
+    func analyzeNewClickPartitions() async throws -> [String] {
+        try await inner.analyzeNewClickPartitions()
+    }
     func matchCandidates(project: String, networkPrefix: String, since: Date, limit: Int) async throws -> [MatchCandidate] {
         try await inner.matchCandidates(project: project, networkPrefix: networkPrefix, since: since, limit: limit)
     }

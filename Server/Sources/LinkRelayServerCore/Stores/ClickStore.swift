@@ -28,6 +28,12 @@ package protocol ClickStore: Sendable {
     /// PostgreSQL the day partitions around `now` made and those wholly before `cutoff` dropped;
     /// how many clicks went with them.
     func maintainClickPartitions(now: Date, droppingBefore cutoff: Date?) async throws -> Int
+
+    /// The engine's upkeep of the planner's statistics: on PostgreSQL each click partition that
+    /// holds clicks but was never analyzed (after a restore, a bulk import) is analyzed; their
+    /// names. Nothing elsewhere.
+    @discardableResult
+    func analyzeNewClickPartitions() async throws -> [String]
 }
 
 package struct TimeCursor: Sendable, Hashable {
