@@ -58,8 +58,8 @@ package struct LinkDraft: Sendable, Hashable {
     /// The destinations the draft names, by their API names, in the order they are checked.
     var destinations: [(field: String, url: String?)] {
         [
-            ("originalUrl", originalURL), ("iosAppStoreUrl", iosAppStoreURL), ("androidAppStoreUrl", androidAppStoreURL),
-            ("webFallbackUrl", webFallbackURL), ("iosUniversalLink", iosUniversalLink), ("androidAppLink", androidAppLink),
+            ("originalUrl", originalURL), ("webFallbackUrl", webFallbackURL), ("iosAppStoreUrl", iosAppStoreURL),
+            ("androidAppStoreUrl", androidAppStoreURL), ("iosUniversalLink", iosUniversalLink), ("androidAppLink", androidAppLink),
         ]
     }
 

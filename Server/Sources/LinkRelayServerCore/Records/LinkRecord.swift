@@ -113,13 +113,8 @@ package struct LinkRecord: Sendable, Hashable, Codable {
         isActive && (expiresAt.map { $0 > date } ?? true)
     }
 
-    /// The request fields naming a place the redirect may send a person, which an SDK key's
-    /// link may set only to the project's destination hosts (``DestinationHosts``).
-    package static let destinationFields = [
-        "originalUrl", "webFallbackUrl", "iosAppStoreUrl", "androidAppStoreUrl", "iosUniversalLink", "androidAppLink",
-    ]
-
-    /// The places the redirect may send a person, as ``destinationFields`` name them.
+    /// The places the redirect may send a person (an SDK key's link only to the project's
+    /// destination hosts, ``DestinationHosts``; ``LinkDraft`` names them as the API does).
     package var destinationURLs: [String?] {
         [originalURL, webFallbackURL, iosAppStoreURL, androidAppStoreURL, iosUniversalLink, androidAppLink]
     }
