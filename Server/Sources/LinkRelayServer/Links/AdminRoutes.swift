@@ -288,7 +288,7 @@ struct AdminRoutes: Sendable {
     }
 
     static func isValidSlug(_ slug: String) -> Bool {
-        (1...20).contains(slug.count) && !LinkCreation.reservedSegments.contains(slug)
+        (1...20).contains(slug.count) && !LinkRules.reservedSegments.contains(slug)
             && slug.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
     }
 

@@ -29,9 +29,6 @@ struct LinkCreation: Sendable {
         groups.sdk.post("api/links") { try await createAsRow($0, $1) }
     }
 
-    /// Path segments a short code or a template slug may not take (``LinkRules/reservedSegments``).
-    static var reservedSegments: Set<String> { LinkRules.reservedSegments }
-
     /// `POST /api/sdk/v1/links`: `{"url", "shortCode", "linkId", "deduplicated"}`.
     func createForSDK(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try context.requireAPIKey()
@@ -41,7 +38,7 @@ struct LinkCreation: Sendable {
             [
                 "url": .string(shareURL(link, request: request).absoluteString), "shortCode": .string(link.shortCode),
                 "linkId": .string(link.id),
-                "deduplicated": .bool(deduplicated), "warnings": .array(Self.warnings(link).map(JSONValue.string)),
+                "deduplicated": .bool(deduplicated), "warnings": .array(LinkMaker.warnings(link).map(JSONValue.string)),
             ] as [String: JSONValue])
     }
 
@@ -54,7 +51,7 @@ struct LinkCreation: Sendable {
         var row = Self.row(link)
         row["url"] = .string(shareURL(link, request: request).absoluteString)
         row["deduplicated"] = .bool(deduplicated)
-        row["warnings"] = .array(Self.warnings(link).map(JSONValue.string))
+        row["warnings"] = .array(LinkMaker.warnings(link).map(JSONValue.string))
         return ServerApplication.json(row, status: deduplicated ? .ok : .created)
     }
 
@@ -96,12 +93,6 @@ struct LinkCreation: Sendable {
         return base.appendingPathComponent(path)
     }
 
-    static func randomCode() -> String { LinkMaker.randomCode() }
-
-    static func isValidCode(_ code: String) -> Bool { LinkRules.isValidCode(code) }
-
-    static func isValidScheme(_ scheme: String) -> Bool { LinkRules.isValidScheme(scheme) }
-
     /// `deepLinkPath`, which starts with `/` (``LinkRules/checkDeepLinkPath(_:)``).
     static func deepLinkPath(_ body: JSONBody) throws -> String? {
         let path = try body.string("deepLinkPath", maxLength: LinkRules.longText)
@@ -133,11 +124,9 @@ struct LinkCreation: Sendable {
         do {
             try rule()
         } catch {
-            throw APIError.field(error.field, error.problem)
+            throw APIError(error)
         }
     }
-
-    static func warnings(_ link: LinkRecord) -> [String] { LinkMaker.warnings(link) }
 
     /// The link as Core's `POST /api/links` answers it.
     static func row(_ link: LinkRecord) -> [String: JSONValue] {
@@ -163,6 +152,11 @@ struct LinkCreation: Sendable {
 }
 
 extension APIError {
+    /// `400` for a link's value that breaks a rule, naming its field.
+    init(_ error: LinkFieldError) {
+        self = .field(error.field, error.problem)
+    }
+
     /// The answer for a link that could not be made: `400` for a broken rule, `403` for an
     /// admin's field or a destination off the project's hosts, `404` for no template, `409` for
     /// a taken code, `503` when no free code was found.

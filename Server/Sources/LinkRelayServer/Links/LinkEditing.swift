@@ -104,7 +104,7 @@ extension LinkChange {
         do {
             return try applied(to: link)
         } catch {
-            throw APIError.field(error.field, error.problem)
+            throw APIError(error)
         }
     }
 }

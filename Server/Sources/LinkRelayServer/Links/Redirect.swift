@@ -48,7 +48,7 @@ struct Redirect: Sendable {
 
     func follow(_ request: Request, _ context: ServerContext, code: String, templateSlug: String?) async throws -> Response {
         let now = clock()
-        guard !LinkCreation.reservedSegments.contains((templateSlug ?? code).lowercased()),
+        guard !LinkRules.reservedSegments.contains((templateSlug ?? code).lowercased()),
             let link = try await store.link(project: nil, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
         else { throw APIError.linkNotFound }
         let agent = LowercasedText(request.headers[.userAgent])
@@ -129,7 +129,7 @@ struct Redirect: Sendable {
         let inApp = agent.containsAny(["gsa/", "fban", "fbav", "instagram", "twitter", "linkedin", "micromessenger", "outlook"])
         let fallback = inApp ? (nonEmpty(link.webFallbackURL) ?? store ?? original) : (store ?? web)
         // A stored scheme is checked again: a link made before schemes were checked cannot run script.
-        if let scheme = nonEmpty(link.appScheme), LinkCreation.isValidScheme(scheme), let path = nonEmpty(link.deepLinkPath) {
+        if let scheme = nonEmpty(link.appScheme), LinkRules.isValidScheme(scheme), let path = nonEmpty(link.deepLinkPath) {
             var components = URLComponents()
             components.scheme = scheme
             components.host = ""
