@@ -58,8 +58,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The HTTP API: thin controllers (a request decoded, the Core called, the answer
+        // encoded), the middlewares, the API key check, the operations (access log, metrics,
+        // the OpenAPI description). Nothing of the dashboard (`.ci/server-layers` checks it).
         .target(
-            name: "LinkRelayServer",
+            name: "LinkRelayServerHTTP",
             dependencies: [
                 "LinkRelayServerCore",
                 "LinkRelayServerStorage",
@@ -67,23 +70,49 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                "CSQLite3",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
-                .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "LinkRelayDoctor", package: "LinkRelay"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            // The dashboard's templates and its stylesheet and script, read at start.
             // The HTTP API's OpenAPI description, served at /openapi.json.
-            resources: [.copy("Dashboard/Templates"), .copy("Dashboard/Static"), .copy("Operations/openapi.json")]
+            resources: [.copy("Operations/openapi.json")]
+        ),
+        // The web dashboard: server-rendered pages over the same stores, behind a session.
+        .target(
+            name: "LinkRelayServerDashboard",
+            dependencies: [
+                "LinkRelayServerCore",
+                "LinkRelayServerStorage",
+                "LinkRelayServerHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "LinkRelay", package: "LinkRelay"),
+                .product(name: "LinkRelayDoctor", package: "LinkRelay"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            // The templates and the stylesheet and script, read at start.
+            resources: [.copy("Templates"), .copy("Static")]
+        ),
+        // The server assembled: the API and the dashboard on one router, with the services that
+        // run beside them. The executable, the bench and the tests start the server through it.
+        .target(
+            name: "LinkRelayServer",
+            dependencies: [
+                "LinkRelayServerCore",
+                "LinkRelayServerStorage",
+                "LinkRelayServerHTTP",
+                "LinkRelayServerDashboard",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .executableTarget(
             name: "linkrelay-server",
@@ -91,6 +120,7 @@ let package = Package(
                 "LinkRelayServer",
                 "LinkRelayServerCore",
                 "LinkRelayServerStorage",
+                "LinkRelayServerHTTP",
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -102,6 +132,7 @@ let package = Package(
                 "LinkRelayServer",
                 "LinkRelayServerCore",
                 "LinkRelayServerStorage",
+                "LinkRelayServerHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
@@ -121,6 +152,8 @@ let package = Package(
                 "LinkRelayServer",
                 "LinkRelayServerCore",
                 "LinkRelayServerStorage",
+                "LinkRelayServerHTTP",
+                "LinkRelayServerDashboard",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "LinkRelayLinkForty", package: "LinkRelay"),

@@ -2,6 +2,7 @@ import Foundation
 import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerHTTP
 import LinkRelayServerStorage
 
 /// `--explore`: the matcher's settings side by side, in memory (no server), on each population

@@ -1,5 +1,6 @@
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerHTTP
 import LinkRelayServerStorage
 
 /// `linkrelay-server-bench metrics-cost N`: records N requests' metrics (a count by method,

@@ -1,6 +1,7 @@
 import Foundation
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerHTTP
 import LinkRelayServerStorage
 import Logging
 

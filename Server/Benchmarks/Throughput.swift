@@ -3,6 +3,7 @@ import Hummingbird
 import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerHTTP
 import LinkRelayServerStorage
 
 /// The baseline of the redirect's throughput: a bare Hummingbird route, in the same kind of

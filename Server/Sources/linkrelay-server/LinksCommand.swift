@@ -3,6 +3,7 @@ import Foundation
 import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerHTTP
 import LinkRelayServerStorage
 
 struct Links: AsyncParsableCommand {

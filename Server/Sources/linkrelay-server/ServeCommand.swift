@@ -4,6 +4,7 @@ import Hummingbird
 @_spi(Backend) import LinkRelay
 import LinkRelayServer
 import LinkRelayServerCore
+import LinkRelayServerHTTP
 import LinkRelayServerStorage
 import Logging
 
@@ -146,8 +147,8 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "linkrelay.server")
         logger.logLevel = .info
         try await failingInOneLine {
-            // An install is the binary and its resources folder: without it, no start.
-            _ = try ServerResources.folder.get()
+            // An install is the binary and its resources folders: without one, no start.
+            for resources in ServerResources.all { _ = try resources.folder.get() }
             let (providedKey, source) = try Self.providedKey(ProcessInfo.processInfo.environment)
             // Everything that can be checked before a file is made or a row written is.
             if let providedKey {

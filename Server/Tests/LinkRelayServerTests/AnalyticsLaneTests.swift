@@ -4,6 +4,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// Issue 63, 8: analytics read on a lane of their own, one at a time per process, and the taps'

@@ -6,6 +6,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// The dashboard's pages past the links: keys, events, apps, installs and the CSV exports.
@@ -188,7 +190,7 @@ extension DashboardTests {
                 #expect(lines.first == "clicked_at,platform,country,referrer,utm_source,bot,network,user_agent")
                 #expect(lines.count == 2502, "a header, 2,500 rows and the final line break: \(lines.count)")
                 #expect(lines[1].hasSuffix(",ios,DE,news.example.com,mail,no,203.0.113,\"Agent, \"\"with\"\" quotes\nand a line\""))
-                #expect(lines[2500].hasPrefix(ServerApplication.timestamp(clickTimes[2499])), "in time order to the last")
+                #expect(lines[2500].hasPrefix(ServerHTTP.timestamp(clickTimes[2499])), "in time order to the last")
 
                 let links = String(buffer: try await browser.get(client, "/dashboard/links.csv").body)
                 #expect(links.contains(",\"'=HYPERLINK(\"\"x\"\"), \"\"quoted\"\"\",active,2500,"), "\(links)")

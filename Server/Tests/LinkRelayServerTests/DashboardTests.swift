@@ -9,6 +9,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// The dashboard's sign-in, sessions and forms, over HTTP: a session stored by its hash and
@@ -410,7 +412,7 @@ struct DashboardTests {
         let svg = ClickChart.svg([(day: 19_999, clicks: 4), (day: 20_000, clicks: 2)], endingAt: now, days: 7)
         #expect(svg.components(separatedBy: "<rect class=\"bar\"").count == 8)
         #expect(svg.contains("data-clicks=\"4\"") && svg.contains("height=\"0\""))
-        #expect(svg.contains("<title>\(LinkAdmin.date(ofDay: 20_000)): 2 clicks</title>"))
+        #expect(svg.contains("<title>\(Timestamp.date(ofDay: 20_000)): 2 clicks</title>"))
         #expect(
             Dashboard.whyItMatched(["address", "user_agent", "timezone"])
                 == "the same address, the same device and OS version and the same time zone")

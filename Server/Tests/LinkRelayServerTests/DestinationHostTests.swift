@@ -8,6 +8,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// Where links made with the SDK key may send people: the project's to say.

@@ -6,6 +6,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// `POST /api/sdk/v1/event`: stored once, on disk before the answer, in the caller's project.
@@ -52,10 +54,10 @@ struct EventTests {
                 #expect(stored.count == 2)
                 let first = stored.first { .string($0.id) == ids[0] }
                 #expect(first?.properties == ["revenue": 29.99, "currency": "USD", "product_id": "123"])
-                #expect(first?.occurredAt == ServerApplication.parseTimestamp("2026-03-02T08:05:00Z") && first?.name == "revenue")
+                #expect(first?.occurredAt == ServerHTTP.parseTimestamp("2026-03-02T08:05:00Z") && first?.name == "revenue")
                 // The same instant with an offset, and with a fraction.
-                #expect(ServerApplication.parseTimestamp("2026-03-02T10:05:00+02:00") == first?.occurredAt)
-                #expect(ServerApplication.parseTimestamp("2026-03-02T08:05:00.000Z") == first?.occurredAt)
+                #expect(ServerHTTP.parseTimestamp("2026-03-02T10:05:00+02:00") == first?.occurredAt)
+                #expect(ServerHTTP.parseTimestamp("2026-03-02T08:05:00.000Z") == first?.occurredAt)
             }
         }
     }

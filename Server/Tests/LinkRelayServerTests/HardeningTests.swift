@@ -8,6 +8,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// What the red-team run of issue 48 broke, each tried again as the attacker did.
@@ -248,7 +250,7 @@ struct HardeningTests {
                     ) {
                         response async throws in
                         let created = try HTTPTest.object(response.body)["createdAt"]?.stringValue
-                        #expect(created.flatMap(ServerApplication.parseTimestamp) != nil, "\(path): \(String(buffer: response.body))")
+                        #expect(created.flatMap(ServerHTTP.parseTimestamp) != nil, "\(path): \(String(buffer: response.body))")
                     }
                 }
             }

@@ -6,6 +6,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// `POST /api/sdk/v1/install` and `GET /api/sdk/v1/attribution/{hash}` over a real socket.
@@ -41,7 +43,7 @@ struct InstallTests {
                     #expect(data["deepLinkParameters"] == ["productId": "42"] && data["utmParameters"] == ["source": "mail"])
                     #expect(data["confidenceScore"] == 70 && data["targetingRules"] == [:])
                     let clicks = try await world.store.clicks(link: link.id)
-                    #expect(data["clickedAt"] == .string(ServerApplication.sdkTimestamp(clicks[0].clickedAt)))
+                    #expect(data["clickedAt"] == .string(ServerHTTP.sdkTimestamp(clicks[0].clickedAt)))
                     let stored = try await world.store.install(project: world.project.id, id: installID)
                     #expect(stored?.linkID == link.id && stored?.clickID == clicks[0].id && stored?.confidence == 70)
                     #expect(stored?.device.ip == "2001:db8:7:1:5e21:88d0:4a7c:99" && stored?.attributionWindowHours == 168)

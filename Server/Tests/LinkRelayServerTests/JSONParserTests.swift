@@ -6,6 +6,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// The request bodies' JSON reader: what Foundation reads, it reads the same; what is not JSON,

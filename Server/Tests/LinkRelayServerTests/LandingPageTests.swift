@@ -7,6 +7,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// The pasteboard landing page and its click tokens: an iPhone without the app gets one button

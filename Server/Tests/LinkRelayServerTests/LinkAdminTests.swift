@@ -6,6 +6,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// The admin API LinkForty Core has for links and analytics: list (pages, search, filters),
@@ -193,8 +195,8 @@ struct LinkAdminTests {
                 let one = try HTTPTest.object(try await Self.request(client, "/api/analytics/links/\(spring.id)", key: world.adminKey).body)
                 #expect(one["linkId"] == .string(spring.id) && one["days"] == 30)
                 #expect(one["totalClicks"] == 3 && one["uniqueClicks"] == 3)
-                let today = LinkAdmin.date(ofDay: Int(world.clock.date.timeIntervalSince1970 / 86_400))
-                let yesterday = LinkAdmin.date(ofDay: Int(world.clock.date.timeIntervalSince1970 / 86_400) - 1)
+                let today = Timestamp.date(ofDay: Int(world.clock.date.timeIntervalSince1970 / 86_400))
+                let yesterday = Timestamp.date(ofDay: Int(world.clock.date.timeIntervalSince1970 / 86_400) - 1)
                 #expect(one["clicksByDate"] == [["date": .string(yesterday), "clicks": 1], ["date": .string(today), "clicks": 2]])
                 #expect(one["clicksByPlatform"] == [["platform": "web", "clicks": 2], ["platform": "ios", "clicks": 1]])
                 #expect(

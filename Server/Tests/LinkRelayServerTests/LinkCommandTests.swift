@@ -4,6 +4,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// `linkrelay-server links list|show|update|deactivate` and `stats --link`, as an operator runs

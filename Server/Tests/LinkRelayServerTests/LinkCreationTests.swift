@@ -6,6 +6,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// `POST /api/sdk/v1/links` and `POST /api/links`, templates and apps.

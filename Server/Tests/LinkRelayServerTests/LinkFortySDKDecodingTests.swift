@@ -6,6 +6,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// The server's answers decoded exactly as LinkForty's iOS SDK 1.1.3 decodes them

@@ -6,6 +6,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// The OpenAPI description is the API: every route the router has is described, nothing more,
@@ -93,15 +95,15 @@ struct OpenAPITests {
 struct APIContractTests {
     @Test("a date with any RFC 3339 offset (hours 0…23) is read; an offset of 24 hours or more is not")
     func offsets() throws {
-        let utc = try #require(ServerApplication.parseTimestamp("1870-03-08T11:39:25Z"))
-        #expect(ServerApplication.parseTimestamp("1870-03-08T11:39:25+20:24") == utc.addingTimeInterval(-(20 * 3600 + 24 * 60)))
-        #expect(ServerApplication.parseTimestamp("1870-03-08T11:39:25-23:59") == utc.addingTimeInterval(23 * 3600 + 59 * 60))
+        let utc = try #require(ServerHTTP.parseTimestamp("1870-03-08T11:39:25Z"))
+        #expect(ServerHTTP.parseTimestamp("1870-03-08T11:39:25+20:24") == utc.addingTimeInterval(-(20 * 3600 + 24 * 60)))
+        #expect(ServerHTTP.parseTimestamp("1870-03-08T11:39:25-23:59") == utc.addingTimeInterval(23 * 3600 + 59 * 60))
         #expect(
-            ServerApplication.parseTimestamp("2026-03-02T08:05:00.250-05:30")
-                == ServerApplication.parseTimestamp("2026-03-02T13:35:00.250Z"))
-        #expect(ServerApplication.parseTimestamp("2026-03-02T08:05:00+05:30") == ServerApplication.parseTimestamp("2026-03-02T02:35:00Z"))
+            ServerHTTP.parseTimestamp("2026-03-02T08:05:00.250-05:30")
+                == ServerHTTP.parseTimestamp("2026-03-02T13:35:00.250Z"))
+        #expect(ServerHTTP.parseTimestamp("2026-03-02T08:05:00+05:30") == ServerHTTP.parseTimestamp("2026-03-02T02:35:00Z"))
         for refused in ["1870-03-08T11:39:25+24:00", "1870-03-08T11:39:25+20:60", "1870-03-08T11:39:25+2024", "2026-03-02", "+05:30", ""] {
-            #expect(ServerApplication.parseTimestamp(refused) == nil, "\(refused)")
+            #expect(ServerHTTP.parseTimestamp(refused) == nil, "\(refused)")
         }
     }
 

@@ -6,6 +6,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// `GET /api/sdk/v1/resolve/…` over a real socket: LinkForty's answer, keys, projects, and the
@@ -70,7 +72,7 @@ struct ResolveTests {
                         #expect(answer["iosUrl"] == "https://apps.apple.com/app/id1" && answer["webUrl"] == nil, "falsy fields are omitted")
                         #expect(answer["utmParameters"] == ["source": "mail"])
                         #expect(answer["customParameters"] == ["productId": "42", "discount": 20])
-                        #expect(answer["clickedAt"] == .string(ServerApplication.sdkTimestamp(world.now)))
+                        #expect(answer["clickedAt"] == .string(ServerHTTP.sdkTimestamp(world.now)))
                     }
                 }
             }

@@ -4,6 +4,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 #if canImport(Glibc)
@@ -47,7 +49,7 @@ struct StartupTests {
             #expect(ending.status == 1)
             #expect(
                 printed.split(separator: "\n").map(String.init) == [
-                    "linkrelay-server: The server's resources are missing: \(copy.deletingLastPathComponent().path)/\(ServerResources.folderName) (the dashboard's templates and openapi.json) must be beside the binary; an install is the binary and that folder."
+                    "linkrelay-server: The server's resources are missing: \(copy.deletingLastPathComponent().path)/\(ServerResources.api.folderName) (openapi.json) must be beside the binary; an install is the binary and its LinkRelayServer_*.resources folders."
                 ])
             #expect(try folder.files() == ["linkrelay-server"])
         }
@@ -55,13 +57,15 @@ struct StartupTests {
 
     @Test("the resources are found beside the binary, and a folder without them is named")
     func locatingResources() throws {
-        #expect((try? ServerResources.folder.get()) != nil)
-        let empty = try Scratch()
-        guard case .failure(let error) = ServerResources.locate(in: [URL(fileURLWithPath: empty.path)]) else {
-            Issue.record("found resources in an empty folder")
-            return
+        for resources in ServerResources.all {
+            #expect((try? resources.folder.get()) != nil)
+            let empty = try Scratch()
+            guard case .failure(let error) = resources.locate(in: [URL(fileURLWithPath: empty.path)]) else {
+                Issue.record("found \(resources.target)'s resources in an empty folder")
+                return
+            }
+            #expect(error.description.contains(empty.path + "/" + resources.folderName))
         }
-        #expect(error.description.contains(empty.path + "/" + ServerResources.folderName))
     }
 
     @Test("a port already in use: one line naming it, exit 1, no project or key made")

@@ -4,6 +4,8 @@ import Testing
 
 @testable import LinkRelayServer
 @testable import LinkRelayServerCore
+@testable import LinkRelayServerDashboard
+@testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
 /// What the process keeps of the database: links by code a minute, keys by prefix a second, a

@@ -61,3 +61,36 @@ package struct DestinationHosts: Sendable, Hashable {
         return result
     }
 }
+
+extension DestinationHosts {
+    /// The hosts an admin sets: `mode` (`learned`, `listed` or `any`; `nil` with a list is
+    /// `listed`) and `hosts` (lower-cased, each once, at most ``maxHosts``).
+    /// - Throws: ``LinkFieldError`` naming `mode` or `hosts`: an unknown mode, a name that is
+    ///   not a host pattern, too many, or an empty list without a mode (which would allow no
+    ///   host; before 0.7 it meant any).
+    package static func requested(mode text: String?, hosts names: [String]) throws(LinkFieldError) -> DestinationHosts {
+        let mode = try text.map { text throws(LinkFieldError) -> Mode in
+            guard let mode = Mode(rawValue: text) else { throw LinkFieldError("mode", "must be learned, listed or any") }
+            return mode
+        }
+        guard names.count <= maxHosts else { throw LinkFieldError("hosts", "must be a list of at most \(maxHosts) host names") }
+        var hosts: [String] = []
+        for name in names {
+            let host = name.lowercased()
+            guard isValidPattern(host) else {
+                throw LinkFieldError("hosts", "must hold host names such as acme.example or *.acme.example")
+            }
+            if !hosts.contains(host) { hosts.append(host) }
+        }
+        guard let mode else {
+            guard !hosts.isEmpty else {
+                throw LinkFieldError(
+                    "hosts",
+                    "is empty, which allows no host: send \"mode\": \"any\" to allow every host, or \"learned\" for the hosts your links use"
+                )
+            }
+            return DestinationHosts(mode: .listed, hosts: hosts)
+        }
+        return DestinationHosts(mode: mode, hosts: hosts)
+    }
+}

@@ -279,6 +279,11 @@ package enum Timestamp {
         date.formatted(millisecondsStyle)
     }
 
+    /// `2026-11-28` for a day counted from 1970 (UTC), as the daily counts are kept.
+    package static func date(ofDay day: Int) -> String {
+        Date(timeIntervalSince1970: Double(day) * 86_400).formatted(.iso8601.year().month().day())
+    }
+
     /// Made once (a Sendable value), not a formatter per call.
     package static let millisecondsStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

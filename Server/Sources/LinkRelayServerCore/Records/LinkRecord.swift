@@ -113,6 +113,16 @@ package struct LinkRecord: Sendable, Hashable, Codable {
         isActive && (expiresAt.map { $0 > date } ?? true)
     }
 
+    /// `active`, `inactive` or `expired` at `date`, as the dashboard and the command line show it.
+    package func status(at date: Date) -> String {
+        !isActive ? "inactive" : isLive(at: date) ? "active" : "expired"
+    }
+
+    /// `{base}/{code}` or `{base}/{template}/{code}`: the address people are given.
+    package func shareURL(on base: URL) -> URL {
+        base.appendingPathComponent((templateSlug.isEmpty ? "" : templateSlug + "/") + shortCode)
+    }
+
     /// The places the redirect may send a person (an SDK key's link only to the project's
     /// destination hosts, ``DestinationHosts``; ``LinkDraft`` names them as the API does).
     package var destinationURLs: [String?] {

@@ -1,0 +1,326 @@
+import Foundation
+import Hummingbird
+import LinkRelay
+import LinkRelayServerCore
+import LinkRelayServerStorage
+import NIOCore
+
+/// The browser's side of a link: `GET /{code}` and `GET /{templateSlug}/{code}` (E9).
+///
+/// - A phone's browser first gets a tiny page that adds what the deferred match compares
+///   (`fp_tz`, `fp_lang`, and `fp_sw`/`fp_sh` in the SDKs' units, pixels = points × scale) to
+///   the same URL and loads it; only that second request is the click (a browser without
+///   JavaScript comes back with `lf_fp=0`). LinkForty Core records only what a landing page
+///   happened to add, so a plain tap on a link scores at most 60 there and never matches.
+/// - The click is on disk before the answer (Core writes it after answering).
+/// - Crawlers and link-preview fetchers get the link's preview (Open Graph); their clicks
+///   are kept as bots and never match an install.
+/// - Then, as Core: targeting (devices, languages, and countries when a proxy names the
+///   country in `CF-IPCountry` or `X-Country-Code`; there is no GeoIP database here), the
+///   interstitial that tries the app's scheme and falls back after 1.5 s, or a `302` to the
+///   universal/app link, the store or the web, with `utm_*`, the link's parameters and
+///   `lf_click` on every target but a store page.
+/// - Where the link or its project turns it on (off by default), an iPhone that would go to the
+///   App Store gets the pasteboard landing page instead (``landingPage(_:settings:store:copied:nonce:)``):
+///   one button that, in its click handler, copies the link with a click token naming this
+///   click, then opens the store; the app reads the link on its first launch and its install is
+///   attributed with certainty. A browser without JavaScript (`lf_fp=0`) cannot copy: no page.
+struct Redirect: Sendable {
+    let store: any ServerStore
+    let configuration: ServerConfiguration
+    let clock: @Sendable () -> Date
+    let limiter: ClickLimiter
+
+    /// `GET /{code}` and `GET /{templateSlug}/{code}`, open.
+    func register(on groups: RouteGroups) {
+        // The router needs one name for a first segment: each route says its own pattern for the
+        // log and the metrics.
+        groups.open.get(":first") { request, context in
+            context.name(route: "/{code}")
+            return try await follow(request, context, code: context.parameters.require("first"), templateSlug: nil)
+        }
+        groups.open.get(":first/:second") { request, context in
+            context.name(route: "/{templateSlug}/{code}")
+            return try await follow(
+                request, context, code: context.parameters.require("second"), templateSlug: context.parameters.require("first"))
+        }
+    }
+
+    func follow(_ request: Request, _ context: ServerContext, code: String, templateSlug: String?) async throws -> Response {
+        let now = clock()
+        guard !LinkRules.reservedSegments.contains((templateSlug ?? code).lowercased()),
+            let link = try await store.link(project: nil, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
+        else { throw APIError.linkNotFound }
+        let agent = LowercasedText(request.headers[.userAgent])
+        let platform = Fingerprint.platform(agent)
+        if Fingerprint.isBot(agent) {
+            let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
+            let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
+            return ClickLimiter.marked(Self.html(Self.previewPage(link, url: request.uri.path)), recorded: recorded)
+        }
+        guard Self.isTargeted(link.targetingRules, platform: platform, request: request) else { throw APIError.linkNotFound }
+        let query = request.uri.queryParameters
+        let collected = query.contains { $0.key.hasPrefix("fp_") || $0.key == "lf_fp" }
+        if platform != .web, !collected {
+            let nonce = Self.nonce()
+            return Self.html(Self.collectingPage(path: request.uri.path, query: request.uri.query, nonce: nonce), nonce: nonce)
+        }
+        let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
+        let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
+        // An iPhone without the app (a universal link would have opened it), on its way to the
+        // store: the landing page, when on, with a token naming the click just stored. A
+        // browser without JavaScript (`lf_fp=0`) cannot copy: the plain store redirect.
+        if platform == .ios, recorded, Self.nonEmpty(link.iosUniversalLink) == nil, let storeURL = Self.nonEmpty(link.iosAppStoreURL),
+            link.landingPage != false, !query.contains(where: { $0.key == "lf_fp" && $0.value == "0" })
+        {
+            let settings = try await store.landingPage(project: link.projectID)
+            if link.landingPage ?? settings.enabled {
+                let token = ClickTokens.make()
+                try await store.insertClickToken(
+                    ClickTokenRecord(
+                        tokenHash: ClickTokens.hash(token), projectID: link.projectID, linkID: link.id, clickID: click.id, clickedAt: now,
+                        expiresAt: now.addingTimeInterval(TimeInterval(link.attributionWindowHours) * 3600)))
+                let nonce = Self.nonce()
+                let page = Self.landingPage(
+                    link, settings: settings, store: storeURL, copied: copiedURL(link, request: request, token: token), nonce: nonce)
+                return Self.html(page, nonce: nonce, images: settings.appIconURL != nil)
+            }
+        }
+        let targets = Self.targets(link, platform: platform, agent: agent)
+        // Store pages are left as they are: the parameters mean nothing there.
+        let stores = [link.iosAppStoreURL, link.androidAppStoreURL].compactMap { $0 }
+        let web = targets.fallback.map { stores.contains($0) ? $0 : Self.decorated($0, link: link, clickID: click.id) }
+        if let scheme = targets.scheme {
+            let nonce = Self.nonce()
+            return ClickLimiter.marked(
+                Self.html(Self.interstitial(link, scheme: scheme, fallback: web, nonce: nonce), nonce: nonce), recorded: recorded)
+        }
+        guard let web else { return ClickLimiter.marked(Self.html(Self.previewPage(link, url: request.uri.path)), recorded: recorded) }
+        return ClickLimiter.marked(Response(status: .found, headers: [.location: web, .cacheControl: "no-store"]), recorded: recorded)
+    }
+
+    /// Where a device goes: the app's scheme URL to try (for the interstitial), then the URL to
+    /// go to (directly, or after the try).
+    static func targets(_ link: LinkRecord, platform: DevicePlatform, userAgent: String) -> (scheme: String?, fallback: String?) {
+        targets(link, platform: platform, agent: LowercasedText(userAgent))
+    }
+
+    static func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// The link the landing page copies: `https://{host}/{code}?lr_click={token}` (the
+    /// configured public URL, else the request's origin), which the app's backend claims.
+    func copiedURL(_ link: LinkRecord, request: Request, token: String) -> String {
+        let base = configuration.publicBaseURL ?? ServerHTTP.origin(of: request, trustProxy: configuration.trustProxy)
+        let path = (link.templateSlug.isEmpty ? "" : link.templateSlug + "/") + link.shortCode
+        var components = URLComponents(url: base.appendingPathComponent(path), resolvingAgainstBaseURL: false)
+        components?.queryItems = [URLQueryItem(name: ClickTokens.parameter, value: token)]
+        return components?.string ?? base.appendingPathComponent(path).absoluteString
+    }
+
+    static func targets(_ link: LinkRecord, platform: DevicePlatform, agent: LowercasedText) -> (scheme: String?, fallback: String?) {
+        let original = nonEmpty(link.originalURL)
+        let web = nonEmpty(link.webFallbackURL) ?? original
+        guard platform != .web else { return (nil, web) }
+        let appLink = platform == .ios ? link.iosUniversalLink : link.androidAppLink
+        if let appLink = nonEmpty(appLink) { return (nil, appLink) }
+        let store = nonEmpty(platform == .ios ? link.iosAppStoreURL : link.androidAppStoreURL)
+        // In an app's own browser (Instagram, Facebook, Google…) the store often cannot open:
+        // the web page first there, the store first elsewhere (Core's order).
+        let inApp = agent.containsAny(["gsa/", "fban", "fbav", "instagram", "twitter", "linkedin", "micromessenger", "outlook"])
+        let fallback = inApp ? (nonEmpty(link.webFallbackURL) ?? store ?? original) : (store ?? web)
+        // A stored scheme is checked again: a link made before schemes were checked cannot run script.
+        if let scheme = nonEmpty(link.appScheme), LinkRules.isValidScheme(scheme), let path = nonEmpty(link.deepLinkPath) {
+            var components = URLComponents()
+            components.scheme = scheme
+            components.host = ""
+            // The path as text: URLComponents encodes what needs it (setting an already-encoded
+            // path that is not valid would stop the process).
+            components.path = path.hasPrefix("/") ? path : "/" + path
+            let items = link.deepLinkParameters.sorted { $0.key < $1.key }.compactMap { name, value in
+                value.scalarDescription.map { URLQueryItem(name: name, value: $0) }
+            }
+            if !items.isEmpty { components.queryItems = items }
+            // `scheme:///path` → `scheme://path`, the form apps register.
+            let text = components.string.map { $0.replacingOccurrences(of: "\(scheme):///", with: "\(scheme)://") }
+            return (text, fallback)
+        }
+        return (nil, fallback)
+    }
+
+    /// An http(s) target with the link's `utm_*`, its parameters and `lf_click` added (values
+    /// already on the target win).
+    static func decorated(_ target: String, link: LinkRecord, clickID: String) -> String {
+        guard var components = URLComponents(string: target), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
+        else { return target }
+        var items = components.queryItems ?? []
+        let present = Set(items.map(\.name))
+        var added: [URLQueryItem] = link.utmParameters.sorted { $0.key < $1.key }.compactMap { key, value in
+            value.isEmpty ? nil : URLQueryItem(name: "utm_\(key)", value: value)
+        }
+        added += link.deepLinkParameters.sorted { $0.key < $1.key }.compactMap { name, value in
+            value.scalarDescription.map { URLQueryItem(name: name, value: $0) }
+        }
+        if link.appendClickID { added.append(URLQueryItem(name: "lf_click", value: clickID)) }
+        items += added.filter { !present.contains($0.name) }
+        components.queryItems = items.isEmpty ? nil : items
+        return components.string ?? target
+    }
+
+    static func isTargeted(_ rules: [String: JSONValue], platform: DevicePlatform, request: Request) -> Bool {
+        func list(_ name: String) -> [String]? {
+            guard case .array(let items)? = rules[name], !items.isEmpty else { return nil }
+            return items.compactMap { $0.stringValue?.lowercased() }
+        }
+        if let devices = list("devices"), !devices.contains(platform.rawValue) { return false }
+        if let languages = list("languages") {
+            let primary = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first?
+                .trimmingCharacters(in: .whitespaces).prefix(2).lowercased()
+            guard let primary, languages.contains(where: { $0.prefix(2) == primary }) else { return false }
+        }
+        if let countries = list("countries") {
+            let header = request.headers.first { ["cf-ipcountry", "x-country-code"].contains($0.name.canonicalName) }?.value
+            if let country = header?.lowercased(), !countries.contains(country) { return false }
+        }
+        return true
+    }
+
+    // MARK: Pages
+
+    /// A page, with a policy that runs only its own script (the one carrying `nonce`), loads
+    /// nothing, and cannot be framed.
+    static func html(_ page: String, nonce: String? = nil, images: Bool = false) -> Response {
+        let scripts = nonce.map { "script-src 'nonce-\($0)'; style-src 'nonce-\($0)'; " } ?? ""
+        let imageSources = images ? "img-src https:; " : ""
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentSecurityPolicy:
+                    "default-src 'none'; \(scripts)\(imageSources)base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: page)))
+    }
+
+    /// A fresh nonce for one page's script: 22 base62 characters (131 bits).
+    static func nonce() -> String {
+        APIKeys.randomString(22, alphabet: APIKeys.base62)
+    }
+
+    /// Text safe inside HTML and attribute values.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// A string as a JavaScript literal that cannot end its `<script>`.
+    static func script(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+    }
+
+    static func collectingPage(path: String, query: String?, nonce: String) -> String {
+        let separator = (query?.isEmpty ?? true) ? "?" : "&"
+        let noScript = path + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "") + separator + "lf_fp=0"
+        return """
+            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+            <noscript><meta http-equiv="refresh" content="0;url=\(escape(noScript))"></noscript>
+            <script nonce="\(nonce)">
+            (function () {
+              var u = new URL(window.location.href), r = window.devicePixelRatio || 1, z = "";
+              try { z = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) {}
+              u.searchParams.set("fp_tz", z);
+              u.searchParams.set("fp_lang", navigator.language || "");
+              u.searchParams.set("fp_sw", String(Math.round(screen.width * r)));
+              u.searchParams.set("fp_sh", String(Math.round(screen.height * r)));
+              window.location.replace(u.toString());
+            })();
+            </script></head><body></body></html>
+            """
+    }
+
+    static func interstitial(_ link: LinkRecord, scheme: String, fallback: String?, nonce: String) -> String {
+        let title = escape(link.ogTitle ?? link.title ?? "Opening the app…")
+        let fallbackScript = fallback.map { "setTimeout(function () { window.location.replace(\(script($0))); }, 1500);" } ?? ""
+        let fallbackLink = fallback.map { "<p><a href=\"\(escape($0))\">Continue</a></p>" } ?? ""
+        return """
+            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+            <title>\(title)</title></head><body>
+            <p>\(title)</p><p><a href="\(escape(scheme))">Open in the app</a></p>\(fallbackLink)
+            <script nonce="\(nonce)">window.location.href = \(script(scheme)); \(fallbackScript)</script>
+            </body></html>
+            """
+    }
+
+    /// The pasteboard landing page: the app's icon and name where the project gives them, the
+    /// link's title, one button. Its click handler writes `copied` to the clipboard (Safari
+    /// allows it only inside the tap) and then opens `store`, also when the write fails or
+    /// takes more than a second; should script not run, the button is the plain store link. The
+    /// page says what the button copies.
+    static func landingPage(_ link: LinkRecord, settings: LandingPageSettings, store: String, copied: String, nonce: String) -> String {
+        let app = settings.appName.flatMap { $0.isEmpty ? nil : $0 }
+        let title = escape(link.ogTitle ?? link.title ?? app ?? "Get the app")
+        let button = escape(app.map { "Get \($0)" } ?? "Get the app")
+        let description = (link.ogDescription ?? link.description).map { "<p>\(escape($0))</p>" } ?? ""
+        let icon = settings.appIconURL.map { "<img src=\"\(escape($0))\" alt=\"\" width=\"96\" height=\"96\">" } ?? ""
+        let who = escape(app ?? "the app")
+        return """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(title)</title>
+            <style nonce="\(nonce)">
+            body { font: 17px/1.4 -apple-system, system-ui, sans-serif; margin: 0; padding: 2rem 1.5rem; text-align: center; color: #111; }
+            main { max-width: 28rem; margin: 0 auto; } img { border-radius: 22%; }
+            h1 { font-size: 1.5rem; margin: 1rem 0 .5rem; }
+            .button { display: block; margin: 1.5rem 0 1rem; padding: .9rem 1rem; border-radius: .75rem; background: #0a66d8; color: #fff;
+              font-weight: 600; text-decoration: none; }
+            .note { font-size: .85rem; color: #555; }
+            </style></head><body><main>
+            \(icon)<h1>\(title)</h1>\(description)
+            <a id="get" class="button" href="\(escape(store))" data-link="\(escape(copied))">\(button)</a>
+            <p class="note">The button copies this link, so that \(who) opens it once installed.</p>
+            </main>
+            <script nonce="\(nonce)">
+            (function () {
+              var button = document.getElementById("get");
+              button.addEventListener("click", function (event) {
+                var gone = false;
+                function go() { if (!gone) { gone = true; window.location.href = button.href; } }
+                if (!navigator.clipboard || !navigator.clipboard.writeText) return;
+                event.preventDefault();
+                try { navigator.clipboard.writeText(button.getAttribute("data-link")).then(go, go); } catch (e) { go(); return; }
+                setTimeout(go, 1000);
+              });
+            })();
+            </script></body></html>
+            """
+    }
+
+    static func previewPage(_ link: LinkRecord, url: String) -> String {
+        let title = escape(link.ogTitle ?? link.title ?? link.shortCode)
+        let description = (link.ogDescription ?? link.description).map { escape($0) }
+        var meta = [
+            "<meta property=\"og:title\" content=\"\(title)\">", "<meta property=\"og:url\" content=\"\(escape(url))\">",
+            "<meta property=\"og:type\" content=\"website\">",
+        ]
+        if let description { meta.append("<meta property=\"og:description\" content=\"\(description)\">") }
+        if let image = link.ogImageURL {
+            meta.append("<meta property=\"og:image\" content=\"\(escape(image))\">")
+            meta.append("<meta name=\"twitter:card\" content=\"summary_large_image\">")
+        }
+        return """
+            <!doctype html><html><head><meta charset="utf-8"><title>\(title)</title>
+            \(meta.joined(separator: "\n"))
+            </head><body><h1>\(title)</h1>\(description.map { "<p>\($0)</p>" } ?? "")</body></html>
+            """
+    }
+}
