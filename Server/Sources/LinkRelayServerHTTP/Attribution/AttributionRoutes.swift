@@ -53,7 +53,7 @@ struct AttributionRoutes: Sendable {
         guard try await store.addAppleAdsToken(token, install: installID, project: key.projectID) else {
             throw APIError(.notFound, "Install not found")
         }
-        return ServerHTTP.json(["installId": .string(installID), "success": true] as [String: JSONValue])
+        return ServerHTTP.json(LateAppleAdsTokenAnswer(installId: installID, success: true))
     }
 
     // MARK: Events
@@ -94,10 +94,7 @@ struct AttributionRoutes: Sendable {
                 receivedAt: now, dedupeKey: dedupeKey, attributedLinkID: attributedLinkID, attributedClickID: attributedClickID,
                 linkOpenedAt: linkOpenedAt, sessionID: sessionID, sdk: sdk.isEmpty ? nil : sdk.joined(separator: "/")))
         let duplicate = if case .duplicate = outcome { true } else { false }
-        return ServerHTTP.json(
-            [
-                "eventId": .string(outcome.record.id), "acknowledged": true, "success": true, "duplicate": .bool(duplicate),
-            ] as [String: JSONValue])
+        return ServerHTTP.json(EventAnswer(eventId: outcome.record.id, acknowledged: true, success: true, duplicate: duplicate))
     }
 
     /// Takes an install another server made (the app's users from before a move) as this
@@ -137,30 +134,6 @@ struct AttributionRoutes: Sendable {
             let install = try await store.latestInstall(project: key.projectID, fingerprintHash: hash.lowercased())
         else { throw APIError(.notFound, "No install event found for this fingerprint") }
         let link = try await install.linkID.asyncFlatMap { try await store.link(id: $0) }
-        var answer: [String: JSONValue] = [
-            "fingerprint": .string(install.fingerprintHash), "attributed": .bool(install.linkID != nil),
-            "installEvent": [
-                "id": .string(install.id), "installedAt": .string(ServerHTTP.timestamp(install.installedAt)),
-                "firstOpenAt": .string(ServerHTTP.timestamp(install.installedAt)), "confidenceScore": .int(install.confidence),
-                "deepLinkRetrieved": .bool(install.linkID != nil), "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)),
-                "attributionMethod": .string(install.method.rawValue),
-            ],
-            "clickEvent": .null, "linkData": .null,
-        ]
-        if let clickID = install.clickID, let clicked = install.deepLinkData["clickedAt"] {
-            answer["clickEvent"] = ["id": .string(clickID), "clickedAt": clicked]
-        }
-        if let link {
-            answer["linkData"] = .object(
-                [
-                    "shortCode": .string(link.shortCode), "originalUrl": .string(link.originalURL),
-                    "iosUrl": link.iosAppStoreURL.map(JSONValue.string) ?? .null,
-                    "androidUrl": link.androidAppStoreURL.map(JSONValue.string) ?? .null,
-                    "webFallbackUrl": link.webFallbackURL.map(JSONValue.string) ?? .null,
-                    "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)),
-                    "deepLinkParameters": .object(link.deepLinkParameters),
-                ])
-        }
-        return ServerHTTP.json(answer)
+        return ServerHTTP.json(AttributionLookup(install, link: link))
     }
 }

@@ -48,24 +48,9 @@ extension InstallReport {
     }
 }
 
-/// The install's answer, as LinkForty Core answers it, with two fields more (§12.8).
+/// The install's answer (``InstallAnswer``).
 extension LinkRelayServerCore.InstallAttribution: ResponseGenerator {
-    /// The answer's fields.
-    package var answer: [String: JSONValue] {
-        var answer: [String: JSONValue] = [
-            "installId": .string(install.id), "attributed": .bool(attributed), "confidenceScore": .int(install.confidence),
-            "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)), "attributionMethod": .string(install.method.rawValue),
-        ]
-        // An organic install has no `deepLinkData` at all. Core sends `{}`, which LinkForty's iOS
-        // SDK 1.1.3 cannot decode (its `DeepLinkData` requires `shortCode`): `initialize()`
-        // throws on every organic install. Absent decodes in every LinkForty SDK.
-        if !install.deepLinkData.isEmpty { answer["deepLinkData"] = .object(install.deepLinkData) }
-        if let reportedIP { answer["clientReportedIp"] = .string(reportedIP) }
-        if let clickToken { answer["clickToken"] = .string(clickToken.status) }
-        return answer
-    }
-
     package func response(from request: Request, context: some RequestContext) throws -> Response {
-        ServerHTTP.json(answer)
+        ServerHTTP.json(InstallAnswer(self))
     }
 }

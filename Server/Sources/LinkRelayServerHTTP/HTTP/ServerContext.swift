@@ -49,9 +49,7 @@ package struct APIError: HTTPResponseError, Sendable {
     }
 
     package func response(from request: Request, context: some RequestContext) throws -> Response {
-        var body = ["error": message]
-        if let field { body["field"] = field }
-        var response = ServerHTTP.json(body, status: status)
+        var response = ErrorAnswer(error: message, field: field).response(status: status)
         response.headers.append(contentsOf: headers)
         return response
     }

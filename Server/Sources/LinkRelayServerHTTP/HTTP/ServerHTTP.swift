@@ -78,25 +78,31 @@ package enum ServerHTTP {
         return URL(string: "\(scheme)://\(host)") ?? URL(string: "http://localhost")!
     }
 
-    /// A JSON response (keys sorted, slashes unescaped).
-    /// `body` written compactly (``JSONText/compact(_:)``), without Foundation's encoder.
-    package static func json(_ body: [String: JSONValue], status: HTTPResponse.Status = .ok) -> Response {
-        json(value: .object(body), status: status)
+    /// `body` as JSON (keys sorted, slashes unescaped, dates as ``timestamp(_:)``). Only a
+    /// ``WireAnswer`` is answered, so every answer is a type the description is checked against.
+    package static func json<Body: WireAnswer>(_ body: Body, status: HTTPResponse.Status = .ok) -> Response {
+        json(encoded: encoded(body), status: status)
     }
 
-    /// A JSON array (LinkForty Core's listing).
-    package static func json(array: [JSONValue], status: HTTPResponse.Status = .ok) -> Response {
-        json(value: .array(array), status: status)
+    /// A list of `items` as JSON (LinkForty Core's listing).
+    package static func json<Item: WireAnswer>(_ items: [Item], status: HTTPResponse.Status = .ok) -> Response {
+        json(encoded: encoded(items), status: status)
     }
 
-    /// Any JSON value, written compactly.
-    package static func json(value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+    private static func json(encoded: Data, status: HTTPResponse.Status) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: JSONText.compact(value))))
+            body: .init(byteBuffer: ByteBuffer(bytes: encoded)))
     }
 
-    package static func json<Body: Encodable>(_ body: Body, status: HTTPResponse.Status = .ok) -> Response {
+    /// `body` as the API writes it, as text (the command line's `--json`).
+    package static func jsonText<Body: Encodable>(_ body: Body) -> String {
+        String(decoding: encoded(body), as: UTF8.self)
+    }
+
+    /// `body`'s JSON bytes; `{}` for a value that cannot be written (a wire type never throws:
+    /// it holds strings, numbers and `JSONValue`s, whose doubles are finite).
+    package static func encoded<Body: Encodable>(_ body: Body) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Dates as every other date the server writes (a template's or an app's `createdAt`
@@ -105,9 +111,7 @@ package enum ServerHTTP {
             var container = encoder.singleValueContainer()
             try container.encode(timestamp(date))
         }
-        let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return (try? encoder.encode(body)) ?? Data("{}".utf8)
     }
 
     /// A QR code as an SVG answer, shown in place or (`download`) saved as `filename`.
@@ -168,15 +172,6 @@ struct RouteGroups {
     let sdk: RouterGroup<ServerContext>
     let admin: RouterGroup<ServerContext>
     let open: RouterGroup<ServerContext>
-}
-
-/// `GET /api/sdk/v1/health`: `{"status":"healthy","version":"v1","timestamp":"…"}`.
-struct Health: ResponseEncodable, Decodable {
-    var status: String
-    var version: String
-    var timestamp: String
-    /// Why the server is unhealthy; absent when healthy.
-    var reason: String?
 }
 
 /// Every error as JSON, `{"error": "…"}`: an ``APIError`` as it says, a framework error

@@ -44,7 +44,7 @@ struct AdminRoutes: Sendable {
             do {
                 try await store.insertTemplate(template)
                 try await store.learnDestinations(of: template)
-                return ServerHTTP.json(template, status: .created)
+                return TemplateAnswer(template).response(status: .created)
             } catch let error as StoreError where error.kind == .conflict {
                 if slug != nil { throw APIError(.conflict, "The slug '\(template.slug)' is taken.", field: "slug") }
                 if attempt == 10 { break }
@@ -58,7 +58,7 @@ struct AdminRoutes: Sendable {
     /// links made with an SDK key may send people (``DestinationHosts``).
     func destinationHosts(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try context.requireAPIKey()
-        return ServerHTTP.json(Self.destinationAnswer(try await store.destinationHosts(project: key.projectID)))
+        return ServerHTTP.json(DestinationHostsAnswer(try await store.destinationHosts(project: key.projectID)))
     }
 
     /// `PUT /api/destination-hosts` `{"mode": "listed", "hosts": ["acme.example", "*.acme.example"]}`:
@@ -70,11 +70,7 @@ struct AdminRoutes: Sendable {
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let hosts = try Self.destinationHosts(body)
         try await store.setDestinationHosts(project: key.projectID, hosts)
-        return ServerHTTP.json(Self.destinationAnswer(hosts))
-    }
-
-    static func destinationAnswer(_ hosts: DestinationHosts) -> [String: JSONValue] {
-        ["mode": .string(hosts.mode.rawValue), "hosts": .array(hosts.hosts.map(JSONValue.string))]
+        return ServerHTTP.json(DestinationHostsAnswer(hosts))
     }
 
     /// The mode and hosts `body` sets (``DestinationHosts/requested(mode:hosts:)``).
@@ -103,7 +99,7 @@ struct AdminRoutes: Sendable {
     /// landing page.
     func landingPage(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try context.requireAPIKey()
-        return ServerHTTP.json(Self.landingPageAnswer(try await store.landingPage(project: key.projectID)))
+        return ServerHTTP.json(LandingPageAnswer(try await store.landingPage(project: key.projectID)))
     }
 
     /// `PUT /api/landing-page` `{"enabled": true, "appName"?: "Acme Shop", "appIconUrl"?: "https://…"}`:
@@ -130,7 +126,7 @@ struct AdminRoutes: Sendable {
             throw APIError.field(name, "is not a landing page setting (enabled, appName, appIconUrl)")
         }
         try await store.setLandingPage(project: key.projectID, settings)
-        return ServerHTTP.json(Self.landingPageAnswer(settings))
+        return ServerHTTP.json(LandingPageAnswer(settings))
     }
 
     /// `GET /api/installs/{id}`: one install of the project as stored: how it was attributed
@@ -141,34 +137,7 @@ struct AdminRoutes: Sendable {
         guard let install = try await store.install(project: key.projectID, id: id) else {
             throw APIError(.notFound, "No install \(id) in this project.")
         }
-        return ServerHTTP.json(Self.installAnswer(install))
-    }
-
-    static func installAnswer(_ install: InstallRecord) -> [String: JSONValue] {
-        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-        func number(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
-        let device = install.device
-        return [
-            "id": .string(install.id), "linkId": text(install.linkID), "clickId": text(install.clickID),
-            "attributed": .bool(install.method != .none), "attributionMethod": .string(install.method.rawValue),
-            "confidenceScore": .int(install.confidence), "matchedFactors": .array(install.matchedFactors.map(JSONValue.string)),
-            "installedAt": .string(ServerHTTP.timestamp(install.installedAt)), "platform": text(install.platform?.rawValue),
-            "platformVersion": text(install.platformVersion), "deviceId": text(install.deviceID),
-            "attributionWindowHours": number(install.attributionWindowHours), "deepLinkData": .object(install.deepLinkData),
-            "fingerprintHash": .string(install.fingerprintHash), "appleAdsToken": text(install.appleAdsToken),
-            "device": [
-                "ip": text(device.ip), "networkPrefix": text(device.networkPrefix), "userAgent": text(device.userAgent),
-                "timezone": text(device.timezone), "language": text(device.language), "screenWidth": number(device.screenWidth),
-                "screenHeight": number(device.screenHeight),
-            ],
-        ]
-    }
-
-    static func landingPageAnswer(_ settings: LandingPageSettings) -> [String: JSONValue] {
-        [
-            "enabled": .bool(settings.enabled), "appName": settings.appName.map(JSONValue.string) ?? .null,
-            "appIconUrl": settings.appIconURL.map(JSONValue.string) ?? .null,
-        ]
+        return ServerHTTP.json(InstallDetails(install))
     }
 
     /// `POST /api/apps`: `{"platform": "ios", "appId": "TEAMID.bundle.id", "paths"?: ["/*"]}`,
@@ -211,7 +180,7 @@ struct AdminRoutes: Sendable {
             throw APIError(
                 .conflict, "The app \(app.identifier) is registered already.", field: app.platform == .android ? "packageName" : "appId")
         }
-        return ServerHTTP.json(app, status: .created)
+        return AppAnswer(app).response(status: .created)
     }
 
     /// The body's `appId`: `TEAMID.bundle.id`, a 10-character team id then the bundle id.
@@ -228,12 +197,12 @@ struct AdminRoutes: Sendable {
     /// both the current (`components`) and the older (`paths`) form; and the App Clips, in
     /// `appclips` (left out when there is none).
     func appleAppSiteAssociation(_ request: Request, _ context: ServerContext) async throws -> Response {
-        ServerHTTP.json(value: AppAssociations.apple(try await store.apps()))
+        ServerHTTP.json(AppleAppSiteAssociationFile(try await store.apps()))
     }
 
     /// `/.well-known/assetlinks.json`: every registered Android app.
     func assetLinks(_ request: Request, _ context: ServerContext) async throws -> Response {
-        ServerHTTP.json(array: AppAssociations.android(try await store.apps()))
+        ServerHTTP.json(AssetLinksFile(try await store.apps()))
     }
 
     private static func strings(_ body: JSONBody, _ name: String) throws -> [String]? {

@@ -60,12 +60,7 @@ struct LinkAdmin: Sendable {
         let more = links.count > limit
         links = Array(links.prefix(limit))
         let counts = try await store.clickCounts(links: links.map(\.id))
-        let rows = links.map { link -> JSONValue in
-            var row = LinkCreation.row(link)
-            row["clickCount"] = .int(counts[link.id] ?? 0)
-            return .object(row)
-        }
-        var response = ServerHTTP.json(array: rows)
+        var response = ServerHTTP.json(links.map { LinkRow($0, clicks: counts[$0.id] ?? 0) })
         if more, let last = links.last {
             var components = URLComponents()
             components.path = "/api/links"
@@ -79,9 +74,7 @@ struct LinkAdmin: Sendable {
     /// `GET /api/links/:id`: the link's row with `clickCount`.
     func read(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
         let link = try await ownLink(id, context)
-        var row = LinkCreation.row(link)
-        row["clickCount"] = .int(try await store.clickCounts(links: [link.id])[link.id] ?? 0)
-        return ServerHTTP.json(row)
+        return ServerHTTP.json(LinkRow(link, clicks: try await store.clickCounts(links: [link.id])[link.id] ?? 0))
     }
 
     /// `DELETE /api/links/:id`: `{"success": true}`; the link, its clicks and click tokens are
@@ -89,14 +82,14 @@ struct LinkAdmin: Sendable {
     func delete(_ context: ServerContext, id: String) async throws -> Response {
         let key = try context.requireAPIKey()
         guard try await store.deleteLink(project: key.projectID, id: id) else { throw APIError.linkNotFound }
-        return ServerHTTP.json(["success": true] as [String: JSONValue])
+        return ServerHTTP.json(Success(success: true))
     }
 
     /// `POST /api/links/:id/duplicate`: a new link with the same destinations and settings, a
     /// new random code, the title with ` (Copy)` (as Core), no clicks; `201` with its row.
     func duplicate(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
         let stored = try await LinkCreation.duplicate(try await ownLink(id, context), at: clock(), into: store)
-        return ServerHTTP.json(LinkCreation.row(stored), status: .created)
+        return LinkRow(stored, clicks: 0).response(status: .created)
     }
 
     /// `GET /api/links/:id/qr?format=svg&size=256&level=M`: the link's share URL as a QR code,
@@ -128,21 +121,13 @@ struct LinkAdmin: Sendable {
         let key = try context.requireAPIKey()
         let period = try Period(AdminQuery(request), now: clock())
         let clicks = try await store.clickSummary(project: key.projectID, link: nil, from: period.from, to: period.to)
-        var body = Self.clicksJSON(clicks, period: period)
-        var top: [JSONValue] = []
-        for entry in clicks.topLinks {
-            let link = try await store.link(id: entry.linkID)
-            top.append(
-                .object([
-                    "id": .string(entry.linkID), "shortCode": link.map { .string($0.shortCode) } ?? .null,
-                    "title": link?.title.map(JSONValue.string) ?? .null, "originalUrl": link.map { .string($0.originalURL) } ?? .null,
-                    "totalClicks": .int(entry.clicks), "uniqueClicks": .int(entry.uniqueClicks),
-                ]))
-        }
-        body["topLinks"] = .array(top)
-        body["installs"] = Self.installsJSON(
-            try await store.installSummary(project: key.projectID, link: nil, from: period.from, to: period.to))
-        return ServerHTTP.json(body)
+        var answer = Analytics(
+            days: period.days, from: period.from, to: period.to, clicks: clicks,
+            installs: try await store.installSummary(project: key.projectID, link: nil, from: period.from, to: period.to))
+        var top: [Analytics.TopLink] = []
+        for entry in clicks.topLinks { top.append(Analytics.TopLink(entry, link: try await store.link(id: entry.linkID))) }
+        answer.topLinks = top
+        return ServerHTTP.json(answer)
     }
 
     /// `GET /api/analytics/links/:id?days=30`: one link's clicks in Core's shape, with the
@@ -151,11 +136,11 @@ struct LinkAdmin: Sendable {
         let link = try await ownLink(id, context)
         let period = try Period(AdminQuery(request), now: clock())
         let clicks = try await store.clickSummary(project: link.projectID, link: link.id, from: period.from, to: period.to)
-        var body = Self.clicksJSON(clicks, period: period)
-        body["linkId"] = .string(link.id)
-        body["installs"] = Self.installsJSON(
-            try await store.installSummary(project: link.projectID, link: link.id, from: period.from, to: period.to))
-        return ServerHTTP.json(body)
+        var answer = Analytics(
+            days: period.days, from: period.from, to: period.to, clicks: clicks,
+            installs: try await store.installSummary(project: link.projectID, link: link.id, from: period.from, to: period.to))
+        answer.linkId = link.id
+        return ServerHTTP.json(answer)
     }
 
     /// The key's project's link `id`; another project's is not found, as one that does not exist.
@@ -177,38 +162,6 @@ struct LinkAdmin: Sendable {
             from = now.addingTimeInterval(-Double(days) * 86_400)
         }
     }
-
-    /// Core's click fields (`Unknown` for a platform or country not known), and this server's.
-    static func clicksJSON(_ clicks: ClickSummary, period: Period) -> [String: JSONValue] {
-        func named(_ counts: [NamedCount], _ key: String, unknown: JSONValue) -> JSONValue {
-            .array(counts.map { .object([key: $0.name.map(JSONValue.string) ?? unknown, "clicks": .int($0.count)]) })
-        }
-        return [
-            "days": .int(period.days), "from": .string(ServerHTTP.timestamp(period.from)),
-            "to": .string(ServerHTTP.timestamp(period.to)), "totalClicks": .int(clicks.total), "uniqueClicks": .int(clicks.unique),
-            "clicksByDate": .array(
-                clicks.byDay.map { .object(["date": .string(Timestamp.date(ofDay: $0.day)), "clicks": .int($0.clicks)]) }),
-            "clicksByCountry": .array(
-                clicks.byCountry.map {
-                    let code = $0.name.map(JSONValue.string) ?? "Unknown"
-                    return .object(["countryCode": code, "country": code, "clicks": .int($0.count)])
-                }),
-            "clicksByPlatform": named(clicks.byPlatform, "platform", unknown: "Unknown"),
-            "clicksByReferrer": named(clicks.byReferrer, "referrer", unknown: .null),
-            "clicksByUtmSource": named(clicks.byUTMSource, "utmSource", unknown: .null),
-        ]
-    }
-
-    /// Installs by method, with the attributed and organic totals.
-    static func installsJSON(_ methods: [NamedCount]) -> JSONValue {
-        let total = methods.reduce(0) { $0 + $1.count }
-        let organic = methods.filter { $0.name == AttributionMethod.none.rawValue }.reduce(0) { $0 + $1.count }
-        return .object([
-            "total": .int(total), "attributed": .int(total - organic), "organic": .int(organic),
-            "byMethod": .array(methods.map { .object(["method": $0.name.map(JSONValue.string) ?? .null, "installs": .int($0.count)]) }),
-        ])
-    }
-
 }
 
 /// An admin request's query, read strictly: a value that cannot be read is a `400` naming it.

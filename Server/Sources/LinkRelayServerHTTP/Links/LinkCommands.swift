@@ -42,18 +42,12 @@ package enum LinkCommands {
 
     /// Links as the admin API's rows (`GET /api/links`), with their clicks.
     package static func json(_ links: [LinkRecord], clicks: [String: Int]) -> String {
-        JSONText.compact(.array(links.map { .object(row($0, clicks: clicks[$0.id] ?? 0)) }))
+        ServerHTTP.jsonText(links.map { LinkRow($0, clicks: clicks[$0.id] ?? 0) })
     }
 
     /// One link as the admin API's row (`GET /api/links/:id`).
     package static func json(_ link: LinkRecord, clicks: Int) -> String {
-        JSONText.compact(.object(row(link, clicks: clicks)))
-    }
-
-    private static func row(_ link: LinkRecord, clicks: Int) -> [String: JSONValue] {
-        var row = LinkCreation.row(link)
-        row["clickCount"] = .int(clicks)
-        return row
+        ServerHTTP.jsonText(LinkRow(link, clicks: clicks))
     }
 
     /// The fields of a JSON object given on the command line; `nil` when it is not one.

@@ -35,11 +35,9 @@ struct LinkCreation: Sendable {
         let (link, deduplicated) = try await create(
             try await JSONBody.read(request, timeout: configuration.bodyTimeout), key: key, admin: key.scope == .admin)
         return ServerHTTP.json(
-            [
-                "url": .string(shareURL(link, request: request).absoluteString), "shortCode": .string(link.shortCode),
-                "linkId": .string(link.id),
-                "deduplicated": .bool(deduplicated), "warnings": .array(LinkMaker.warnings(link).map(JSONValue.string)),
-            ] as [String: JSONValue])
+            SDKLink(
+                url: shareURL(link, request: request), shortCode: link.shortCode, linkId: link.id, deduplicated: deduplicated,
+                warnings: LinkMaker.warnings(link)))
     }
 
     /// `POST /api/links`: the link's row as Core answers it (snake_case, with the camelCase
@@ -48,11 +46,10 @@ struct LinkCreation: Sendable {
         let key = try context.requireAPIKey()
         let (link, deduplicated) = try await create(
             try await JSONBody.read(request, timeout: configuration.bodyTimeout), key: key, admin: key.scope == .admin)
-        var row = Self.row(link)
-        row["url"] = .string(shareURL(link, request: request).absoluteString)
-        row["deduplicated"] = .bool(deduplicated)
-        row["warnings"] = .array(LinkMaker.warnings(link).map(JSONValue.string))
-        return ServerHTTP.json(row, status: deduplicated ? .ok : .created)
+        let row = CreatedLinkRow(
+            row: LinkRow(link, clicks: 0), url: shareURL(link, request: request), deduplicated: deduplicated,
+            warnings: LinkMaker.warnings(link))
+        return row.response(status: deduplicated ? .ok : .created)
     }
 
     /// The link a body asks for, stored, or the one it repeats (``LinkMaker``). An SDK key's
@@ -123,28 +120,6 @@ struct LinkCreation: Sendable {
         } catch {
             throw APIError(error)
         }
-    }
-
-    /// The link as Core's `POST /api/links` answers it.
-    static func row(_ link: LinkRecord) -> [String: JSONValue] {
-        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-        let utm = JSONValue.object(link.utmParameters.mapValues(JSONValue.string))
-        return [
-            "id": .string(link.id), "short_code": .string(link.shortCode), "original_url": .string(link.originalURL),
-            "template_id": text(link.templateID), "template_slug": link.templateSlug.isEmpty ? .null : .string(link.templateSlug),
-            "title": text(link.title), "description": text(link.description), "ios_app_store_url": text(link.iosAppStoreURL),
-            "android_app_store_url": text(link.androidAppStoreURL), "web_fallback_url": text(link.webFallbackURL),
-            "app_scheme": text(link.appScheme), "ios_universal_link": text(link.iosUniversalLink),
-            "android_app_link": text(link.androidAppLink),
-            "deep_link_path": text(link.deepLinkPath), "deep_link_parameters": .object(link.deepLinkParameters), "utm_parameters": utm,
-            "targeting_rules": .object(link.targetingRules), "is_active": .bool(link.isActive),
-            "expires_at": link.expiresAt.map { .string(ServerHTTP.timestamp($0)) } ?? .null,
-            "attribution_window_hours": .int(link.attributionWindowHours), "og_title": text(link.ogTitle),
-            "og_description": text(link.ogDescription), "og_image_url": text(link.ogImageURL), "append_click_id": .bool(link.appendClickID),
-            "landing_page": link.landingPage.map(JSONValue.bool) ?? .null,
-            "created_at": .string(ServerHTTP.timestamp(link.createdAt)), "utmParameters": utm,
-            "targetingRules": .object(link.targetingRules), "deepLinkParameters": .object(link.deepLinkParameters), "clickCount": 0,
-        ]
     }
 }
 

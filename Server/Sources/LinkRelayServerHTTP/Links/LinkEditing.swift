@@ -16,7 +16,7 @@ struct LinkEditing: Sendable {
 
     /// `PUT` (Core's) or `PATCH /api/links/:id`: the fields the body names, each checked as at
     /// creation, the others kept; `null` clears a field that may be empty. Answers the link's row
-    /// as ``LinkCreation/row(_:)`` makes it, without `clickCount`. Once answered, this server
+    /// (``LinkRow``) without `clickCount`. Once answered, this server
     /// serves the change (its cache forgot the link); the other servers on the same PostgreSQL
     /// within a second.
     func update(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
@@ -27,9 +27,7 @@ struct LinkEditing: Sendable {
         try Self.apply(body, to: &link)
         guard try await store.updateLink(link) else { throw APIError.linkNotFound }
         try await store.learnDestinations(of: link)
-        var row = LinkCreation.row(link)
-        row["clickCount"] = nil
-        return ServerHTTP.json(row)
+        return ServerHTTP.json(LinkRow(link, clicks: nil))
     }
 
     /// The fields an edit may set.

@@ -37,17 +37,7 @@ struct LinkRoutes: Sendable {
         else { throw APIError.linkNotFound }
         let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now)
         let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
-        var answer: [String: JSONValue] = [
-            "shortCode": .string(link.shortCode), "linkId": .string(link.id),
-            "utmParameters": .object(link.utmParameters.mapValues(JSONValue.string)), "customParameters": .object(link.deepLinkParameters),
-            "clickedAt": .string(ServerHTTP.sdkTimestamp(now)),
-        ]
-        let optional: [(String, String?)] = [
-            ("deepLinkPath", link.deepLinkPath), ("appScheme", link.appScheme), ("iosUrl", link.iosAppStoreURL),
-            ("androidUrl", link.androidAppStoreURL), ("webUrl", link.webFallbackURL),
-        ]
-        for case (let name, let value?) in optional where !value.isEmpty { answer[name] = .string(value) }
-        return ClickLimiter.marked(ServerHTTP.json(answer), recorded: recorded)
+        return ClickLimiter.marked(ServerHTTP.json(ResolvedLink(link, at: now)), recorded: recorded)
     }
 }
 
