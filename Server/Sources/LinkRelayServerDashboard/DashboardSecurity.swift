@@ -35,11 +35,13 @@ enum DashboardSecurity {
         var session: String { secure ? "__Host-" + sessionCookie : sessionCookie }
         var signIn: String { secure ? "__Host-" + signInCookie : signInCookie }
 
-        /// A `Set-Cookie` value for `name`: HttpOnly, SameSite=Strict; `maxAge` 0 removes it.
+        /// A `Set-Cookie` value for `name` (Hummingbird's `Cookie`): HttpOnly, SameSite=Strict;
+        /// `maxAge` 0 removes it. `value` is a token of ours (letters and digits), valid in a cookie.
         func set(_ name: String, _ value: String, maxAge: Int) -> String {
-            secure
-                ? "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict; Secure"
-                : "\(name)=\(value); Path=/dashboard; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+            Cookie(
+                name: name, value: value, maxAge: maxAge, path: secure ? "/" : "/dashboard", secure: secure, httpOnly: true,
+                sameSite: .strict
+            ).description
         }
     }
 
@@ -88,15 +90,7 @@ enum DashboardSecurity {
 
     /// The value of cookie `name` in the request, if sent.
     static func cookie(_ name: String, in request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-                    return String(parts[1].trimmingCharacters(in: .whitespaces))
-                }
-            }
-        }
-        return nil
+        request.cookies[name]?.value
     }
 
     /// Whether the cookie must be Secure: the server's public URL is https.

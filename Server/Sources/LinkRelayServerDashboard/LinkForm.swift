@@ -6,10 +6,14 @@ import LinkRelayServerHTTP
 import LinkRelayServerStorage
 import NIOCore
 
-/// A form's fields as a browser posts them (`application/x-www-form-urlencoded`), at most 64 KiB.
+/// A form's fields as a browser posts them (`application/x-www-form-urlencoded`, at most 64 KiB),
+/// read by Hummingbird's `URLEncodedFormDecoder`.
 struct FormBody {
     let values: [String: String]
 
+    /// The form `request` posts.
+    /// - Throws: ``DashboardError`` `413` past 64 KiB; `400` for a body that is not a form of
+    ///   plain fields, each once, percent-encoded (no browser posts another from these pages).
     static func read(_ request: Request, timeout: Duration) async throws -> FormBody {
         let buffer: ByteBuffer
         do {
@@ -17,20 +21,11 @@ struct FormBody {
         } catch is NIOTooManyBytesError {
             throw DashboardError(.contentTooLarge, "The form is larger than 64 KiB.")
         }
-        return FormBody(encoded: String(buffer: buffer))
-    }
-
-    /// The fields of `encoded` (`a=1&b=two+words`); a name given twice keeps its last value.
-    init(encoded: String) {
-        var values: [String: String] = [:]
-        for pair in encoded.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map {
-                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-            }
-            guard let name = parts.first ?? nil else { continue }
-            values[name] = parts.count > 1 ? (parts[1] ?? "") : ""
+        do {
+            return FormBody(values: try URLEncodedFormDecoder().decode([String: String].self, from: String(buffer: buffer)))
+        } catch {
+            throw DashboardError(.badRequest, "The form could not be read: each field once, percent-encoded, as a browser posts it.")
         }
-        self.values = values
     }
 
     init(values: [String: String]) {

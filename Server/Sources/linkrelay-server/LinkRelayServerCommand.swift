@@ -21,12 +21,13 @@ struct LinkRelayServerCommand: AsyncParsableCommand {
 }
 
 struct DatabaseOption: ParsableArguments {
-    @Option(name: .long, help: "sqlite:PATH or postgres://user:password@host:port/database.")
-    var database = "sqlite:linkrelay.sqlite"
+    @Option(name: .customLong(S.database.name), help: S.database.argumentHelp) var database: String?
 
+    /// The database `--database` names, else `LINKRELAY_DATABASE`, else `sqlite:linkrelay.sqlite`.
     func location() throws -> DatabaseLocation {
-        guard let location = DatabaseLocation(database) else {
-            throw ValidationError("--database takes sqlite:PATH or postgres://user:password@host:port/database.")
+        let text = database ?? ProcessInfo.processInfo.environment[S.database.environmentVariable] ?? S.database.defaultText ?? ""
+        guard let location = DatabaseLocation(text) else {
+            throw ValidationError("\(S.database.flag) takes sqlite:PATH or postgres://user:password@host:port/database.")
         }
         return location
     }

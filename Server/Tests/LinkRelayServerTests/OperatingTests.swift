@@ -58,6 +58,31 @@ struct OperatingTests {
     }
 
     @Test(
+        "a setting from the environment (LINKRELAY_ and its name) is taken and checked as its flag is; a value out of range is refused naming the variable, before anything is made; the flag wins"
+    )
+    func settingsFromEnvironment() async throws {
+        let folder = try Scratch()
+        let refused = try await Binary.run(["serve", "--port", "0"], environment: ["LINKRELAY_KEEP_CLICKS_DAYS": "30"], in: folder.path)
+        #expect(refused.status != 0)
+        #expect(refused.error.contains("LINKRELAY_KEEP_CLICKS_DAYS takes 0 or 90…36500, not 30."), "\(refused.error)")
+        #expect(try folder.files() == [], "no database made")
+
+        // LINKRELAY_DATABASE and LINKRELAY_LOG_FORMAT taken; --keep-clicks-days given wins over its variable.
+        let server = try await Binary.start(
+            ["serve", "--port", "0", "--keep-clicks-days", "90"],
+            environment: [
+                "LINKRELAY_KEEP_CLICKS_DAYS": "30", "LINKRELAY_DATABASE": "sqlite:from-environment.sqlite", "LINKRELAY_LOG_FORMAT": "json",
+            ],
+            in: folder.path)
+        let port = try await server.port()
+        #expect(RawHTTP.get("/api/sdk/v1/health", port: port).hasPrefix("HTTP/1.1 200"))
+        #expect(await server.stop() == 0)
+        #expect(try folder.files().contains("from-environment.sqlite"))
+        let lines = server.error.split(separator: "\n")
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("{") }, "JSON log lines")
+    }
+
+    @Test(
         "LINKRELAY_ADMIN_KEY_FILE (a systemd credential, a container secret): the key read from the file, its last newline dropped; a file that cannot be read, or both variables, is one line and exit 1"
     )
     func adminKeyFile() async throws {

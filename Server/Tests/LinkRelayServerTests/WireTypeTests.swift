@@ -96,6 +96,27 @@ struct WireTypeTests {
         #expect(Self.problems(written, schema, at: type.schema, in: schemas) == [])
     }
 
+    @Test("an answer written by hand on a hot path (the install, a resolve) is the JSON Foundation writes of its type, value for value")
+    func handWrittenAgrees() throws {
+        let fast = WireTypes.all.filter { $0.example.json != nil }
+        #expect(fast.map { $0.schema }.sorted() == ["InstallAnswer", "ResolvedLink"])
+        for type in fast {
+            let written = try JSONParser.parse(Array(ServerHTTP.encoded(type.example)))
+            #expect(type.example.json == written, "\(type.schema)")
+        }
+        // And for the values a real answer has: an organic install, a link with empty fields.
+        var organic = InstallAnswer.example
+        organic.deepLinkData = nil
+        organic.clickToken = nil
+        organic.clientReportedIp = nil
+        #expect(organic.json == (try JSONParser.parse(Array(ServerHTTP.encoded(organic)))))
+        var bare = WireTypes.exampleLink
+        bare.deepLinkPath = ""
+        bare.appScheme = nil
+        let resolved = ResolvedLink(bare, at: Date(timeIntervalSince1970: 0))
+        #expect(resolved.json == (try JSONParser.parse(Array(ServerHTTP.encoded(resolved)))))
+    }
+
     @Test("every schema a 2xx JSON answer of the description names is the schema of a wire type")
     func everyAnswerIsTyped() throws {
         let document = try OpenAPITests.document()

@@ -155,16 +155,19 @@ package struct DeferredMatcher: Sendable {
 
     /// A matcher; values out of range are clamped to it.
     package init(
-        sharedNetworkDevices: Int = 20, candidateLimit: Int = 1_000, refusesAmbiguousMatches: Bool = true, fingerprintWindowHours: Int = 24,
-        matchesAddressFirst: Bool = true, scoresIPv4Networks: Bool = false, sprayerDevices: Int = 3
+        sharedNetworkDevices: Int = ServeSettings.sharedNetworkDevices.defaultInteger, candidateLimit: Int = 1_000,
+        refusesAmbiguousMatches: Bool = true, fingerprintWindowHours: Int = ServeSettings.fingerprintWindowHours.defaultInteger,
+        matchesAddressFirst: Bool = ServeSettings.addressFirst.defaultFlag,
+        scoresIPv4Networks: Bool = ServeSettings.ipv4NetworkMatch.defaultFlag,
+        sprayerDevices: Int = ServeSettings.sprayerDevices.defaultInteger
     ) {
         self.matchesAddressFirst = matchesAddressFirst
         self.scoresIPv4Networks = scoresIPv4Networks
-        self.sprayerDevices = max(sprayerDevices, 2)
-        self.sharedNetworkDevices = max(sharedNetworkDevices, 2)
+        self.sprayerDevices = ServeSettings.sprayerDevices.clamped(sprayerDevices)
+        self.sharedNetworkDevices = ServeSettings.sharedNetworkDevices.clamped(sharedNetworkDevices)
         self.candidateLimit = max(candidateLimit, 1)
         self.refusesAmbiguousMatches = refusesAmbiguousMatches
-        self.fingerprintWindowHours = min(max(fingerprintWindowHours, 1), 2160)
+        self.fingerprintWindowHours = ServeSettings.fingerprintWindowHours.clamped(fingerprintWindowHours)
     }
 
     /// The best click for `install` among `candidates` (newest first) at `now`, or `nil`.

@@ -78,11 +78,14 @@ package struct ServerConfiguration: Sendable {
 
     /// A configuration; see each property.
     package init(
-        host: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false, trustedProxies: [IPNetwork] = [],
+        host: String = "127.0.0.1", port: Int = ServeSettings.port.defaultInteger, trustProxy: Bool = false,
+        trustedProxies: [IPNetwork] = [],
         publicBaseURL: URL? = nil,
         matcher: DeferredMatcher = DeferredMatcher(), matchPrivateNetworks: Bool = false, adoptUnknownInstalls: Bool = false,
-        clickRetention: TimeInterval? = DeferredMatcher.lookback, idleTimeout: Duration = .seconds(30), accessLog: Bool = true,
-        maximumConnections: Int? = nil, bodyTimeout: Duration = .seconds(10), clicksPerAddressPerMinute: Int = 120,
+        clickRetention: TimeInterval? = DeferredMatcher.lookback,
+        idleTimeout: Duration = .seconds(ServeSettings.idleTimeout.defaultInteger), accessLog: Bool = true,
+        maximumConnections: Int? = nil, bodyTimeout: Duration = .seconds(ServeSettings.bodyTimeout.defaultInteger),
+        clicksPerAddressPerMinute: Int = ServeSettings.clicksPerAddress.defaultInteger,
         countryHeader: HTTPField.Name? = nil, dashboard: Bool = true, metrics: ServerMetrics = .off,
         metricsAddress: (host: String, port: Int)? = nil, logFormat: LogFormat = .text
     ) {
@@ -91,9 +94,9 @@ package struct ServerConfiguration: Sendable {
         self.logFormat = logFormat
         self.countryHeader = countryHeader
         self.dashboard = dashboard
-        self.clicksPerAddressPerMinute = max(clicksPerAddressPerMinute, 0)
-        self.bodyTimeout = min(max(bodyTimeout, .seconds(1)), .seconds(300))
-        self.maximumConnections = maximumConnections.map { max($0, 1) }
+        self.clicksPerAddressPerMinute = ServeSettings.clicksPerAddress.clamped(clicksPerAddressPerMinute)
+        self.bodyTimeout = ServeSettings.bodyTimeout.clamped(bodyTimeout)
+        self.maximumConnections = maximumConnections.map(ServeSettings.maxConnections.clamped)
         self.accessLog = accessLog
         self.host = host
         self.port = port
@@ -110,7 +113,7 @@ package struct ServerConfiguration: Sendable {
             case let retention?: max(retention, DeferredMatcher.lookback)
             case nil: nil
             }
-        self.idleTimeout = min(max(idleTimeout, .seconds(1)), .seconds(3600))
+        self.idleTimeout = ServeSettings.idleTimeout.clamped(idleTimeout)
     }
 }
 

@@ -81,7 +81,12 @@ package enum ServerHTTP {
     /// `body` as JSON (keys sorted, slashes unescaped, dates as ``timestamp(_:)``). Only a
     /// ``WireAnswer`` is answered, so every answer is a type the description is checked against.
     package static func json<Body: WireAnswer>(_ body: Body, status: HTTPResponse.Status = .ok) -> Response {
-        json(encoded: encoded(body), status: status)
+        if let value = body.json {
+            return Response(
+                status: status, headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: JSONText.compact(value))))
+        }
+        return json(encoded: encoded(body), status: status)
     }
 
     /// A list of `items` as JSON (LinkForty Core's listing).

@@ -19,6 +19,17 @@ package struct InstallAnswer: WireAnswer {
     /// The address the app reported, when it reported one.
     package var clientReportedIp: String?
 
+    package var json: JSONValue? {
+        var answer: [String: JSONValue] = [
+            "installId": .string(installId), "attributed": .bool(attributed), "confidenceScore": .int(confidenceScore),
+            "matchedFactors": .array(matchedFactors.map(JSONValue.string)), "attributionMethod": .string(attributionMethod),
+        ]
+        if let deepLinkData { answer["deepLinkData"] = .object(deepLinkData) }
+        if let clickToken { answer["clickToken"] = .string(clickToken) }
+        if let clientReportedIp { answer["clientReportedIp"] = .string(clientReportedIp) }
+        return .object(answer)
+    }
+
     package static let schema = "InstallAnswer"
     package static let example = InstallAnswer(
         installId: WireTypes.exampleInstall.id, attributed: true, confidenceScore: 85, matchedFactors: ["ip", "user_agent"],
@@ -150,6 +161,19 @@ package struct ResolvedLink: WireAnswer {
         utmParameters = link.utmParameters
         customParameters = link.deepLinkParameters
         clickedAt = ServerHTTP.sdkTimestamp(date)
+    }
+
+    package var json: JSONValue? {
+        var answer: [String: JSONValue] = [
+            "shortCode": .string(shortCode), "linkId": .string(linkId), "utmParameters": .object(utmParameters.mapValues(JSONValue.string)),
+            "customParameters": .object(customParameters), "clickedAt": .string(clickedAt),
+        ]
+        for case (let name, let value?) in [
+            ("deepLinkPath", deepLinkPath), ("appScheme", appScheme), ("iosUrl", iosUrl), ("androidUrl", androidUrl), ("webUrl", webUrl),
+        ] {
+            answer[name] = .string(value)
+        }
+        return .object(answer)
     }
 
     package static let schema = "ResolvedLink"
