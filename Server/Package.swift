@@ -78,9 +78,10 @@ let package = Package(
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
-            // The HTTP API's OpenAPI description, served at /openapi.json.
-            resources: [.copy("Operations/openapi.json")]
+            // The HTTP API's OpenAPI description, served at /openapi.json; the redirect's pages.
+            resources: [.copy("Operations/openapi.json"), .copy("Links/Pages")]
         ),
         // The web dashboard: server-rendered pages over the same stores, behind a session.
         .target(
@@ -104,6 +105,7 @@ let package = Package(
         .target(
             name: "LinkRelayServer",
             dependencies: [
+                .product(name: "LinkRelay", package: "LinkRelay"),
                 "LinkRelayServerCore",
                 "LinkRelayServerStorage",
                 "LinkRelayServerHTTP",
@@ -144,7 +146,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LinkRelayServerCoreTests",
-            dependencies: ["LinkRelayServerCore"]
+            dependencies: ["LinkRelayServerCore", .product(name: "LinkRelayTesting", package: "LinkRelay")]
         ),
         .testTarget(
             name: "LinkRelayServerTests",

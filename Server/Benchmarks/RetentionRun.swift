@@ -42,7 +42,7 @@ enum RetentionRun {
                 let link = LinkRecord(projectID: project.id, shortCode: "r", originalURL: "https://acme.example/r", createdAt: Date())
                 try await store.insertLink(link)
                 let clock = BenchClock()
-                let retention = ClickRetention(store: store, clock: clock.function, logger: Logger(label: "retention"))
+                let retention = ClickRetention(store: store, clock: clock, logger: Logger(label: "retention"))
                 let start = Date(timeIntervalSince1970: 1_780_012_800)  // a UTC midnight
                 var made = 0
                 var stored = 0

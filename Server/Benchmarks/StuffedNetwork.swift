@@ -76,7 +76,7 @@ enum StuffedNetwork {
                     let app = Application(
                         router: ServerApplication.router(
                             store: store, configuration: ServerConfiguration(trustProxy: true, matcher: matcher, accessLog: false),
-                            clock: { now }),
+                            clock: BenchClock(now)),
                         configuration: .init(address: .hostname("127.0.0.1", port: 0)))
                     let delivered = try await app.test(.live) { client in
                         var delivered = true

@@ -110,10 +110,18 @@ struct Row {
     }
 }
 
-final class BenchClock: Sendable {
-    private let now = Mutex(Date())
+/// The server's clock in a replay: set to each install's date. Its uptime is that date's seconds
+/// (a replay only moves forward); a sleep waits that long in real time (nothing here sleeps).
+final class BenchClock: LinkRelayClock, Sendable {
+    private let now: Mutex<Date>
+    init(_ date: Date = Date()) { now = Mutex(date) }
     func set(_ date: Date) { now.withLock { $0 = date } }
-    var function: @Sendable () -> Date { { self.now.withLock { $0 } } }
+    var currentDate: Date { now.withLock { $0 } }
+    var uptime: TimeInterval { currentDate.timeIntervalSince1970 }
+
+    func sleep(untilUptime deadline: TimeInterval) async throws {
+        try await Task.sleep(for: .seconds(min(max(deadline - uptime, 0), 86_400)))
+    }
 }
 
 func run(clicks size: Int, shape: Population.Shape, engine: String, tokenShare: Double = 0, options: Options) async throws -> Row {
@@ -167,7 +175,7 @@ func run(
 
     let clock = BenchClock()
     let app = Application(
-        router: ServerApplication.router(store: store, configuration: ServerConfiguration(trustProxy: true), clock: clock.function),
+        router: ServerApplication.router(store: store, configuration: ServerConfiguration(trustProxy: true), clock: clock),
         configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     let setupStart = ContinuousClock.now
     struct Tally: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LinkRelay
 import LinkRelayServerCore
 import LinkRelayServerDashboard
 import LinkRelayServerHTTP
@@ -18,7 +19,7 @@ package enum ServerApplication {
     /// - Parameter accessLog: where each request's line goes (``ResponseMiddleware``); `nil`, none.
     package static func router(
         store: any ServerStore, configuration: ServerConfiguration = ServerConfiguration(),
-        clock: @escaping @Sendable () -> Date = Date.init,
+        clock: any LinkRelayClock = SystemClock(),
         accessLog: AccessLog? = nil
     ) -> Router<ServerContext> {
         ServerHTTP.router(store: store, configuration: configuration, clock: clock, accessLog: accessLog) { router in

@@ -15,7 +15,7 @@ extension Dashboard {
     func linksCSV(_ context: ServerContext) async throws -> Response {
         let session = try context.requireSession()
         let store = self.store
-        let now = clock()
+        let now = clock.currentDate
         return Self.csv(
             filename: "links.csv",
             header: ["id", "code", "template", "title", "status", "clicks", "original_url", "web_fallback_url", "created_at", "expires_at"]

@@ -24,7 +24,7 @@ extension Dashboard {
     func events(_ request: Request, _ context: ServerContext) async throws -> Response {
         let session = try context.requireSession()
         let days = 30
-        let now = clock()
+        let now = clock.currentDate
         let summary = try await store.eventSummary(
             project: session.projectID, from: now.addingTimeInterval(-Double(days) * 86_400), to: now)
         var names: [String: (count: Int, revenue: [String: Decimal])] = [:]

@@ -79,7 +79,7 @@ extension Dashboard {
         guard let scope = form["scope"].flatMap(KeyScope.init(rawValue:)) else {
             return try await keysView(session, created: nil, problem: "The scope must be sdk or admin.", status: .badRequest)
         }
-        let issued = APIKeys.issue(project: session.projectID, scope: scope, name: name, at: clock())
+        let issued = APIKeys.issue(project: session.projectID, scope: scope, name: name, at: clock.currentDate)
         try await store.insertKey(issued.record)
         return try await keysView(
             session, created: KeysView.Created(scope: scope.rawValue, name: name, secret: issued.secret), problem: nil)
@@ -107,7 +107,7 @@ extension Dashboard {
         guard try await store.keys(project: session.projectID).contains(where: { $0.id == id }) else {
             throw DashboardError(.notFound, "There is no such key in this project.")
         }
-        _ = try await store.revokeKey(id: id, at: clock())
+        _ = try await store.revokeKey(id: id, at: clock.currentDate)
         return Self.redirect(id == session.keyID ? "/dashboard/sign-in" : "/dashboard/keys")
     }
 }

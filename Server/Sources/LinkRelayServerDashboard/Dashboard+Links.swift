@@ -37,7 +37,7 @@ extension Dashboard {
         let more = links.count > Self.pageSize
         links = Array(links.prefix(Self.pageSize))
         let clicks = try await store.clickCounts(links: links.map(\.id))
-        let now = clock()
+        let now = clock.currentDate
         var next: String?
         if more, let last = links.last {
             var components = URLComponents()
@@ -86,7 +86,7 @@ extension Dashboard {
         do {
             let draft = try LinkForm.draft(posted)
             let key = try await sessionKey(session)
-            let (link, _) = try await LinkMaker(store: store, now: clock).make(draft, key: key, admin: true)
+            let (link, _) = try await LinkMaker(store: store, clock: clock).make(draft, key: key, admin: true)
             return Self.redirect("/dashboard/links/\(link.id)")
         } catch let error as LinkCreationError {
             return formPage(
@@ -164,7 +164,7 @@ extension Dashboard {
 
     func duplicate(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
         let (session, _) = try await checkedForm(request, context)
-        let stored = try await LinkMaker.duplicate(try await ownLink(id, session), at: clock(), into: store)
+        let stored = try await LinkMaker.duplicate(try await ownLink(id, session), at: clock.currentDate, into: store)
         return Self.redirect("/dashboard/links/\(stored.id)")
     }
 
@@ -227,7 +227,7 @@ extension Dashboard {
     func link(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
         let session = try context.requireSession()
         let link = try await ownLink(id, session)
-        let now = clock()
+        let now = clock.currentDate
         let days = 30
         let today = Self.day(of: now)
         let clicks = try await store.dailyClicks(project: session.projectID, link: link.id, fromDay: today - days + 1, toDay: today)

@@ -16,7 +16,7 @@ package struct Dashboard: Sendable {
     let configuration: ServerConfiguration
     /// The dashboard's cookies, named for this server's scheme (``DashboardSecurity/Cookies``).
     var cookies: DashboardSecurity.Cookies { DashboardSecurity.Cookies(configuration) }
-    let clock: @Sendable () -> Date
+    let clock: any LinkRelayClock
     let pages: DashboardPages
     let limiter = SignInLimiter()
 
@@ -27,7 +27,7 @@ package struct Dashboard: Sendable {
     /// not installed, every page answers `503` saying which file is missing.
     package static func register(
         on router: Router<ServerContext>, store: any ServerStore, configuration: ServerConfiguration,
-        clock: @escaping @Sendable () -> Date
+        clock: any LinkRelayClock
     ) {
         switch DashboardPages.shipped {
         case .success(let pages): Dashboard(store: store, configuration: configuration, clock: clock, pages: pages).register(on: router)
@@ -103,7 +103,7 @@ package struct Dashboard: Sendable {
         -> Response
     {
         if problem == nil, let token = DashboardSecurity.cookie(cookies.session, in: request),
-            try await store.session(hash: sha256Hex(token), at: clock()) != nil
+            try await store.session(hash: sha256Hex(token), at: clock.currentDate) != nil
         {
             return Self.redirect("/dashboard")
         }
@@ -120,7 +120,7 @@ package struct Dashboard: Sendable {
     /// SameSite=Strict cookie. A wrong key says so without saying which part was wrong; ten
     /// failures from one address in 15 minutes stop its attempts until the oldest is older.
     func signIn(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let now = clock()
+        let now = clock.currentDate
         let address = context.clientAddress ?? "unknown"
         // Counted before it is judged, and given back when it succeeds (``SignInLimiter``).
         if let wait = limiter.attempt(address, at: now) {
@@ -211,7 +211,7 @@ package struct Dashboard: Sendable {
 
     func overview(_ context: ServerContext) async throws -> Response {
         let session = try context.requireSession()
-        let now = clock()
+        let now = clock.currentDate
         let project = session.projectID
         // Whole UTC days, from the daily counts: today, the last 7 and the last 30.
         let today = Self.day(of: now)
@@ -269,7 +269,7 @@ package struct Dashboard: Sendable {
     func installs(_ context: ServerContext) async throws -> Response {
         let session = try context.requireSession()
         let installs = try await store.installs(project: session.projectID, link: nil, limit: 100)
-        let now = clock()
+        let now = clock.currentDate
         let methods = try await store.installSummary(
             project: session.projectID, link: nil, from: now.addingTimeInterval(-30 * 86_400), to: now)
         let organic = methods.filter { $0.name == AttributionMethod.none.rawValue }.reduce(0) { $0 + $1.count }

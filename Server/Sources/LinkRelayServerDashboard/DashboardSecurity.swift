@@ -194,14 +194,14 @@ struct DashboardError: Error {
 struct DashboardSessionMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     let store: any SessionStore
-    let clock: @Sendable () -> Date
+    let clock: any LinkRelayClock
     let cookies: DashboardSecurity.Cookies
 
     func handle(
         _ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response
     ) async throws -> Response {
         guard let token = DashboardSecurity.cookie(cookies.session, in: request), token.utf8.count <= 128,
-            let session = try await store.session(hash: sha256Hex(token), at: clock())
+            let session = try await store.session(hash: sha256Hex(token), at: clock.currentDate)
         else {
             if request.method == .get || request.method == .head {
                 return Response(status: .seeOther, headers: [.location: "/dashboard/sign-in"])

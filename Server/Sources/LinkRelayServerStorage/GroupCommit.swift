@@ -6,10 +6,24 @@ import Synchronization
 /// a hundred concurrent clicks cost one commit (one `fsync`), not a hundred, and none is
 /// answered before it is durable (LinkForty Core writes its clicks after answering, so a crash
 /// loses them).
+///
+/// The commits run on the writers' own tasks, not on a task of their own: the first writer of a
+/// quiet moment leads, committing a batch that holds its write; when writes arrived meanwhile it
+/// hands the lead to the first of them, whose task commits the next batch, and returns. Nothing
+/// is left running when no one writes, and nothing must be started for writes to go through (a
+/// `Service` that drained a queue would hang every write of a store nobody ran: a command, a
+/// test, a tool).
 final class GroupCommit<Write: Sendable, Written: Sendable>: Sendable {
+    /// What a waiting writer is told: its write's result, or that it leads the next batch.
+    private enum Turn: Sendable {
+        case done(Result<Written, any Error>)
+        case lead
+    }
+
     private struct Pending: Sendable {
         let write: Write
-        let continuation: CheckedContinuation<Written, any Error>
+        /// `nil` for the leader's own write, whose task is committing it.
+        let continuation: CheckedContinuation<Turn, Never>?
     }
 
     private struct State: Sendable {
@@ -30,33 +44,61 @@ final class GroupCommit<Write: Sendable, Written: Sendable>: Sendable {
 
     /// Returns once `write` is committed (or failed).
     func submit(_ write: Write) async throws -> Written {
-        try await withCheckedThrowingContinuation { continuation in
-            let lead = state.withLock { state in
-                state.pending.append(Pending(write: write, continuation: continuation))
-                guard !state.draining else { return false }
+        let leads = state.withLock { state in
+            guard !state.draining else { return false }
+            state.draining = true
+            state.pending.append(Pending(write: write, continuation: nil))
+            return true
+        }
+        if leads { return try await lead().get() }
+        let turn = await withCheckedContinuation { continuation in
+            let leadsNow = state.withLock { state in
+                // The leader may have finished between the two locks.
+                if state.draining {
+                    state.pending.append(Pending(write: write, continuation: continuation))
+                    return false
+                }
                 state.draining = true
+                state.pending.append(Pending(write: write, continuation: nil))
                 return true
             }
-            // The first writer of a quiet moment starts the drain; the writes that arrive while
-            // a batch commits form the next batch.
-            if lead { Task { await self.drain() } }
+            if leadsNow { continuation.resume(returning: .lead) }
+        }
+        switch turn {
+        case .done(let result): return try result.get()
+        case .lead: return try await lead().get()
         }
     }
 
-    private func drain() async {
-        while true {
-            let batch = state.withLock { state -> [Pending] in
-                let batch = Array(state.pending.prefix(limit))
-                state.pending.removeFirst(batch.count)
-                if batch.isEmpty { state.draining = false }
-                return batch
-            }
-            guard !batch.isEmpty else { return }
-            let results = await commit(batch.map(\.write))
-            for (index, pending) in batch.enumerated() {
-                pending.continuation.resume(
-                    with: index < results.count ? results[index] : .failure(StoreError(.failed, "A write got no result.")))
+    /// Commits the next batch, which holds this task's write (the first pending, whose
+    /// continuation is `nil`), answers the others in it, and hands the lead on; this task's
+    /// write's result.
+    private func lead() async -> Result<Written, any Error> {
+        let batch = state.withLock { state -> [Pending] in
+            let batch = Array(state.pending.prefix(limit))
+            state.pending.removeFirst(batch.count)
+            return batch
+        }
+        let results = await commit(batch.map(\.write))
+        var own: Result<Written, any Error> = .failure(StoreError(.failed, "A write got no result."))
+        for (index, pending) in batch.enumerated() {
+            let result = index < results.count ? results[index] : .failure(StoreError(.failed, "A write got no result."))
+            if let continuation = pending.continuation {
+                continuation.resume(returning: .done(result))
+            } else {
+                own = result
             }
         }
+        // The next batch's first writer leads it; none waiting: the next writer will.
+        let next = state.withLock { state -> CheckedContinuation<Turn, Never>? in
+            guard let first = state.pending.first else {
+                state.draining = false
+                return nil
+            }
+            state.pending[0] = Pending(write: first.write, continuation: nil)
+            return first.continuation
+        }
+        next?.resume(returning: .lead)
+        return own
     }
 }

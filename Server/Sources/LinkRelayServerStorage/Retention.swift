@@ -1,4 +1,5 @@
 import Foundation
+import LinkRelay
 import LinkRelayServerCore
 import Logging
 import ServiceLifecycle
@@ -15,7 +16,7 @@ package struct ClickRetention: Service {
     /// `nil`: clicks are kept forever (PostgreSQL's partitions are still made).
     let retention: TimeInterval?
     let interval: Duration
-    let clock: @Sendable () -> Date
+    let clock: any LinkRelayClock
     let logger: Logger
     let batch: Int
     /// Finished when the server is set up (its migrations applied): the first pass waits for it.
@@ -27,7 +28,7 @@ package struct ClickRetention: Service {
     /// infinity: never, NaN: 90 days) every `interval`, `batch` at a time.
     package init(
         store: any ClickStore & SessionStore, retention: TimeInterval? = DeferredMatcher.lookback, interval: Duration = .seconds(3600),
-        batch: Int = 10_000, clock: @escaping @Sendable () -> Date = Date.init, after ready: AsyncStream<Void>? = nil, logger: Logger,
+        batch: Int = 10_000, clock: any LinkRelayClock = SystemClock(), after ready: AsyncStream<Void>? = nil, logger: Logger,
         metrics: any StoreMetrics = NoStoreMetrics()
     ) {
         self.metrics = metrics
@@ -45,7 +46,7 @@ package struct ClickRetention: Service {
     /// One pass: every expired click, in batches; how many were deleted.
     @discardableResult
     package func sweep() async throws -> Int {
-        let now = clock()
+        let now = clock.currentDate
         let cutoff = retention.map { now.addingTimeInterval(-$0) }
         var total = try await store.maintainClickPartitions(now: now, droppingBefore: cutoff)
         // Best effort: without it the planner waits for autovacuum; the pass goes on.

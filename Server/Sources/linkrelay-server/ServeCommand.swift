@@ -70,6 +70,7 @@ struct Serve: AsyncParsableCommand {
         try await failingInOneLine {
             // An install is the binary and its resources folders: without one, no start.
             for resources in ServerResources.all { _ = try resources.folder.get() }
+            _ = try RedirectPages.shipped.get()
             let (providedKey, source) = try Self.providedKey(ProcessInfo.processInfo.environment)
             // Everything that can be checked before a file is made or a row written is.
             if let providedKey {

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRelay
+import LinkRelayTesting
 import Testing
 
 @testable import LinkRelayServerCore
@@ -10,7 +11,7 @@ import Testing
 struct LinkMakerTests {
     let store = MemoryLinkStore()
     let now = Date(timeIntervalSince1970: 1_800_000_000)
-    var maker: LinkMaker { LinkMaker(store: store, now: { [now] in now }) }
+    var maker: LinkMaker { LinkMaker(store: store, clock: ManualClock(date: now)) }
 
     func keys() async throws -> (sdk: APIKeyRecord, admin: APIKeyRecord) {
         let project = try await store.createProject(name: "acme", at: now)

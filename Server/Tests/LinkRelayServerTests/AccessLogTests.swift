@@ -137,7 +137,7 @@ struct AccessLogTests {
     func jsonLogHandler() throws {
         let written = Written()
         var logger = Logger(label: "linkrelay.server") {
-            JSONLogHandler(label: $0, now: { Date(timeIntervalSince1970: 1_800_000_000.5) }, output: written.output)
+            JSONLogHandler(label: $0, clock: ManualClock(date: Date(timeIntervalSince1970: 1_800_000_000.5)), output: written.output)
         }
         logger[metadataKey: "engine"] = "sqlite"
         logger.info("Applied schema versions 12, 13.")

@@ -228,7 +228,7 @@ struct ClickTokenTests {
                         clickedAt: now.addingTimeInterval(-101 * 86_400), expiresAt: expiry))
             }
             _ = try await ClickRetention(
-                store: world.store, retention: 90 * 86_400, clock: world.clock.function, logger: Logger(label: "test")
+                store: world.store, retention: 90 * 86_400, clock: world.clock, logger: Logger(label: "test")
             ).sweep()
             let left: [String] = try await world.store.engine.select("SELECT token_hash FROM click_tokens").map { try $0["token_hash"] }
             #expect(left == ["h1"])

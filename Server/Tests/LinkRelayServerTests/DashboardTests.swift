@@ -299,7 +299,7 @@ struct DashboardTests {
                         tokenHash: hash, projectID: world.project.id, keyID: admin.id, csrfToken: "t", createdAt: world.clock.date,
                         expiresAt: world.clock.date.addingTimeInterval(hours * 3600)))
             }
-            try await ClickRetention(store: world.store, retention: nil, clock: world.clock.function, logger: Logger(label: "test")).sweep()
+            try await ClickRetention(store: world.store, retention: nil, clock: world.clock, logger: Logger(label: "test")).sweep()
             #expect(
                 try await world.store.deleteSessions(expiredBefore: world.clock.date.addingTimeInterval(7200)) == 1,
                 "only the live one was left")

@@ -267,7 +267,7 @@ struct HardeningTests {
             let accessLog = AccessLog(clock: ManualClock()) { block in written.withLock { $0 += block } }
             let app = Application(
                 router: ServerApplication.router(
-                    store: world.store, configuration: world.configuration(), clock: world.clock.function, accessLog: accessLog),
+                    store: world.store, configuration: world.configuration(), clock: world.clock, accessLog: accessLog),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await app.test(.live) { client in
                 try await client.execute(

@@ -159,7 +159,7 @@ struct LinkEditTests {
                 await second.listening()
                 await world.store.listening()
                 let secondApp = Application(
-                    router: ServerApplication.router(store: second, configuration: world.configuration(), clock: world.clock.function),
+                    router: ServerApplication.router(store: second, configuration: world.configuration(), clock: world.clock),
                     configuration: .init(address: .hostname("127.0.0.1", port: 0)))
                 let heard = AsyncStream.makeStream(of: String.self)
                 second.onForget = { heard.continuation.yield($0) }

@@ -57,7 +57,7 @@ struct MetricsTests {
                 }
                 return methods
             }
-            await ClickRetention(store: world.store, clock: world.clock.function, logger: Logger(label: "test"), metrics: metrics).pass()
+            await ClickRetention(store: world.store, clock: world.clock, logger: Logger(label: "test"), metrics: metrics).pass()
 
             let scraped = try await Self.scrape(metrics)
             let samples = Self.samples(scraped)
@@ -126,7 +126,7 @@ struct MetricsTests {
         var configuration = world.configuration()
         configuration.metrics = metrics
         return Application(
-            router: ServerApplication.router(store: world.store, configuration: configuration, clock: world.clock.function),
+            router: ServerApplication.router(store: world.store, configuration: configuration, clock: world.clock),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 

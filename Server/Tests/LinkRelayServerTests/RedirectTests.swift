@@ -251,3 +251,77 @@ struct RedirectTests {
         }
     }
 }
+
+/// The redirect's four pages, rendered from their templates (`Links/Pages/*.mustache`) with
+/// every optional part given, and with text that would break out of HTML or a script.
+@Suite("The redirect's pages")
+struct RedirectPageTests {
+    static let hostile = "<b>\"Sale\" & 'more'</b>"
+    static let escaped = "&lt;b&gt;&quot;Sale&quot; &amp; &#39;more&#39;&lt;/b&gt;"
+
+    static var link: LinkRecord {
+        var link = LinkRecord(
+            projectID: "p", shortCode: "spring", originalURL: "https://acme.example/", iosAppStoreURL: "https://apps.apple.com/app/id1",
+            createdAt: Date(timeIntervalSince1970: 0))
+        link.ogTitle = hostile
+        link.ogDescription = hostile
+        link.ogImageURL = "https://acme.example/og.png?a=1&b=2"
+        return link
+    }
+
+    @Test("the preview: title, description and image once each, every value escaped; without them, none of their tags")
+    func preview() throws {
+        let page = try Redirect.previewPage(Self.link, url: "/spring?x=<y>")
+        #expect(page.components(separatedBy: "<meta property=\"og:description\" content=\"\(Self.escaped)\">").count == 2)
+        #expect(page.contains("<meta property=\"og:image\" content=\"https://acme.example/og.png?a=1&amp;b=2\">"))
+        #expect(page.contains("<meta name=\"twitter:card\" content=\"summary_large_image\">"))
+        #expect(page.contains("<meta property=\"og:url\" content=\"/spring?x=&lt;y&gt;\">"))
+        #expect(page.contains("<h1>\(Self.escaped)</h1><p>\(Self.escaped)</p></body></html>"))
+        #expect(!page.contains(Self.hostile) && !page.hasSuffix("\n"))
+        let bare = try Redirect.previewPage(
+            LinkRecord(projectID: "p", shortCode: "plain", originalURL: "https://acme.example/", createdAt: Date()), url: "/plain")
+        #expect(!bare.contains("og:description") && !bare.contains("og:image") && !bare.contains("twitter:card"))
+        #expect(bare.contains("<title>plain</title>") && bare.contains("<h1>plain</h1></body>"))
+    }
+
+    @Test("the interstitial: the scheme as a link and as a script literal that cannot end the script; the fallback only when there is one")
+    func interstitial() throws {
+        let page = try Redirect.interstitial(
+            Self.link, scheme: "acme://p?q=</script>", fallback: "https://acme.example/w?a=1&b=2", nonce: "N1")
+        #expect(page.contains("<a href=\"acme://p?q=&lt;/script&gt;\">Open in the app</a>"))
+        #expect(page.contains("<script nonce=\"N1\">window.location.href = \"acme:\\/\\/p?q=\\u003c\\/script>\";"))
+        #expect(page.contains("<p><a href=\"https://acme.example/w?a=1&amp;b=2\">Continue</a></p>"))
+        #expect(page.contains("setTimeout(function () { window.location.replace(\"https:\\/\\/acme.example\\/w?a=1&b=2\"); }, 1500);"))
+        #expect(page.contains("<title>\(Self.escaped)</title>"))
+        let alone = try Redirect.interstitial(Self.link, scheme: "acme://p", fallback: nil, nonce: "N2")
+        #expect(!alone.contains("Continue") && !alone.contains("setTimeout"))
+    }
+
+    @Test(
+        "the landing page: icon, description and the app's name where given, the copied link in the button, the nonce on style and script")
+    func landing() throws {
+        let settings = LandingPageSettings(enabled: true, appName: "Acme & Co", appIconURL: "https://acme.example/i.png")
+        let page = try Redirect.landingPage(
+            Self.link, settings: settings, store: "https://apps.apple.com/app/id1", copied: "https://go.acme.example/spring?lr_click=T&x=1",
+            nonce: "N3")
+        #expect(
+            page.contains(
+                "<img src=\"https://acme.example/i.png\" alt=\"\" width=\"96\" height=\"96\"><h1>\(Self.escaped)</h1><p>\(Self.escaped)</p>"
+            ))
+        #expect(page.contains("data-link=\"https://go.acme.example/spring?lr_click=T&amp;x=1\">Get Acme &amp; Co</a>"))
+        #expect(page.contains("so that Acme &amp; Co opens it once installed."))
+        #expect(page.contains("<style nonce=\"N3\">") && page.contains("<script nonce=\"N3\">"))
+        let plain = try Redirect.landingPage(
+            LinkRecord(projectID: "p", shortCode: "s", originalURL: "https://acme.example/", createdAt: Date()),
+            settings: LandingPageSettings(enabled: true), store: "https://apps.apple.com/app/id1", copied: "https://go/s", nonce: "N4")
+        #expect(!plain.contains("<img") && plain.contains("<h1>Get the app</h1>\n") && plain.contains(">Get the app</a>"))
+    }
+
+    @Test("the collecting page: the way back without script keeps the query and says lf_fp=0")
+    func collecting() throws {
+        let page = try Redirect.collectingPage(path: "/spring", query: "a=1&b=<2>", nonce: "N5")
+        #expect(page.contains("<meta http-equiv=\"refresh\" content=\"0;url=/spring?a=1&amp;b=&lt;2&gt;&amp;lf_fp=0\">"))
+        #expect(page.contains("<script nonce=\"N5\">"))
+        #expect(try Redirect.collectingPage(path: "/s", query: nil, nonce: "N").contains("url=/s?lf_fp=0\""))
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LinkRelay
+import LinkRelayTesting
 import Testing
 
 @testable import LinkRelayServer
@@ -44,7 +45,7 @@ struct ResolveTests {
     static func app(_ world: World) -> some ApplicationProtocol {
         Application(
             router: ServerApplication.router(
-                store: world.store, configuration: .init(trustProxy: true), clock: { [now = world.now] in now }),
+                store: world.store, configuration: .init(trustProxy: true), clock: ManualClock(date: world.now)),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 

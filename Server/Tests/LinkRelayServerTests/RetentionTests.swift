@@ -28,7 +28,7 @@ struct RetentionTests {
                         isBot: false)
                 })
             let retention = ClickRetention(
-                store: world.store, retention: 86_400, batch: 2, clock: world.clock.function, logger: Logger(label: "test"))
+                store: world.store, retention: 86_400, batch: 2, clock: world.clock, logger: Logger(label: "test"))
             #expect(try await retention.sweep() == 6, "past 90 days: 91, 120, 365, 400, 500, 900 (a day was raised to 90)")
             #expect(Set(try await world.store.clicks(link: link.id).map(\.id)) == ["c0", "c1", "c2"])
             #expect(try await retention.sweep() == 0)
@@ -134,7 +134,7 @@ struct RetentionTests {
                 )
                 try await store.execute("ALTER TABLE clicks ATTACH PARTITION \(day.table) FOR VALUES FROM (\(day.start)) TO (\(day.end))")
             }
-            let retention = ClickRetention(store: store, retention: 90 * 86_400, clock: world.clock.function, logger: Logger(label: "test"))
+            let retention = ClickRetention(store: store, retention: 90 * 86_400, clock: world.clock, logger: Logger(label: "test"))
             #expect(try await retention.sweep() == 2, "the two days wholly past 90 days, dropped with their partitions")
             let left = try await partitions()
             #expect(left["clicks_p20260222"] == nil && left["clicks_p20251109"] == nil)

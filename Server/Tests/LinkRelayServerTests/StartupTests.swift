@@ -49,7 +49,7 @@ struct StartupTests {
             #expect(ending.status == 1)
             #expect(
                 printed.split(separator: "\n").map(String.init) == [
-                    "linkrelay-server: The server's resources are missing: \(copy.deletingLastPathComponent().path)/\(ServerResources.api.folderName) (openapi.json) must be beside the binary; an install is the binary and its LinkRelayServer_*.resources folders."
+                    "linkrelay-server: The server's resources are missing: \(copy.deletingLastPathComponent().path)/\(ServerResources.api.folderName) (openapi.json, the redirect's pages) must be beside the binary; an install is the binary and its LinkRelayServer_*.resources folders."
                 ])
             #expect(try folder.files() == ["linkrelay-server"])
         }
@@ -395,8 +395,10 @@ enum Binary {
 final class RunningServer: Sendable {
     private let process: ChildProcess
     /// What the process printed, and how many of its two pipes are still open.
+    /// The bytes, decoded when read: a character the process wrote across two reads (ArgumentParser
+    /// writes its message in pieces) is decoded whole.
     private final class Printed: Sendable {
-        let state = Mutex<(output: String, error: String, open: Int)>(("", "", 2))
+        let state = Mutex<(output: [UInt8], error: [UInt8], open: Int)>(([], [], 2))
     }
 
     private let printed = Printed()
@@ -430,8 +432,7 @@ final class RunningServer: Sendable {
                 while true {
                     let data = handle.availableData
                     if data.isEmpty { break }
-                    let text = String(decoding: data, as: UTF8.self)
-                    printed.state.withLock { isError ? $0.error.append(text) : $0.output.append(text) }
+                    printed.state.withLock { isError ? $0.error.append(contentsOf: data) : $0.output.append(contentsOf: data) }
                     continuation.yield()
                 }
                 if printed.state.withLock({
@@ -449,8 +450,8 @@ final class RunningServer: Sendable {
         }
     }
 
-    var output: String { printed.state.withLock { $0.output } }
-    var error: String { printed.state.withLock { $0.error } }
+    var output: String { String(decoding: printed.state.withLock { $0.output }, as: UTF8.self) }
+    var error: String { String(decoding: printed.state.withLock { $0.error }, as: UTF8.self) }
 
     /// The port from `LinkRelay Server listening on http://host:PORT`, once printed.
     /// - Throws: when the process ends without printing it.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LinkRelay
+import LinkRelayTesting
 import Synchronization
 import Testing
 
@@ -11,21 +12,26 @@ import Testing
 @testable import LinkRelayServerHTTP
 @testable import LinkRelayServerStorage
 
-/// A clock a test moves by hand.
-final class TestClock: Sendable {
-    private let now: Mutex<Date>
+/// A clock a test moves by hand: the SDK's `ManualClock` (the server's one clock protocol is
+/// the SDK's `LinkRelayClock`), started at a fixed date.
+final class TestClock: LinkRelayClock, Sendable {
+    private let manual: ManualClock
 
     init(_ start: Date = Date(timeIntervalSince1970: 1_780_000_000)) {
-        now = Mutex(start)
+        manual = ManualClock(date: start)
     }
 
-    var date: Date { now.withLock { $0 } }
+    var date: Date { manual.currentDate }
+    var currentDate: Date { manual.currentDate }
+    var uptime: TimeInterval { manual.uptime }
+
+    func sleep(untilUptime deadline: TimeInterval) async throws {
+        try await manual.sleep(untilUptime: deadline)
+    }
 
     func advance(hours: Double) {
-        now.withLock { $0 = $0.addingTimeInterval(hours * 3600) }
+        manual.advance(by: hours * 3600)
     }
-
-    var function: @Sendable () -> Date { { self.date } }
 }
 
 /// A project with an SDK key and an admin key, a second project with its own SDK key, over a
@@ -68,7 +74,7 @@ struct ServerWorld {
 
     func app(_ configuration: ServerConfiguration? = nil) -> some ApplicationProtocol {
         Application(
-            router: ServerApplication.router(store: store, configuration: configuration ?? self.configuration(), clock: clock.function),
+            router: ServerApplication.router(store: store, configuration: configuration ?? self.configuration(), clock: clock),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 

@@ -130,12 +130,12 @@ package enum LinkCreationError: Error, Sendable, Hashable {
 /// its own, and the same link back for a repeated request of one user.
 package struct LinkMaker: Sendable {
     let store: any LinkStore & ProjectStore
-    let now: @Sendable () -> Date
+    let clock: any LinkRelayClock
 
-    /// A maker over `store`, its links made at `now`.
-    package init(store: any LinkStore & ProjectStore, now: @escaping @Sendable () -> Date) {
+    /// A maker over `store`, its links dated by `clock`.
+    package init(store: any LinkStore & ProjectStore, clock: any LinkRelayClock) {
         self.store = store
-        self.now = now
+        self.clock = clock
     }
 
     /// The link `draft` asks for, stored, or the one it repeats (`true`). An SDK key (`admin`
@@ -164,7 +164,8 @@ package struct LinkMaker: Sendable {
             androidAppStoreURL: draft.androidAppStoreURL ?? template?.androidAppStoreURL,
             webFallbackURL: draft.webFallbackURL ?? template?.webFallbackURL, utmParameters: draft.utmParameters ?? [:],
             deepLinkParameters: draft.deepLinkParameters ?? [:], attributionWindowHours: draft.attributionWindowHours ?? 168,
-            isActive: draft.isActive ?? true, expiresAt: draft.expiresAt, createdAt: now(), templateID: template?.id, title: draft.title,
+            isActive: draft.isActive ?? true, expiresAt: draft.expiresAt, createdAt: clock.currentDate, templateID: template?.id,
+            title: draft.title,
             description: draft.description, iosUniversalLink: draft.iosUniversalLink, androidAppLink: draft.androidAppLink,
             targetingRules: draft.targetingRules ?? [:], ogTitle: draft.ogTitle, ogDescription: draft.ogDescription,
             ogImageURL: draft.ogImageURL, appendClickID: draft.appendClickID ?? false, externalUserID: draft.externalUserID,

@@ -9,7 +9,7 @@ import LinkRelayServerStorage
 struct AttributionRoutes: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
-    let clock: @Sendable () -> Date
+    let clock: any LinkRelayClock
 
     /// Install, event and the attribution lookup, behind the SDK key.
     func register(on groups: RouteGroups) {
@@ -31,7 +31,7 @@ struct AttributionRoutes: Sendable {
         let body = try await JSONBody.read(request, timeout: configuration.bodyTimeout)
         let report = try InstallReport(body, clientAddress: context.clientAddress, matchPrivateNetworks: configuration.matchPrivateNetworks)
         let attribution = try await AttributionService(store: store, matcher: configuration.matcher).attribute(
-            report, project: key.projectID, at: clock())
+            report, project: key.projectID, at: clock.currentDate)
         if !attribution.repeated { configuration.metrics.install(method: attribution.install.method.rawValue) }
         return attribution
     }
@@ -79,7 +79,7 @@ struct AttributionRoutes: Sendable {
         let linkOpenedAt = try body.date("linkOpenedAt")
         let sessionID = try body.string("sessionId", maxLength: 64)
         let sdk = [try body.string("sdkName", maxLength: 50), try body.string("sdkVersion", maxLength: 50)].compactMap { $0 }
-        let now = clock()
+        let now = clock.currentDate
         if try await store.install(project: key.projectID, id: installID) == nil {
             guard configuration.adoptUnknownInstalls, UUID(uuidString: installID) != nil else {
                 throw APIError(.notFound, "Install event not found")

@@ -23,7 +23,7 @@ package enum ServerHTTP {
     ///     ``ServerConfiguration/dashboard`` is off.
     package static func router(
         store: any ServerStore, configuration: ServerConfiguration = ServerConfiguration(),
-        clock: @escaping @Sendable () -> Date = Date.init,
+        clock: any LinkRelayClock = SystemClock(),
         accessLog: AccessLog? = nil, site: ((Router<ServerContext>) -> Void)? = nil
     ) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
@@ -36,7 +36,7 @@ package enum ServerHTTP {
         // read-only file, a full disk, a deleted file) answers 503 with the reason, so a load
         // balancer sends its traffic elsewhere.
         router.get("api/sdk/v1/health") { _, _ -> Response in
-            let now = clock()
+            let now = clock.currentDate
             if let problem = await store.writeProblem(at: now) {
                 return json(
                     Health(status: "unhealthy", version: apiVersion, timestamp: Self.timestamp(now), reason: problem),

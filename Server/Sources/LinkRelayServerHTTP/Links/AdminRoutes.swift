@@ -9,7 +9,7 @@ import LinkRelayServerStorage
 struct AdminRoutes: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
-    let clock: @Sendable () -> Date
+    let clock: any LinkRelayClock
 
     /// Templates, apps and destination hosts behind an admin key; the association files open.
     func register(on groups: RouteGroups) {
@@ -38,7 +38,8 @@ struct AdminRoutes: Sendable {
         }
         var template = TemplateRecord(
             projectID: key.projectID, slug: slug ?? Self.randomSlug(), name: name, iosAppStoreURL: try body.webURL("iosAppStoreUrl"),
-            androidAppStoreURL: try body.webURL("androidAppStoreUrl"), webFallbackURL: try body.webURL("webFallbackUrl"), createdAt: clock()
+            androidAppStoreURL: try body.webURL("androidAppStoreUrl"), webFallbackURL: try body.webURL("webFallbackUrl"),
+            createdAt: clock.currentDate
         )
         for attempt in 1...10 {
             do {
@@ -150,12 +151,12 @@ struct AdminRoutes: Sendable {
         switch try body.string("platform", required: true, maxLength: 16) {
         case "appclip":
             let appID = try Self.appleAppID(body)
-            app = AppRecord(projectID: key.projectID, platform: .appClip, identifier: appID, createdAt: clock())
+            app = AppRecord(projectID: key.projectID, platform: .appClip, identifier: appID, createdAt: clock.currentDate)
         case "ios":
             let appID = try Self.appleAppID(body)
             let paths = try Self.strings(body, "paths") ?? ["/*"]
             guard paths.allSatisfy({ $0.hasPrefix("/") || $0 == "*" }) else { throw APIError.field("paths", "must start with /") }
-            app = AppRecord(projectID: key.projectID, platform: .ios, identifier: appID, paths: paths, createdAt: clock())
+            app = AppRecord(projectID: key.projectID, platform: .ios, identifier: appID, paths: paths, createdAt: clock.currentDate)
         case "android":
             let package = try body.string("packageName", required: true, maxLength: 256) ?? ""
             guard package.split(separator: ".").count >= 2 else {
@@ -170,7 +171,7 @@ struct AdminRoutes: Sendable {
             app = AppRecord(
                 projectID: key.projectID, platform: .android, identifier: package,
                 certificateFingerprints: fingerprints.map { $0.uppercased() },
-                createdAt: clock())
+                createdAt: clock.currentDate)
         default:
             throw APIError.field("platform", "must be ios, appclip or android")
         }

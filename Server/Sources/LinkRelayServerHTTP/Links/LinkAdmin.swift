@@ -19,7 +19,7 @@ import LinkRelayServerStorage
 struct LinkAdmin: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
-    let clock: @Sendable () -> Date
+    let clock: any LinkRelayClock
 
     func register(on groups: RouteGroups) {
         groups.admin.get("api/links") { try await list($0, $1) }
@@ -88,7 +88,7 @@ struct LinkAdmin: Sendable {
     /// `POST /api/links/:id/duplicate`: a new link with the same destinations and settings, a
     /// new random code, the title with ` (Copy)` (as Core), no clicks; `201` with its row.
     func duplicate(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
-        let stored = try await LinkCreation.duplicate(try await ownLink(id, context), at: clock(), into: store)
+        let stored = try await LinkCreation.duplicate(try await ownLink(id, context), at: clock.currentDate, into: store)
         return LinkRow(stored, clicks: 0).response(status: .created)
     }
 
@@ -119,7 +119,7 @@ struct LinkAdmin: Sendable {
     /// (1…365), in Core's shape, with the referrers, `utm_source`s and installs besides.
     func overview(_ request: Request, _ context: ServerContext) async throws -> Response {
         let key = try context.requireAPIKey()
-        let period = try Period(AdminQuery(request), now: clock())
+        let period = try Period(AdminQuery(request), now: clock.currentDate)
         let clicks = try await store.clickSummary(project: key.projectID, link: nil, from: period.from, to: period.to)
         var answer = Analytics(
             days: period.days, from: period.from, to: period.to, clicks: clicks,
@@ -134,7 +134,7 @@ struct LinkAdmin: Sendable {
     /// referrers, `utm_source`s and the installs attributed to it besides.
     func linkAnalytics(_ request: Request, _ context: ServerContext, id: String) async throws -> Response {
         let link = try await ownLink(id, context)
-        let period = try Period(AdminQuery(request), now: clock())
+        let period = try Period(AdminQuery(request), now: clock.currentDate)
         let clicks = try await store.clickSummary(project: link.projectID, link: link.id, from: period.from, to: period.to)
         var answer = Analytics(
             days: period.days, from: period.from, to: period.to, clicks: clicks,

@@ -21,7 +21,7 @@ import LinkRelayServerStorage
 struct LinkCreation: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
-    let clock: @Sendable () -> Date
+    let clock: any LinkRelayClock
 
     /// Link creation, both forms, behind the SDK key (an admin key too).
     func register(on groups: RouteGroups) {
@@ -67,7 +67,7 @@ struct LinkCreation: Sendable {
     /// The link `draft` asks for, stored, or the one it repeats; a broken rule answered as the API's error.
     func create(_ draft: LinkDraft, key: APIKeyRecord, admin: Bool) async throws -> (LinkRecord, Bool) {
         do {
-            return try await LinkMaker(store: store, now: clock).make(draft, key: key, admin: admin)
+            return try await LinkMaker(store: store, clock: clock).make(draft, key: key, admin: admin)
         } catch let error as LinkCreationError {
             throw APIError(error)
         }

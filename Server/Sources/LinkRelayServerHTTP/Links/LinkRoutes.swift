@@ -9,7 +9,7 @@ import LinkRelayServerStorage
 struct LinkRoutes: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
-    let clock: @Sendable () -> Date
+    let clock: any LinkRelayClock
     let limiter: ClickLimiter
 
     /// `GET /api/sdk/v1/resolve/{code}` and `…/{templateSlug}/{code}`, behind the SDK key. One
@@ -32,7 +32,7 @@ struct LinkRoutes: Sendable {
     /// answer goes out (LinkForty Core writes them after answering, so a crash loses them).
     func resolve(_ request: Request, _ context: ServerContext, code: String, templateSlug: String?) async throws -> Response {
         let key = try context.requireAPIKey()
-        let now = clock()
+        let now = clock.currentDate
         guard let link = try await store.link(project: key.projectID, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
         else { throw APIError.linkNotFound }
         let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now)

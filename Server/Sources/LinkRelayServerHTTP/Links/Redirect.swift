@@ -28,7 +28,7 @@ import NIOCore
 struct Redirect: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
-    let clock: @Sendable () -> Date
+    let clock: any LinkRelayClock
     let limiter: ClickLimiter
 
     /// `GET /{code}` and `GET /{templateSlug}/{code}`, open.
@@ -47,7 +47,7 @@ struct Redirect: Sendable {
     }
 
     func follow(_ request: Request, _ context: ServerContext, code: String, templateSlug: String?) async throws -> Response {
-        let now = clock()
+        let now = clock.currentDate
         guard !LinkRules.reservedSegments.contains((templateSlug ?? code).lowercased()),
             let link = try await store.link(project: nil, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
         else { throw APIError.linkNotFound }
@@ -56,14 +56,14 @@ struct Redirect: Sendable {
         if Fingerprint.isBot(agent) {
             let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
             let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
-            return ClickLimiter.marked(Self.html(Self.previewPage(link, url: request.uri.path)), recorded: recorded)
+            return ClickLimiter.marked(Self.html(try Self.previewPage(link, url: request.uri.path)), recorded: recorded)
         }
         guard Self.isTargeted(link.targetingRules, platform: platform, request: request) else { throw APIError.linkNotFound }
         let query = request.uri.queryParameters
         let collected = query.contains { $0.key.hasPrefix("fp_") || $0.key == "lf_fp" }
         if platform != .web, !collected {
             let nonce = Self.nonce()
-            return Self.html(Self.collectingPage(path: request.uri.path, query: request.uri.query, nonce: nonce), nonce: nonce)
+            return Self.html(try Self.collectingPage(path: request.uri.path, query: request.uri.query, nonce: nonce), nonce: nonce)
         }
         let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
         let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
@@ -81,7 +81,7 @@ struct Redirect: Sendable {
                         tokenHash: ClickTokens.hash(token), projectID: link.projectID, linkID: link.id, clickID: click.id, clickedAt: now,
                         expiresAt: now.addingTimeInterval(TimeInterval(link.attributionWindowHours) * 3600)))
                 let nonce = Self.nonce()
-                let page = Self.landingPage(
+                let page = try Self.landingPage(
                     link, settings: settings, store: storeURL, copied: copiedURL(link, request: request, token: token), nonce: nonce)
                 return Self.html(page, nonce: nonce, images: settings.appIconURL != nil)
             }
@@ -93,9 +93,9 @@ struct Redirect: Sendable {
         if let scheme = targets.scheme {
             let nonce = Self.nonce()
             return ClickLimiter.marked(
-                Self.html(Self.interstitial(link, scheme: scheme, fallback: web, nonce: nonce), nonce: nonce), recorded: recorded)
+                Self.html(try Self.interstitial(link, scheme: scheme, fallback: web, nonce: nonce), nonce: nonce), recorded: recorded)
         }
-        guard let web else { return ClickLimiter.marked(Self.html(Self.previewPage(link, url: request.uri.path)), recorded: recorded) }
+        guard let web else { return ClickLimiter.marked(Self.html(try Self.previewPage(link, url: request.uri.path)), recorded: recorded) }
         return ClickLimiter.marked(Response(status: .found, headers: [.location: web, .cacheControl: "no-store"]), recorded: recorded)
     }
 
@@ -207,59 +207,27 @@ struct Redirect: Sendable {
         APIKeys.randomString(22, alphabet: APIKeys.base62)
     }
 
-    /// Text safe inside HTML and attribute values.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
-
     /// A string as a JavaScript literal that cannot end its `<script>`.
     static func script(_ text: String) -> String {
         let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
         return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
     }
 
-    static func collectingPage(path: String, query: String?, nonce: String) -> String {
+    static func collectingPage(path: String, query: String?, nonce: String) throws -> String {
         let separator = (query?.isEmpty ?? true) ? "?" : "&"
         let noScript = path + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "") + separator + "lf_fp=0"
-        return """
-            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-            <noscript><meta http-equiv="refresh" content="0;url=\(escape(noScript))"></noscript>
-            <script nonce="\(nonce)">
-            (function () {
-              var u = new URL(window.location.href), r = window.devicePixelRatio || 1, z = "";
-              try { z = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) {}
-              u.searchParams.set("fp_tz", z);
-              u.searchParams.set("fp_lang", navigator.language || "");
-              u.searchParams.set("fp_sw", String(Math.round(screen.width * r)));
-              u.searchParams.set("fp_sh", String(Math.round(screen.height * r)));
-              window.location.replace(u.toString());
-            })();
-            </script></head><body></body></html>
-            """
+        return try RedirectPages.render("collecting", PageView(values: ["noScript": noScript, "nonce": nonce]))
     }
 
-    static func interstitial(_ link: LinkRecord, scheme: String, fallback: String?, nonce: String) -> String {
-        let title = escape(link.ogTitle ?? link.title ?? "Opening the app…")
-        let fallbackScript = fallback.map { "setTimeout(function () { window.location.replace(\(script($0))); }, 1500);" } ?? ""
-        let fallbackLink = fallback.map { "<p><a href=\"\(escape($0))\">Continue</a></p>" } ?? ""
-        return """
-            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-            <title>\(title)</title></head><body>
-            <p>\(title)</p><p><a href="\(escape(scheme))">Open in the app</a></p>\(fallbackLink)
-            <script nonce="\(nonce)">window.location.href = \(script(scheme)); \(fallbackScript)</script>
-            </body></html>
-            """
+    static func interstitial(_ link: LinkRecord, scheme: String, fallback: String?, nonce: String) throws -> String {
+        var values = [
+            "title": link.ogTitle ?? link.title ?? "Opening the app…", "scheme": scheme, "schemeScript": script(scheme), "nonce": nonce,
+        ]
+        if let fallback {
+            values["fallback"] = fallback
+            values["fallbackScript"] = script(fallback)
+        }
+        return try RedirectPages.render("interstitial", PageView(values: values))
     }
 
     /// The pasteboard landing page: the app's icon and name where the project gives them, the
@@ -267,60 +235,26 @@ struct Redirect: Sendable {
     /// allows it only inside the tap) and then opens `store`, also when the write fails or
     /// takes more than a second; should script not run, the button is the plain store link. The
     /// page says what the button copies.
-    static func landingPage(_ link: LinkRecord, settings: LandingPageSettings, store: String, copied: String, nonce: String) -> String {
+    static func landingPage(
+        _ link: LinkRecord, settings: LandingPageSettings, store: String, copied: String, nonce: String
+    ) throws
+        -> String
+    {
         let app = settings.appName.flatMap { $0.isEmpty ? nil : $0 }
-        let title = escape(link.ogTitle ?? link.title ?? app ?? "Get the app")
-        let button = escape(app.map { "Get \($0)" } ?? "Get the app")
-        let description = (link.ogDescription ?? link.description).map { "<p>\(escape($0))</p>" } ?? ""
-        let icon = settings.appIconURL.map { "<img src=\"\(escape($0))\" alt=\"\" width=\"96\" height=\"96\">" } ?? ""
-        let who = escape(app ?? "the app")
-        return """
-            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(title)</title>
-            <style nonce="\(nonce)">
-            body { font: 17px/1.4 -apple-system, system-ui, sans-serif; margin: 0; padding: 2rem 1.5rem; text-align: center; color: #111; }
-            main { max-width: 28rem; margin: 0 auto; } img { border-radius: 22%; }
-            h1 { font-size: 1.5rem; margin: 1rem 0 .5rem; }
-            .button { display: block; margin: 1.5rem 0 1rem; padding: .9rem 1rem; border-radius: .75rem; background: #0a66d8; color: #fff;
-              font-weight: 600; text-decoration: none; }
-            .note { font-size: .85rem; color: #555; }
-            </style></head><body><main>
-            \(icon)<h1>\(title)</h1>\(description)
-            <a id="get" class="button" href="\(escape(store))" data-link="\(escape(copied))">\(button)</a>
-            <p class="note">The button copies this link, so that \(who) opens it once installed.</p>
-            </main>
-            <script nonce="\(nonce)">
-            (function () {
-              var button = document.getElementById("get");
-              button.addEventListener("click", function (event) {
-                var gone = false;
-                function go() { if (!gone) { gone = true; window.location.href = button.href; } }
-                if (!navigator.clipboard || !navigator.clipboard.writeText) return;
-                event.preventDefault();
-                try { navigator.clipboard.writeText(button.getAttribute("data-link")).then(go, go); } catch (e) { go(); return; }
-                setTimeout(go, 1000);
-              });
-            })();
-            </script></body></html>
-            """
+        var values = [
+            "title": link.ogTitle ?? link.title ?? app ?? "Get the app", "button": app.map { "Get \($0)" } ?? "Get the app",
+            "who": app ?? "the app", "store": store, "copied": copied, "nonce": nonce,
+        ]
+        values["description"] = link.ogDescription ?? link.description
+        values["icon"] = settings.appIconURL
+        return try RedirectPages.render("landing", PageView(values: values))
     }
 
-    static func previewPage(_ link: LinkRecord, url: String) -> String {
-        let title = escape(link.ogTitle ?? link.title ?? link.shortCode)
-        let description = (link.ogDescription ?? link.description).map { escape($0) }
-        var meta = [
-            "<meta property=\"og:title\" content=\"\(title)\">", "<meta property=\"og:url\" content=\"\(escape(url))\">",
-            "<meta property=\"og:type\" content=\"website\">",
-        ]
-        if let description { meta.append("<meta property=\"og:description\" content=\"\(description)\">") }
-        if let image = link.ogImageURL {
-            meta.append("<meta property=\"og:image\" content=\"\(escape(image))\">")
-            meta.append("<meta name=\"twitter:card\" content=\"summary_large_image\">")
-        }
-        return """
-            <!doctype html><html><head><meta charset="utf-8"><title>\(title)</title>
-            \(meta.joined(separator: "\n"))
-            </head><body><h1>\(title)</h1>\(description.map { "<p>\($0)</p>" } ?? "")</body></html>
-            """
+    /// The link's Open Graph preview, for crawlers and link-preview fetchers.
+    static func previewPage(_ link: LinkRecord, url: String) throws -> String {
+        var values = ["title": link.ogTitle ?? link.title ?? link.shortCode, "url": url]
+        values["description"] = link.ogDescription ?? link.description
+        values["image"] = link.ogImageURL
+        return try RedirectPages.render("preview", PageView(values: values))
     }
 }

@@ -14,12 +14,12 @@ package struct JSONLogHandler: LogHandler {
     package var metadata: Logger.Metadata = [:]
     private let label: String
     private let output: @Sendable ([UInt8]) -> Void
-    private let now: @Sendable () -> Date
+    private let clock: any LinkRelayClock
 
     /// A handler for `label`, writing each line to `output` (standard error unless given).
-    package init(label: String, now: @escaping @Sendable () -> Date = Date.init, output: (@Sendable ([UInt8]) -> Void)? = nil) {
+    package init(label: String, clock: any LinkRelayClock = SystemClock(), output: (@Sendable ([UInt8]) -> Void)? = nil) {
         self.label = label
-        self.now = now
+        self.clock = clock
         self.output = output ?? AccessLog.standardError
     }
 
@@ -30,7 +30,7 @@ package struct JSONLogHandler: LogHandler {
 
     package func log(event: LogEvent) {
         var object: [String: JSONValue] = [
-            "time": .string(ServerHTTP.timestamp(now())), "type": .string("log"), "level": .string(event.level.rawValue),
+            "time": .string(ServerHTTP.timestamp(clock.currentDate)), "type": .string("log"), "level": .string(event.level.rawValue),
             "label": .string(label), "message": .string(event.message.description),
         ]
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }

@@ -24,8 +24,8 @@ package struct ServerResources: Sendable {
         #endif
     }
 
-    /// The HTTP API's: `openapi.json`.
-    package static let api = ServerResources(target: "LinkRelayServerHTTP", contents: "openapi.json")
+    /// The HTTP API's: `openapi.json`, the redirect's pages.
+    package static let api = ServerResources(target: "LinkRelayServerHTTP", contents: "openapi.json, the redirect's pages")
     /// The dashboard's: its templates, stylesheet and script.
     package static let dashboard = ServerResources(target: "LinkRelayServerDashboard", contents: "the dashboard's templates")
     /// Every folder an install has.
