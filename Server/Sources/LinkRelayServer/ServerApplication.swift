@@ -16,7 +16,7 @@ import ServiceLifecycle
 package enum ServerApplication {
     /// The router with every route, over `store`: the API's, and the dashboard's when
     /// ``ServerConfiguration/dashboard`` is on (a page saying why when its files are missing).
-    /// - Parameter accessLog: where each request's line goes (``ResponseMiddleware``); `nil`, none.
+    /// - Parameter accessLog: where each request's line goes (``AccessLogMiddleware``); `nil`, none.
     package static func router(
         store: any ServerStore, configuration: ServerConfiguration = ServerConfiguration(),
         clock: any LinkRelayClock = SystemClock(),

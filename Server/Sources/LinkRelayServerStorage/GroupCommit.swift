@@ -7,23 +7,17 @@ import Synchronization
 /// answered before it is durable (LinkForty Core writes its clicks after answering, so a crash
 /// loses them).
 ///
-/// The commits run on the writers' own tasks, not on a task of their own: the first writer of a
-/// quiet moment leads, committing a batch that holds its write; when writes arrived meanwhile it
-/// hands the lead to the first of them, whose task commits the next batch, and returns. Nothing
-/// is left running when no one writes, and nothing must be started for writes to go through (a
-/// `Service` that drained a queue would hang every write of a store nobody ran: a command, a
-/// test, a tool).
+/// Each quiet moment's first writer starts one task that drains the queue, batch after batch,
+/// until it is empty. Two other shapes were tried (issue 64): a `Service` that drains a queue
+/// would hang every write of a store nobody runs (a command, a test, a tool); committing on the
+/// writers' own tasks, the lead handed from one writer to the next, had the redirect's p99 at
+/// 72 ms in one of two runs (5 ms in the other, and in this shape's): a woken writer may wait
+/// behind the requests queued on two cores before its batch starts. Not shown either way, so
+/// the shape measured since issue 49 stays (RESULTS §2, round six).
 final class GroupCommit<Write: Sendable, Written: Sendable>: Sendable {
-    /// What a waiting writer is told: its write's result, or that it leads the next batch.
-    private enum Turn: Sendable {
-        case done(Result<Written, any Error>)
-        case lead
-    }
-
     private struct Pending: Sendable {
         let write: Write
-        /// `nil` for the leader's own write, whose task is committing it.
-        let continuation: CheckedContinuation<Turn, Never>?
+        let continuation: CheckedContinuation<Written, any Error>
     }
 
     private struct State: Sendable {
@@ -44,61 +38,33 @@ final class GroupCommit<Write: Sendable, Written: Sendable>: Sendable {
 
     /// Returns once `write` is committed (or failed).
     func submit(_ write: Write) async throws -> Written {
-        let leads = state.withLock { state in
-            guard !state.draining else { return false }
-            state.draining = true
-            state.pending.append(Pending(write: write, continuation: nil))
-            return true
-        }
-        if leads { return try await lead().get() }
-        let turn = await withCheckedContinuation { continuation in
-            let leadsNow = state.withLock { state in
-                // The leader may have finished between the two locks.
-                if state.draining {
-                    state.pending.append(Pending(write: write, continuation: continuation))
-                    return false
-                }
+        try await withCheckedThrowingContinuation { continuation in
+            let lead = state.withLock { state in
+                state.pending.append(Pending(write: write, continuation: continuation))
+                guard !state.draining else { return false }
                 state.draining = true
-                state.pending.append(Pending(write: write, continuation: nil))
                 return true
             }
-            if leadsNow { continuation.resume(returning: .lead) }
-        }
-        switch turn {
-        case .done(let result): return try result.get()
-        case .lead: return try await lead().get()
+            // The first writer of a quiet moment starts the drain; the writes that arrive while
+            // a batch commits form the next batch.
+            if lead { Task { await self.drain() } }
         }
     }
 
-    /// Commits the next batch, which holds this task's write (the first pending, whose
-    /// continuation is `nil`), answers the others in it, and hands the lead on; this task's
-    /// write's result.
-    private func lead() async -> Result<Written, any Error> {
-        let batch = state.withLock { state -> [Pending] in
-            let batch = Array(state.pending.prefix(limit))
-            state.pending.removeFirst(batch.count)
-            return batch
-        }
-        let results = await commit(batch.map(\.write))
-        var own: Result<Written, any Error> = .failure(StoreError(.failed, "A write got no result."))
-        for (index, pending) in batch.enumerated() {
-            let result = index < results.count ? results[index] : .failure(StoreError(.failed, "A write got no result."))
-            if let continuation = pending.continuation {
-                continuation.resume(returning: .done(result))
-            } else {
-                own = result
+    private func drain() async {
+        while true {
+            let batch = state.withLock { state -> [Pending] in
+                let batch = Array(state.pending.prefix(limit))
+                state.pending.removeFirst(batch.count)
+                if batch.isEmpty { state.draining = false }
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            let results = await commit(batch.map(\.write))
+            for (index, pending) in batch.enumerated() {
+                pending.continuation.resume(
+                    with: index < results.count ? results[index] : .failure(StoreError(.failed, "A write got no result.")))
             }
         }
-        // The next batch's first writer leads it; none waiting: the next writer will.
-        let next = state.withLock { state -> CheckedContinuation<Turn, Never>? in
-            guard let first = state.pending.first else {
-                state.draining = false
-                return nil
-            }
-            state.pending[0] = Pending(write: first.write, continuation: nil)
-            return first.continuation
-        }
-        next?.resume(returning: .lead)
-        return own
     }
 }

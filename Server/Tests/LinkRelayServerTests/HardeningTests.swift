@@ -48,15 +48,15 @@ struct HardeningTests {
 
     @Test("the JSON 404 cuts and escapes the path it names")
     func notFoundPath() {
-        #expect(ResponseMiddleware.loggedPath("/a\"b\n") == "/a\\\"b\\u{a}")
-        #expect(ResponseMiddleware.loggedPath("/t1/abc-DEF_123.~") == "/t1/abc-DEF_123.~")
-        #expect(ResponseMiddleware.loggedPath("/caf\u{e9}") == "/caf\u{e9}")
-        #expect(ResponseMiddleware.milliseconds(.microseconds(12_345)) == "12.3")
-        #expect(ResponseMiddleware.milliseconds(.microseconds(12_350)) == "12.4")
-        #expect(ResponseMiddleware.milliseconds(.zero) == "0.0")
-        #expect(ResponseMiddleware.milliseconds(.seconds(2)) == "2000.0")
-        #expect(ResponseMiddleware.milliseconds(.seconds(-1)) == "0.0")
-        let long = ResponseMiddleware.loggedPath("/" + String(repeating: "x", count: 5000))
+        #expect(AccessLogMiddleware.loggedPath("/a\"b\n") == "/a\\\"b\\u{a}")
+        #expect(AccessLogMiddleware.loggedPath("/t1/abc-DEF_123.~") == "/t1/abc-DEF_123.~")
+        #expect(AccessLogMiddleware.loggedPath("/caf\u{e9}") == "/caf\u{e9}")
+        #expect(AccessLogMiddleware.milliseconds(.microseconds(12_345)) == "12.3")
+        #expect(AccessLogMiddleware.milliseconds(.microseconds(12_350)) == "12.4")
+        #expect(AccessLogMiddleware.milliseconds(.zero) == "0.0")
+        #expect(AccessLogMiddleware.milliseconds(.seconds(2)) == "2000.0")
+        #expect(AccessLogMiddleware.milliseconds(.seconds(-1)) == "0.0")
+        let long = AccessLogMiddleware.loggedPath("/" + String(repeating: "x", count: 5000))
         #expect(long.utf8.count <= 203 && long.hasSuffix("…"))
     }
 

@@ -94,10 +94,15 @@ struct RedirectTests {
     func oddPaths() {
         for path in ["/sale/50% off", "/a b/\"c\"", "/%zz", "/ünïcode/<x>"] {
             let link = LinkRecord(projectID: "p", shortCode: "c", originalURL: "", deepLinkPath: path, appScheme: "acme", createdAt: Date())
-            let scheme = Redirect.targets(link, platform: .ios, userAgent: HTTPTest.safari).scheme
+            let scheme = RedirectPlan.targets(link, RedirectTap(platform: .ios)).scheme
             #expect(scheme.flatMap(URL.init(string:)) != nil, "\(path) → \(scheme ?? "nil")")
             #expect(scheme?.hasPrefix("acme://") == true)
         }
+    }
+
+    /// An iPhone's tap with `userAgent`, as the redirect reads it.
+    static func tap(_ userAgent: String) -> RedirectTap {
+        RedirectTap(platform: .ios, inAppBrowser: LowercasedText(userAgent).containsAny(RedirectTap.inAppTokens))
     }
 
     @Test("in an app's own browser the web page comes before the store")
@@ -105,12 +110,12 @@ struct RedirectTests {
         let link = LinkRecord(
             projectID: "p", shortCode: "c", originalURL: "https://acme.example", iosAppStoreURL: "https://apps.apple.com/app/id1",
             webFallbackURL: "https://acme.example/web", createdAt: Date())
-        #expect(Redirect.targets(link, platform: .ios, userAgent: HTTPTest.safari).fallback == "https://apps.apple.com/app/id1")
+        #expect(RedirectPlan.targets(link, Self.tap(HTTPTest.safari)).fallback == "https://apps.apple.com/app/id1")
         #expect(
-            Redirect.targets(link, platform: .ios, userAgent: HTTPTest.safari + " Instagram 300.0").fallback == "https://acme.example/web")
+            RedirectPlan.targets(link, Self.tap(HTTPTest.safari + " Instagram 300.0")).fallback == "https://acme.example/web")
         var universal = link
         universal.iosUniversalLink = "https://app.acme.example/p/1"
-        #expect(Redirect.targets(universal, platform: .ios, userAgent: HTTPTest.safari) == (nil, "https://app.acme.example/p/1"))
+        #expect(RedirectPlan.targets(universal, Self.tap(HTTPTest.safari)) == (nil, "https://app.acme.example/p/1"))
     }
 
     @Test("a crawler gets the preview (escaped), its click is kept as a bot and never matches", arguments: TestEngine.available)

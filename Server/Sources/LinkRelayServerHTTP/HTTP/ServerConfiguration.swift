@@ -54,7 +54,7 @@ package struct ServerConfiguration: Sendable {
     /// backlog. `nil` for no limit. `linkrelay-server serve` sets it below the open-file limit
     /// (``OpenFileLimit``). At least 1.
     package var maximumConnections: Int?
-    /// Whether each request leaves a line in the log (``ResponseMiddleware``). Default `true`.
+    /// Whether each request leaves a line in the log (``AccessLogMiddleware``). Default `true`.
     package var accessLog: Bool
     /// How long a connection may be idle (no request, or a request's body stalled) before it is
     /// closed. Default 30 seconds; clamped to 1 second…1 hour.

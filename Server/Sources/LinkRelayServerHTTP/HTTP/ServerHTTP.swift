@@ -17,7 +17,7 @@ package enum ServerHTTP {
 
     /// The router with every route of the API, over `store`.
     /// - Parameters:
-    ///   - accessLog: where each request's line goes (``ResponseMiddleware``); `nil`, none.
+    ///   - accessLog: where each request's line goes (``AccessLogMiddleware``); `nil`, none.
     ///   - site: the routes served beside the API (the dashboard), registered after the API's
     ///     and before the redirect's `/{code}`, which would take their paths; given `nil` when
     ///     ``ServerConfiguration/dashboard`` is off.
@@ -27,7 +27,11 @@ package enum ServerHTTP {
         accessLog: AccessLog? = nil, site: ((Router<ServerContext>) -> Void)? = nil
     ) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
-        router.middlewares.add(ResponseMiddleware(accessLog: accessLog, configuration: configuration))
+        // Outermost first: the client's address (which the access line names), the access line
+        // and the metrics (timing all the rest), the security headers (on errors too).
+        router.middlewares.add(ClientAddressMiddleware(configuration: configuration))
+        router.middlewares.add(AccessLogMiddleware(accessLog: accessLog, metrics: configuration.metrics))
+        router.middlewares.add(SecurityHeadersMiddleware())
         // Before every route: a middleware applies to the routes added after it.
         let routeTable = RouteTable()
         router.middlewares.add(JSONErrorMiddleware(metrics: configuration.metrics, routes: routeTable))
@@ -205,7 +209,7 @@ struct JSONErrorMiddleware: RouterMiddleware {
                     let list = allowed.joined(separator: ", ")
                     var refusal = APIError(
                         .methodNotAllowed,
-                        "\(request.method.rawValue) is not allowed on \(ResponseMiddleware.loggedPath(request.uri.path)) (allowed: \(list))."
+                        "\(request.method.rawValue) is not allowed on \(AccessLogMiddleware.loggedPath(request.uri.path)) (allowed: \(list))."
                     )
                     refusal.headers[.allow] = list
                     throw refusal
@@ -214,7 +218,7 @@ struct JSONErrorMiddleware: RouterMiddleware {
             let message =
                 switch error.status {
                 // Core's wording; the path cut at 200 bytes and escaped (it is the client's own text).
-                case .notFound: "Route \(request.method.rawValue):\(ResponseMiddleware.loggedPath(request.uri.path)) not found"
+                case .notFound: "Route \(request.method.rawValue):\(AccessLogMiddleware.loggedPath(request.uri.path)) not found"
                 case .contentTooLarge: "The body is too large."
                 case .methodNotAllowed: "\(request.method.rawValue) is not allowed here."
                 default: error.status.reasonPhrase

@@ -46,66 +46,51 @@ struct Redirect: Sendable {
         }
     }
 
+    /// The tap's answer, as ``RedirectPlan`` decides it; the click on disk before the answer.
     func follow(_ request: Request, _ context: ServerContext, code: String, templateSlug: String?) async throws -> Response {
         let now = clock.currentDate
         guard !LinkRules.reservedSegments.contains((templateSlug ?? code).lowercased()),
             let link = try await store.link(project: nil, shortCode: code, templateSlug: templateSlug), link.isLive(at: now)
         else { throw APIError.linkNotFound }
         let agent = LowercasedText(request.headers[.userAgent])
-        let platform = Fingerprint.platform(agent)
-        if Fingerprint.isBot(agent) {
-            let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
-            let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
-            return ClickLimiter.marked(Self.html(try Self.previewPage(link, url: request.uri.path)), recorded: recorded)
-        }
-        guard Self.isTargeted(link.targetingRules, platform: platform, request: request) else { throw APIError.linkNotFound }
-        let query = request.uri.queryParameters
-        let collected = query.contains { $0.key.hasPrefix("fp_") || $0.key == "lf_fp" }
-        if platform != .web, !collected {
+        let tap = RedirectTap(request, agent: agent)
+        switch RedirectPlan.first(link, tap) {
+        case .notFound:
+            throw APIError.linkNotFound
+        case .collect:
             let nonce = Self.nonce()
             return Self.html(try Self.collectingPage(path: request.uri.path, query: request.uri.query, nonce: nonce), nonce: nonce)
+        case .preview, .click:
+            break
         }
         let click = Fingerprint.click(on: link, request: request, context: context, configuration: configuration, at: now, agent: agent)
         let recorded = try await limiter.record(click, from: context.clientAddress, in: store, at: now)
-        // An iPhone without the app (a universal link would have opened it), on its way to the
-        // store: the landing page, when on, with a token naming the click just stored. A
-        // browser without JavaScript (`lf_fp=0`) cannot copy: the plain store redirect.
-        if platform == .ios, recorded, Self.nonEmpty(link.iosUniversalLink) == nil, let storeURL = Self.nonEmpty(link.iosAppStoreURL),
-            link.landingPage != false, !query.contains(where: { $0.key == "lf_fp" && $0.value == "0" })
-        {
-            let settings = try await store.landingPage(project: link.projectID)
-            if link.landingPage ?? settings.enabled {
-                let token = ClickTokens.make()
-                try await store.insertClickToken(
-                    ClickTokenRecord(
-                        tokenHash: ClickTokens.hash(token), projectID: link.projectID, linkID: link.id, clickID: click.id, clickedAt: now,
-                        expiresAt: now.addingTimeInterval(TimeInterval(link.attributionWindowHours) * 3600)))
-                let nonce = Self.nonce()
-                let page = try Self.landingPage(
-                    link, settings: settings, store: storeURL, copied: copiedURL(link, request: request, token: token), nonce: nonce)
-                return Self.html(page, nonce: nonce, images: settings.appIconURL != nil)
-            }
-        }
-        let targets = Self.targets(link, platform: platform, agent: agent)
-        // Store pages are left as they are: the parameters mean nothing there.
-        let stores = [link.iosAppStoreURL, link.androidAppStoreURL].compactMap { $0 }
-        let web = targets.fallback.map { stores.contains($0) ? $0 : Self.decorated($0, link: link, clickID: click.id) }
-        if let scheme = targets.scheme {
+        if tap.isBot { return ClickLimiter.marked(Self.html(try Self.previewPage(link, url: request.uri.path)), recorded: recorded) }
+        let settings =
+            RedirectPlan.mayShowLandingPage(link, tap, recorded: recorded) ? try await store.landingPage(project: link.projectID) : nil
+        switch RedirectPlan.destination(link, tap, clickID: click.id, recorded: recorded, projectLandingPage: settings?.enabled) {
+        case .landingPage(let storeURL):
+            // A token naming the click just stored, copied by the page's button.
+            let token = ClickTokens.make()
+            try await store.insertClickToken(
+                ClickTokenRecord(
+                    tokenHash: ClickTokens.hash(token), projectID: link.projectID, linkID: link.id, clickID: click.id, clickedAt: now,
+                    expiresAt: now.addingTimeInterval(TimeInterval(link.attributionWindowHours) * 3600)))
+            let settings = settings ?? LandingPageSettings()
+            let nonce = Self.nonce()
+            let page = try Self.landingPage(
+                link, settings: settings, store: storeURL, copied: copiedURL(link, request: request, token: token), nonce: nonce)
+            return Self.html(page, nonce: nonce, images: settings.appIconURL != nil)
+        case .interstitial(let scheme, let fallback):
             let nonce = Self.nonce()
             return ClickLimiter.marked(
-                Self.html(try Self.interstitial(link, scheme: scheme, fallback: web, nonce: nonce), nonce: nonce), recorded: recorded)
+                Self.html(try Self.interstitial(link, scheme: scheme, fallback: fallback, nonce: nonce), nonce: nonce), recorded: recorded)
+        case .redirect(let url):
+            return ClickLimiter.marked(Response(status: .found, headers: [.location: url, .cacheControl: "no-store"]), recorded: recorded)
+        case .preview:
+            return ClickLimiter.marked(Self.html(try Self.previewPage(link, url: request.uri.path)), recorded: recorded)
         }
-        guard let web else { return ClickLimiter.marked(Self.html(try Self.previewPage(link, url: request.uri.path)), recorded: recorded) }
-        return ClickLimiter.marked(Response(status: .found, headers: [.location: web, .cacheControl: "no-store"]), recorded: recorded)
     }
-
-    /// Where a device goes: the app's scheme URL to try (for the interstitial), then the URL to
-    /// go to (directly, or after the try).
-    static func targets(_ link: LinkRecord, platform: DevicePlatform, userAgent: String) -> (scheme: String?, fallback: String?) {
-        targets(link, platform: platform, agent: LowercasedText(userAgent))
-    }
-
-    static func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
 
     /// The link the landing page copies: `https://{host}/{code}?lr_click={token}` (the
     /// configured public URL, else the request's origin), which the app's backend claims.
@@ -115,74 +100,6 @@ struct Redirect: Sendable {
         var components = URLComponents(url: base.appendingPathComponent(path), resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: ClickTokens.parameter, value: token)]
         return components?.string ?? base.appendingPathComponent(path).absoluteString
-    }
-
-    static func targets(_ link: LinkRecord, platform: DevicePlatform, agent: LowercasedText) -> (scheme: String?, fallback: String?) {
-        let original = nonEmpty(link.originalURL)
-        let web = nonEmpty(link.webFallbackURL) ?? original
-        guard platform != .web else { return (nil, web) }
-        let appLink = platform == .ios ? link.iosUniversalLink : link.androidAppLink
-        if let appLink = nonEmpty(appLink) { return (nil, appLink) }
-        let store = nonEmpty(platform == .ios ? link.iosAppStoreURL : link.androidAppStoreURL)
-        // In an app's own browser (Instagram, Facebook, Google…) the store often cannot open:
-        // the web page first there, the store first elsewhere (Core's order).
-        let inApp = agent.containsAny(["gsa/", "fban", "fbav", "instagram", "twitter", "linkedin", "micromessenger", "outlook"])
-        let fallback = inApp ? (nonEmpty(link.webFallbackURL) ?? store ?? original) : (store ?? web)
-        // A stored scheme is checked again: a link made before schemes were checked cannot run script.
-        if let scheme = nonEmpty(link.appScheme), LinkRules.isValidScheme(scheme), let path = nonEmpty(link.deepLinkPath) {
-            var components = URLComponents()
-            components.scheme = scheme
-            components.host = ""
-            // The path as text: URLComponents encodes what needs it (setting an already-encoded
-            // path that is not valid would stop the process).
-            components.path = path.hasPrefix("/") ? path : "/" + path
-            let items = link.deepLinkParameters.sorted { $0.key < $1.key }.compactMap { name, value in
-                value.scalarDescription.map { URLQueryItem(name: name, value: $0) }
-            }
-            if !items.isEmpty { components.queryItems = items }
-            // `scheme:///path` → `scheme://path`, the form apps register.
-            let text = components.string.map { $0.replacingOccurrences(of: "\(scheme):///", with: "\(scheme)://") }
-            return (text, fallback)
-        }
-        return (nil, fallback)
-    }
-
-    /// An http(s) target with the link's `utm_*`, its parameters and `lf_click` added (values
-    /// already on the target win).
-    static func decorated(_ target: String, link: LinkRecord, clickID: String) -> String {
-        guard var components = URLComponents(string: target), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https"
-        else { return target }
-        var items = components.queryItems ?? []
-        let present = Set(items.map(\.name))
-        var added: [URLQueryItem] = link.utmParameters.sorted { $0.key < $1.key }.compactMap { key, value in
-            value.isEmpty ? nil : URLQueryItem(name: "utm_\(key)", value: value)
-        }
-        added += link.deepLinkParameters.sorted { $0.key < $1.key }.compactMap { name, value in
-            value.scalarDescription.map { URLQueryItem(name: name, value: $0) }
-        }
-        if link.appendClickID { added.append(URLQueryItem(name: "lf_click", value: clickID)) }
-        items += added.filter { !present.contains($0.name) }
-        components.queryItems = items.isEmpty ? nil : items
-        return components.string ?? target
-    }
-
-    static func isTargeted(_ rules: [String: JSONValue], platform: DevicePlatform, request: Request) -> Bool {
-        func list(_ name: String) -> [String]? {
-            guard case .array(let items)? = rules[name], !items.isEmpty else { return nil }
-            return items.compactMap { $0.stringValue?.lowercased() }
-        }
-        if let devices = list("devices"), !devices.contains(platform.rawValue) { return false }
-        if let languages = list("languages") {
-            let primary = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first?
-                .trimmingCharacters(in: .whitespaces).prefix(2).lowercased()
-            guard let primary, languages.contains(where: { $0.prefix(2) == primary }) else { return false }
-        }
-        if let countries = list("countries") {
-            let header = request.headers.first { ["cf-ipcountry", "x-country-code"].contains($0.name.canonicalName) }?.value
-            if let country = header?.lowercased(), !countries.contains(country) { return false }
-        }
-        return true
     }
 
     // MARK: Pages
@@ -256,5 +173,21 @@ struct Redirect: Sendable {
         values["description"] = link.ogDescription ?? link.description
         values["image"] = link.ogImageURL
         return try RedirectPages.render("preview", PageView(values: values))
+    }
+}
+
+extension RedirectTap {
+    /// What `request` says about the tap: its platform, whether a crawler or an app's browser
+    /// sent it (from `agent`, its user agent lower-cased), its first language, the country the
+    /// proxy in front names, and whether the collecting page was passed.
+    init(_ request: Request, agent: LowercasedText) {
+        let query = request.uri.queryParameters
+        let language = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).prefix(2).lowercased()
+        let country = request.headers.first { ["cf-ipcountry", "x-country-code"].contains($0.name.canonicalName) }?.value.lowercased()
+        self.init(
+            platform: Fingerprint.platform(agent), isBot: Fingerprint.isBot(agent), inAppBrowser: agent.containsAny(Self.inAppTokens),
+            language: language, country: country, collected: query.contains { $0.key.hasPrefix("fp_") || $0.key == "lf_fp" },
+            scriptless: query.contains { $0.key == "lf_fp" && $0.value == "0" })
     }
 }

@@ -62,7 +62,7 @@ package final class AccessLog: Service, Sendable {
             let key = entry.keyPrefix.flatMap { AccessEntry.isPlain($0) ? $0 : nil } ?? "-"
             let bytes = entry.bytes.map(String.init) ?? "-"
             record(
-                "ACCESS \(client) \(key) \"\(entry.method) \(entry.route)\" \(entry.status) \(bytes) \(ResponseMiddleware.milliseconds(entry.duration)) ms"
+                "ACCESS \(client) \(key) \"\(entry.method) \(entry.route)\" \(entry.status) \(bytes) \(AccessLogMiddleware.milliseconds(entry.duration)) ms"
             )
         case .json:
             let date = clock.currentDate
@@ -79,7 +79,7 @@ package final class AccessLog: Service, Sendable {
                 JSONText.write(entry.route, into: &state.buffer)
                 state.buffer.append(
                     contentsOf: ",\"status\":\(entry.status),\"bytes\":\(entry.bytes.map(String.init) ?? "null"),\"ms\":".utf8)
-                state.buffer.append(contentsOf: ResponseMiddleware.milliseconds(entry.duration).utf8)
+                state.buffer.append(contentsOf: AccessLogMiddleware.milliseconds(entry.duration).utf8)
                 state.buffer.append(contentsOf: "}\n".utf8)
                 if state.buffer.count >= blockSize { flush(&state) }
             }

@@ -4,37 +4,23 @@ import LinkRelayServerCore
 import LinkRelayServerStorage
 import Synchronization
 
-/// The outermost middleware: every answer, an error's too, carries the headers that keep a
-/// browser from misreading or framing it, and (with an access log) leaves one line.
-///
-/// Headers on every answer: `X-Content-Type-Options: nosniff` (a JSON error is never read as a
-/// page), `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer` (the redirect's pages carry
-/// the phone's `fp_*` signals in their URL; the destination must not receive them), and, unless
-/// the answer set its own (the redirect's pages do, with a nonce for their one script),
-/// `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'`.
-///
-/// The access log's line (``AccessLog``, ``AccessEntry``): the client as the deferred match sees
-/// it, the key's public prefix, the method and the route's pattern (never the path: it holds a
-/// link's code, and a tap's query the phone's signals), the status, the bytes and the time taken.
-struct ResponseMiddleware: RouterMiddleware {
+/// The outermost middleware: the client's address as the server's configuration reads it (the
+/// peer, or `X-Forwarded-For` behind a trusted proxy; ``ClientAddress``), worked out once per
+/// request for the routes, the click limit, the access log and the metrics alike.
+struct ClientAddressMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
-    let accessLog: AccessLog?
     let configuration: ServerConfiguration
     /// The unnamed proxy's warning, logged once per process.
     private let unnamedProxyWarning = Once()
 
-    init(accessLog: AccessLog?, configuration: ServerConfiguration) {
-        self.accessLog = accessLog
+    init(configuration: ServerConfiguration) {
         self.configuration = configuration
     }
-
-    static let defaultPolicy = "default-src 'none'; frame-ancestors 'none'"
 
     func handle(
         _ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response
     ) async throws -> Response {
-        let start = ContinuousClock.now
         var context = context
         let forwarded = configuration.trustProxy ? ClientAddress.forwardedFor(request) : nil
         context.clientAddress = ClientAddress.of(
@@ -48,26 +34,38 @@ struct ResponseMiddleware: RouterMiddleware {
                 "X-Forwarded-For names a private address (\(context.clientAddress ?? "")) as the client, after another address: if a load balancer or another proxy is in front of the one this server is reached from, name its network with --trusted-proxy (until then every client behind it has its address and no install is matched); if not, a client on a private network wrote the header. Said once."
             )
         }
-        var response: Response
-        do {
-            response = try await next(request, context)
-        } catch let error as any HTTPResponseError {
-            response = try error.response(from: request, context: context)
-        }
-        response.headers[.init("X-Content-Type-Options")!] = "nosniff"
-        response.headers[.init("X-Frame-Options")!] = "DENY"
-        response.headers[.init("Referrer-Policy")!] = "no-referrer"
-        if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.defaultPolicy }
-        let metrics = configuration.metrics
-        if accessLog != nil || metrics.isEnabled {
-            let duration = ContinuousClock.now - start
-            let route = Self.route(of: context)
-            metrics.request(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
-            accessLog?.record(
-                AccessEntry(
-                    client: context.clientAddress, keyPrefix: Self.keyPrefix(of: request), method: request.method.rawValue,
-                    route: route, status: response.status.code, bytes: response.body.contentLength, duration: duration))
-        }
+        return try await next(request, context)
+    }
+}
+
+/// Every answer, an error's too, counted in the metrics and (with an access log) left as one
+/// line (``AccessLog``, ``AccessEntry``): the client as the deferred match sees it, the key's
+/// public prefix, the method and the route's pattern (never the path: it holds a link's code,
+/// and a tap's query the phone's signals), the status, the bytes and the time taken.
+///
+/// Hummingbird's `LogRequestsMiddleware` and `MetricsMiddleware` were weighed for these jobs:
+/// the first logs the request's URI (a link's code, a tap's signals), unbuffered, through the
+/// logger; the second names its metrics `http_requests_total`, not the `linkrelay_…` names the
+/// operators' dashboards and alerts read (Operations.md). Neither fits; this one does both.
+struct AccessLogMiddleware: RouterMiddleware {
+    typealias Context = ServerContext
+
+    let accessLog: AccessLog?
+    let metrics: ServerMetrics
+
+    func handle(
+        _ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response
+    ) async throws -> Response {
+        guard accessLog != nil || metrics.isEnabled else { return try await next(request, context) }
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        let duration = ContinuousClock.now - start
+        let route = Self.route(of: context)
+        metrics.request(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
+        accessLog?.record(
+            AccessEntry(
+                client: context.clientAddress, keyPrefix: Self.keyPrefix(of: request), method: request.method.rawValue,
+                route: route, status: response.status.code, bytes: response.body.contentLength, duration: duration))
         return response
     }
 
@@ -128,6 +126,35 @@ struct ResponseMiddleware: RouterMiddleware {
             result += piece
         }
         return result
+    }
+}
+
+/// Every answer, an error's too (made its response here, so the headers are on it), carries
+/// the headers that keep a browser from misreading or framing it: `X-Content-Type-Options:
+/// nosniff` (a JSON error is never read as a page), `X-Frame-Options: DENY`, `Referrer-Policy:
+/// no-referrer` (the redirect's pages carry the phone's `fp_*` signals in their URL; the
+/// destination must not receive them), and, unless the answer set its own (the redirect's pages
+/// do, with a nonce for their one script), `Content-Security-Policy: default-src 'none';
+/// frame-ancestors 'none'`.
+struct SecurityHeadersMiddleware: RouterMiddleware {
+    typealias Context = ServerContext
+
+    static let defaultPolicy = "default-src 'none'; frame-ancestors 'none'"
+
+    func handle(
+        _ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response
+    ) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[.init("X-Content-Type-Options")!] = "nosniff"
+        response.headers[.init("X-Frame-Options")!] = "DENY"
+        response.headers[.init("Referrer-Policy")!] = "no-referrer"
+        if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.defaultPolicy }
+        return response
     }
 }
 
