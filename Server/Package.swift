@@ -97,8 +97,15 @@ let package = Package(
                 .product(name: "LinkRelayDoctor", package: "LinkRelay"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
-            // The templates and the stylesheet and script, read at start.
-            resources: [.copy("Templates"), .copy("Static")]
+            // Each page's template beside its code (one folder per page), the shared chrome,
+            // the stylesheet and the script; read at start. Each template is copied to the
+            // resources' top, where `DashboardPages` reads every `*.mustache`.
+            resources: [
+                .copy("Static"), .copy("Shared/head.mustache"), .copy("Shared/foot.mustache"), .copy("Shared/error.mustache"),
+                .copy("SignIn/sign_in.mustache"), .copy("Overview/overview.mustache"), .copy("Links/links.mustache"),
+                .copy("Links/link.mustache"), .copy("Links/link_form.mustache"), .copy("Installs/installs.mustache"),
+                .copy("Events/events.mustache"), .copy("Apps/apps.mustache"), .copy("Keys/keys.mustache"),
+            ]
         ),
         // The server assembled: the API and the dashboard on one router, with the services that
         // run beside them. The executable, the bench and the tests start the server through it.
@@ -148,14 +155,66 @@ let package = Package(
             name: "LinkRelayServerCoreTests",
             dependencies: ["LinkRelayServerCore", .product(name: "LinkRelayTesting", package: "LinkRelay")]
         ),
+        // What the server's tests share: a store and a server over it on either engine
+        // (`ServerWorld`), a clock moved by hand, the binary started as a child process. A
+        // library of its own (test targets cannot depend on each other); it reaches the server
+        // through `package` declarations only, so it builds in a release build too.
+        .target(
+            name: "LinkRelayServerTestSupport",
+            dependencies: [
+                "LinkRelayServer",
+                "LinkRelayServerCore",
+                "LinkRelayServerStorage",
+                "LinkRelayServerHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "LinkRelay", package: "LinkRelay"),
+                .product(name: "LinkRelayTesting", package: "LinkRelay"),
+            ],
+            path: "Tests/LinkRelayServerTestSupport"
+        ),
+        // The tests of each layer above the Core, beside its own.
         .testTarget(
-            name: "LinkRelayServerTests",
+            name: "LinkRelayServerStorageTests",
             dependencies: [
                 "LinkRelayServer",
                 "LinkRelayServerCore",
                 "LinkRelayServerStorage",
                 "LinkRelayServerHTTP",
                 "LinkRelayServerDashboard",
+                "LinkRelayServerTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "LinkRelay", package: "LinkRelay"),
+                .product(name: "LinkRelayLinkForty", package: "LinkRelay"),
+                .product(name: "LinkRelayTesting", package: "LinkRelay"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "LinkRelayServerHTTPTests",
+            dependencies: [
+                "LinkRelayServer",
+                "LinkRelayServerCore",
+                "LinkRelayServerStorage",
+                "LinkRelayServerHTTP",
+                "LinkRelayServerDashboard",
+                "LinkRelayServerTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "LinkRelay", package: "LinkRelay"),
+                .product(name: "LinkRelayLinkForty", package: "LinkRelay"),
+                .product(name: "LinkRelayTesting", package: "LinkRelay"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "LinkRelayServerDashboardTests",
+            dependencies: [
+                "LinkRelayServer",
+                "LinkRelayServerCore",
+                "LinkRelayServerStorage",
+                "LinkRelayServerHTTP",
+                "LinkRelayServerDashboard",
+                "LinkRelayServerTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "LinkRelay", package: "LinkRelay"),
                 .product(name: "LinkRelayLinkForty", package: "LinkRelay"),

@@ -28,22 +28,30 @@ struct DashboardPages: Sendable {
     /// The templates and files as shipped with the server.
     /// - Throws: ``StartupError`` naming what is missing or does not parse.
     static func load() throws -> DashboardPages {
-        let templates = try ServerResources.dashboard.url("Templates", withExtension: nil).get()
+        let folder = try ServerResources.dashboard.folder.get().bundleURL
         let statics = try ServerResources.dashboard.url("Static", withExtension: nil).get()
         var library = MustacheLibrary()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: templates.path)) ?? []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in names.sorted() where name.hasSuffix(".mustache") {
-            let text = try String(contentsOf: templates.appendingPathComponent(name), encoding: .utf8)
+            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
             do {
                 try library.register(text, named: String(name.dropLast(".mustache".count)))
             } catch {
                 throw StartupError("The dashboard's template \(name) does not parse: \(error).")
             }
         }
+        for page in Self.templates where library.getTemplate(named: page) == nil {
+            throw StartupError("The dashboard's template \(page).mustache is not installed at \(folder.path).")
+        }
         return DashboardPages(
             library: library, stylesheet: try String(contentsOf: statics.appendingPathComponent("style.css"), encoding: .utf8),
             script: try String(contentsOf: statics.appendingPathComponent("app.js"), encoding: .utf8))
     }
+
+    /// Every template the pages render, each in its page's folder (`Links/links.mustache`).
+    static let templates = [
+        "head", "foot", "error", "sign_in", "overview", "links", "link", "link_form", "installs", "events", "apps", "keys",
+    ]
 
     /// `template` rendered with `view` as an HTML page.
     func page(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok) -> Response {

@@ -39,7 +39,7 @@ enum DashboardSecurity {
         /// `maxAge` 0 removes it. `value` is a token of ours (letters and digits), valid in a cookie.
         func set(_ name: String, _ value: String, maxAge: Int) -> String {
             Cookie(
-                name: name, value: value, maxAge: maxAge, path: secure ? "/" : "/dashboard", secure: secure, httpOnly: true,
+                name: name, value: value, maxAge: maxAge, path: secure ? "/" : DashboardPath.root, secure: secure, httpOnly: true,
                 sameSite: .strict
             ).description
         }
@@ -204,7 +204,7 @@ struct DashboardSessionMiddleware: RouterMiddleware {
             let session = try await store.session(hash: sha256Hex(token), at: clock.currentDate)
         else {
             if request.method == .get || request.method == .head {
-                return Response(status: .seeOther, headers: [.location: "/dashboard/sign-in"])
+                return Response(status: .seeOther, headers: [.location: DashboardPath.signIn])
             }
             throw DashboardError(.forbidden, "You are not signed in (or your session ended). Sign in again.")
         }
