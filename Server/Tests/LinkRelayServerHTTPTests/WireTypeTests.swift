@@ -152,3 +152,19 @@ struct WireTypeTests {
         #expect(Self.problems(["mode": 3, "hosts": ["a"]], schema, at: "D", in: schemas) == ["D.mode: integer, described as string"])
     }
 }
+
+extension WireTypeTests {
+    @Test(
+        "the landing page's icon, as described, is an https URL with a host: what the server takes (the fuzzer sent \"https://\", which it refuses)"
+    )
+    func iconPattern() throws {
+        let request = try #require(Self.schemas()["LandingPageRequest"] as? [String: Any])
+        let icon = try #require((request["properties"] as? [String: Any])?["appIconUrl"] as? [String: Any])
+        let pattern = try NSRegularExpression(pattern: try #require(icon["pattern"] as? String))
+        func described(_ text: String) -> Bool {
+            pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
+        #expect(!described("https://") && !described("http://acme.example/i.png"))
+        #expect(described("https://acme.example/i.png") && described("HTTPS://acme.example/i.png"))
+    }
+}

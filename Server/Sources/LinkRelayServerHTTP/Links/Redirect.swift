@@ -95,11 +95,10 @@ struct Redirect: Sendable {
     /// The link the landing page copies: `https://{host}/{code}?lr_click={token}` (the
     /// configured public URL, else the request's origin), which the app's backend claims.
     func copiedURL(_ link: LinkRecord, request: Request, token: String) -> String {
-        let base = configuration.publicBaseURL ?? ServerHTTP.origin(of: request, trustProxy: configuration.trustProxy)
-        let path = (link.templateSlug.isEmpty ? "" : link.templateSlug + "/") + link.shortCode
-        var components = URLComponents(url: base.appendingPathComponent(path), resolvingAgainstBaseURL: false)
+        let shared = link.shareURL(on: configuration.shareOrigin(for: request))
+        var components = URLComponents(url: shared, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: ClickTokens.parameter, value: token)]
-        return components?.string ?? base.appendingPathComponent(path).absoluteString
+        return components?.string ?? shared.absoluteString
     }
 
     // MARK: Pages
