@@ -265,7 +265,7 @@ struct RedirectPageTests {
     static let hostile = "<b>\"Sale\" & 'more'</b>"
     static let escaped = "&lt;b&gt;&quot;Sale&quot; &amp; &#39;more&#39;&lt;/b&gt;"
 
-    static var link: LinkRecord {
+    static let link: LinkRecord = {
         var link = LinkRecord(
             projectID: "p", shortCode: "spring", originalURL: "https://acme.example/", iosAppStoreURL: "https://apps.apple.com/app/id1",
             createdAt: Date(timeIntervalSince1970: 0))
@@ -273,7 +273,7 @@ struct RedirectPageTests {
         link.ogDescription = hostile
         link.ogImageURL = "https://acme.example/og.png?a=1&b=2"
         return link
-    }
+    }()
 
     @Test("the preview: title, description and image once each, every value escaped; without them, none of their tags")
     func preview() throws {

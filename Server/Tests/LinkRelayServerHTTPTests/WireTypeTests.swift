@@ -88,9 +88,9 @@ struct WireTypeTests {
         }
     }
 
-    @Test("each answer's example, every field set, is its schema field by field, both ways", arguments: WireTypes.all.map { "\($0)" })
+    @Test("each answer's example, every field set, is its schema field by field, both ways", arguments: WireTypes.all.map(\.schema))
     func answerMatchesSchema(name: String) throws {
-        let type = try #require(WireTypes.all.first { "\($0)" == name })
+        let type = try #require(WireTypes.all.first { $0.schema == name })
         let schemas = try Self.schemas()
         let schema = try #require(schemas[type.schema] as? [String: Any], "no schema \(type.schema) in openapi.json")
         let written = try JSONParser.parse(Array(ServerHTTP.encoded(type.example)))

@@ -9,15 +9,10 @@ import LinkRelayServerCore
 /// a field the type does not have. Written by hand rather than generated from `openapi.json`:
 /// LinkForty's answers carry quirks a generator would not keep (the same values under snake_case
 /// and camelCase in a link's row, `null` for an empty column where an `Optional` would leave the
-/// field out, a resolve's falsy fields left out). Each type names its schema in the description
-/// and gives an ``example`` with every field present; `OpenAPITests` checks the two against
-/// each other field by field, both ways (``WireTypes/all``).
+/// field out, a resolve's falsy fields left out). Each type is listed in ``WireTypes/all`` with
+/// its schema's name in the description and an example with every field present;
+/// `WireTypeTests` checks the two against each other field by field, both ways.
 package protocol WireAnswer: Encodable, Sendable, ResponseGenerator {
-    /// The name of its schema under `components.schemas` in `openapi.json`.
-    static var schema: String { get }
-    /// A value with every field present (each optional one set), for the check against the
-    /// description.
-    static var example: Self { get }
     /// The same JSON built by hand, for an answer on a hot path (the install, a resolve):
     /// written by ``JSONText`` it costs about a quarter of Foundation's encoder, which took 3 to
     /// 4 % of the install's throughput. `nil` (the default): Foundation's encoder writes the
@@ -63,16 +58,42 @@ package struct Nullable<Wrapped: Encodable & Sendable>: Encodable, Sendable, Exp
     }
 }
 
+/// An answer's type as the check against the description reads it: its schema's name under
+/// `components.schemas`, and a value with every field present (each optional one set).
+package struct WireExample: Sendable {
+    package let schema: String
+    package let example: any WireAnswer
+
+    package init(_ schema: String, _ example: any WireAnswer) {
+        self.schema = schema
+        self.example = example
+    }
+}
+
 /// Every JSON answer of the API, for the check against `openapi.json`: a type answered by a
 /// route must be listed here (`OpenAPITests` also fails when a schema that a `2xx` answer of the
 /// description names has no type here).
 package enum WireTypes {
-    package static let all: [any WireAnswer.Type] = [
-        Health.self, ErrorAnswer.self, Success.self,
-        InstallAnswer.self, LateAppleAdsTokenAnswer.self, EventAnswer.self, AttributionLookup.self, ResolvedLink.self,
-        SDKLink.self, LinkRow.self, CreatedLinkRow.self, Analytics.self,
-        TemplateAnswer.self, AppAnswer.self, InstallDetails.self, DestinationHostsAnswer.self, LandingPageAnswer.self,
-        AppleAppSiteAssociationFile.self, AssetLinksFile.self,
+    package static let all: [WireExample] = [
+        WireExample(Health.schema, Health.example),
+        WireExample(ErrorAnswer.schema, ErrorAnswer.example),
+        WireExample(Success.schema, Success.example),
+        WireExample(InstallAnswer.schema, InstallAnswer.example),
+        WireExample(LateAppleAdsTokenAnswer.schema, LateAppleAdsTokenAnswer.example),
+        WireExample(EventAnswer.schema, EventAnswer.example),
+        WireExample(AttributionLookup.schema, AttributionLookup.example),
+        WireExample(ResolvedLink.schema, ResolvedLink.example),
+        WireExample(SDKLink.schema, SDKLink.example),
+        WireExample(LinkRow.schema, LinkRow.example),
+        WireExample(CreatedLinkRow.schema, CreatedLinkRow.example),
+        WireExample(Analytics.schema, Analytics.example),
+        WireExample(TemplateAnswer.schema, TemplateAnswer.example),
+        WireExample(AppAnswer.schema, AppAnswer.example),
+        WireExample(InstallDetails.schema, InstallDetails.example),
+        WireExample(DestinationHostsAnswer.schema, DestinationHostsAnswer.example),
+        WireExample(LandingPageAnswer.schema, LandingPageAnswer.example),
+        WireExample(AppleAppSiteAssociationFile.schema, AppleAppSiteAssociationFile.example),
+        WireExample(AssetLinksFile.schema, AssetLinksFile.example),
     ]
 
     /// A link with every field set, for the examples.
