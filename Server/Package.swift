@@ -3,6 +3,21 @@ import PackageDescription
 
 // LinkRelay Server: the self-hostable backend that speaks LinkForty's SDK protocol. A package of
 // its own, like Sandbox/: the root package keeps zero dependencies.
+/// What each of the server's test targets (above the Core) depends on.
+let serverTestDependencies: [Target.Dependency] = [
+    "LinkRelayServer",
+    "LinkRelayServerCore",
+    "LinkRelayServerStorage",
+    "LinkRelayServerHTTP",
+    "LinkRelayServerDashboard",
+    "LinkRelayServerTestSupport",
+    .product(name: "HummingbirdTesting", package: "hummingbird"),
+    .product(name: "LinkRelay", package: "LinkRelay"),
+    .product(name: "LinkRelayLinkForty", package: "LinkRelay"),
+    .product(name: "LinkRelayTesting", package: "LinkRelay"),
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+]
+
 let package = Package(
     name: "LinkRelayServer",
     platforms: [.macOS(.v14)],
@@ -176,51 +191,15 @@ let package = Package(
         // The tests of each layer above the Core, beside its own.
         .testTarget(
             name: "LinkRelayServerStorageTests",
-            dependencies: [
-                "LinkRelayServer",
-                "LinkRelayServerCore",
-                "LinkRelayServerStorage",
-                "LinkRelayServerHTTP",
-                "LinkRelayServerDashboard",
-                "LinkRelayServerTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "LinkRelay", package: "LinkRelay"),
-                .product(name: "LinkRelayLinkForty", package: "LinkRelay"),
-                .product(name: "LinkRelayTesting", package: "LinkRelay"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            dependencies: serverTestDependencies
         ),
         .testTarget(
             name: "LinkRelayServerHTTPTests",
-            dependencies: [
-                "LinkRelayServer",
-                "LinkRelayServerCore",
-                "LinkRelayServerStorage",
-                "LinkRelayServerHTTP",
-                "LinkRelayServerDashboard",
-                "LinkRelayServerTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "LinkRelay", package: "LinkRelay"),
-                .product(name: "LinkRelayLinkForty", package: "LinkRelay"),
-                .product(name: "LinkRelayTesting", package: "LinkRelay"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            dependencies: serverTestDependencies
         ),
         .testTarget(
             name: "LinkRelayServerDashboardTests",
-            dependencies: [
-                "LinkRelayServer",
-                "LinkRelayServerCore",
-                "LinkRelayServerStorage",
-                "LinkRelayServerHTTP",
-                "LinkRelayServerDashboard",
-                "LinkRelayServerTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "LinkRelay", package: "LinkRelay"),
-                .product(name: "LinkRelayLinkForty", package: "LinkRelay"),
-                .product(name: "LinkRelayTesting", package: "LinkRelay"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            dependencies: serverTestDependencies
         ),
     ],
     swiftLanguageModes: [.v6]
